@@ -1,0 +1,78 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Only FerryKit is a product: an iOS app that adds this repository links the SDK
+// and resolves none of the server's dependencies.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Ferry",
+    platforms: [.macOS(.v14), .iOS(.v15)],
+    products: [
+        .library(name: "FerryKit", targets: ["FerryKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        .target(name: "FerryAPI", swiftSettings: strict),
+        .target(name: "FerryKit", dependencies: ["FerryAPI"], swiftSettings: strict),
+        .target(
+            name: "FerryCore",
+            dependencies: ["FerryAPI"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "FerryStore",
+            dependencies: [
+                "FerryCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "FerryServer",
+            dependencies: [
+                "FerryCore", "FerryStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "ferry",
+            dependencies: [
+                "FerryServer", "FerryStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "FerryAPITests", dependencies: ["FerryAPI"], swiftSettings: strict),
+        .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"], swiftSettings: strict),
+        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"], swiftSettings: strict),
+        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore"], swiftSettings: strict),
+        .testTarget(
+            name: "FerryServerTests",
+            dependencies: [
+                "FerryServer", "FerryStore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+    ]
+)

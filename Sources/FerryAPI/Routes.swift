@@ -1,0 +1,19 @@
+/// Paths of the Ferry API, shared by the SDK and the server so they never drift apart.
+public enum FerryRoutes {
+    /// `POST` creates, `GET` lists.
+    public static let links = "/v1/links"
+    /// `GET`, `PATCH`, `DELETE` one link.
+    public static func link(id: String) -> String { "\(links)/\(id)" }
+    /// `GET`: the link data behind a slug, for a Universal Link the app was opened with.
+    public static func resolve(slug: String) -> String { "\(links)/resolve/\(slug)" }
+    /// `POST`: match a first launch to the click that led to the install.
+    public static let attributionMatch = "/v1/attribution/match"
+    /// `POST`: check a publishable key and fetch the app's settings.
+    public static let sdkValidate = "/v1/sdk/validate"
+    /// `POST`: record SDK events.
+    public static let events = "/v1/events"
+    /// Apple's association file.
+    public static let appleAppSiteAssociation = "/.well-known/apple-app-site-association"
+    /// Android's Digital Asset Links file.
+    public static let assetLinks = "/.well-known/assetlinks.json"
+}

@@ -1,0 +1,209 @@
+/// HTML building blocks. Everything that reaches a page goes through `escape`.
+public enum HTML {
+    /// Escapes text for an element body or a double-quoted attribute.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "`": out += "&#96;"
+            default:
+                if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// The Content-Security-Policy of every page Ferry serves: no inline script, scripts only from Ferry itself.
+    public static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    /// Where the interstitial's script is served (a path no slug can take).
+    public static let interstitialScriptPath = "/.ferry/interstitial.js"
+
+    static let style = """
+    body{font-family:-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;margin:0;padding:48px 24px;\
+    text-align:center;color:#1c1c1e;background:#f5f5f7}main{max-width:420px;margin:0 auto}\
+    h1{font-size:22px;margin:0 0 12px}p{color:#555;line-height:1.5}img.preview{max-width:100%;border-radius:12px}\
+    a.button{display:block;margin:12px 0;padding:14px;border-radius:12px;background:#0a84ff;color:#fff;text-decoration:none;font-weight:600}\
+    a.secondary{background:#e5e5ea;color:#1c1c1e}
+    """
+
+    /// A whole page around a body.
+    static func document(title: String, head: String = "", body: String, bodyAttributes: String = "") -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title))</title>
+        \(head)<style>\(style)</style></head>
+        <body\(bodyAttributes)><main>
+        \(body)
+        </main></body></html>
+        """
+    }
+}
+
+/// The page link-unfurling bots get: Open Graph and Twitter Card tags, and a plain link for any person who lands on it.
+public struct PreviewPage: Sendable, Hashable {
+    /// Preview title.
+    public var title: String
+    /// Preview description.
+    public var description: String?
+    /// Absolute image URL.
+    public var imageURL: String?
+    /// The short URL (`og:url`).
+    public var shortURL: String
+    /// Where people go (`link rel=canonical` and the visible link).
+    public var destination: String
+    /// The app's name (`og:site_name`).
+    public var siteName: String
+
+    /// Creates a preview page.
+    public init(title: String, description: String?, imageURL: String?, shortURL: String, destination: String, siteName: String) {
+        self.title = title
+        self.description = description
+        self.imageURL = imageURL
+        self.shortURL = shortURL
+        self.destination = destination
+        self.siteName = siteName
+    }
+
+    /// The HTML.
+    public func render() -> String {
+        var meta = [
+            ("property", "og:title", title), ("property", "og:type", "website"), ("property", "og:url", shortURL),
+            ("property", "og:site_name", siteName), ("name", "twitter:title", title),
+            ("name", "twitter:card", imageURL == nil ? "summary" : "summary_large_image"),
+        ]
+        if let description {
+            meta += [("name", "description", description), ("property", "og:description", description), ("name", "twitter:description", description)]
+        }
+        if let imageURL {
+            meta += [("property", "og:image", imageURL), ("name", "twitter:image", imageURL)]
+        }
+        var head = meta.map { "<meta \($0.0)=\"\(HTML.escape($0.1))\" content=\"\(HTML.escape($0.2))\">\n" }.joined()
+        head += "<link rel=\"canonical\" href=\"\(HTML.escape(destination))\">\n"
+        var body = "<h1>\(HTML.escape(title))</h1>\n"
+        if let imageURL { body += "<img class=\"preview\" src=\"\(HTML.escape(imageURL))\" alt=\"\">\n" }
+        if let description { body += "<p>\(HTML.escape(description))</p>\n" }
+        body += "<a class=\"button\" href=\"\(HTML.escape(destination))\">Continue</a>"
+        return HTML.document(title: title, head: head, body: body)
+    }
+}
+
+/// The page an iPhone or iPad without the app gets: it leads to the App Store (or the fallback), and where the
+/// browser blocks Universal Links it offers "Open in app" instead of sending the visitor on blindly.
+public struct InterstitialPage: Sendable, Hashable {
+    /// The app's name.
+    public var appName: String
+    /// Heading.
+    public var title: String
+    /// Optional description.
+    public var description: String?
+    /// Optional image.
+    public var imageURL: String?
+    /// App Store page, or the fallback when the app has no App Store id.
+    public var storeURL: String
+    /// Whether `storeURL` is the App Store (changes the button's words).
+    public var isAppStore: Bool
+    /// The app's own deep link, for "Open in app".
+    public var openInAppURL: String?
+    /// The web destination.
+    public var webURL: String
+    /// The click this page belongs to (posted back by the page's script).
+    public var clickID: String
+    /// Whether the page leads on by itself (false inside in-app browsers that block Universal Links).
+    public var autoRedirect: Bool
+    /// The in-app browser the visitor is in, when known.
+    public var inAppBrowser: String?
+
+    /// Creates an interstitial page.
+    public init(
+        appName: String, title: String, description: String?, imageURL: String?, storeURL: String, isAppStore: Bool,
+        openInAppURL: String?, webURL: String, clickID: String, autoRedirect: Bool, inAppBrowser: String?
+    ) {
+        self.appName = appName
+        self.title = title
+        self.description = description
+        self.imageURL = imageURL
+        self.storeURL = storeURL
+        self.isAppStore = isAppStore
+        self.openInAppURL = openInAppURL
+        self.webURL = webURL
+        self.clickID = clickID
+        self.autoRedirect = autoRedirect
+        self.inAppBrowser = inAppBrowser
+    }
+
+    /// The HTML. Its only script is Ferry's own file; the data it needs travels in `data-` attributes.
+    public func render() -> String {
+        var head = "<script src=\"\(HTML.interstitialScriptPath)\" defer></script>\n"
+        if autoRedirect {
+            head += "<noscript><meta http-equiv=\"refresh\" content=\"0;url=\(HTML.escape(storeURL))\"></noscript>\n"
+        }
+        var body = "<h1>\(HTML.escape(title))</h1>\n"
+        if let imageURL { body += "<img class=\"preview\" src=\"\(HTML.escape(imageURL))\" alt=\"\">\n" }
+        if let description { body += "<p>\(HTML.escape(description))</p>\n" }
+        if !autoRedirect, let openInAppURL {
+            body += "<a class=\"button\" id=\"ferry-open\" href=\"\(HTML.escape(openInAppURL))\">Open in \(HTML.escape(appName))</a>\n"
+        }
+        let storeLabel = isAppStore ? "Get \(appName) on the App Store" : "Continue"
+        body += "<a class=\"button\(autoRedirect ? "" : " secondary")\" id=\"ferry-store\" href=\"\(HTML.escape(storeURL))\">\(HTML.escape(storeLabel))</a>\n"
+        if webURL != storeURL {
+            body += "<a class=\"button secondary\" id=\"ferry-web\" href=\"\(HTML.escape(webURL))\">Continue on the web</a>\n"
+        }
+        if !autoRedirect {
+            body += "<p>Already have the app? Use the menu (•••) and choose “Open in browser”, then tap the link again.</p>\n"
+        }
+        let attributes = " data-click=\"\(HTML.escape(clickID))\" data-store=\"\(HTML.escape(storeURL))\" data-auto=\"\(autoRedirect ? "1" : "0")\""
+        return HTML.document(title: title, head: head, body: body, bodyAttributes: attributes)
+    }
+
+    /// The script the page loads: it leads on to the store after a moment when the page says so.
+    public static let script = """
+    (function () {
+      "use strict";
+      var body = document.body;
+      if (!body || body.getAttribute("data-auto") !== "1") { return; }
+      var store = body.getAttribute("data-store");
+      if (!store || !/^https?:\\/\\//.test(store)) { return; }
+      window.setTimeout(function () { window.location.replace(store); }, 250);
+    })();
+    """
+}
+
+/// Friendly pages for links that are gone or never existed.
+public struct StatusPage: Sendable, Hashable {
+    /// HTTP status.
+    public var status: Int
+    /// Heading.
+    public var title: String
+    /// Explanation.
+    public var message: String
+
+    /// Creates a status page.
+    public init(status: Int, title: String, message: String) {
+        self.status = status
+        self.title = title
+        self.message = message
+    }
+
+    /// 404 for an unknown slug or host.
+    public static let notFound = StatusPage(status: 404, title: "Link not found", message: "This link does not exist. Check that it was copied completely.")
+    /// 410 for an expired link.
+    public static let expired = StatusPage(status: 410, title: "This link has expired", message: "The link you followed is no longer active.")
+    /// 410 for a disabled link.
+    public static let disabled = StatusPage(status: 410, title: "This link is no longer available", message: "The owner of this link has turned it off.")
+
+    /// The HTML.
+    public func render() -> String {
+        HTML.document(title: title, body: "<h1>\(HTML.escape(title))</h1>\n<p>\(HTML.escape(message))</p>")
+    }
+}

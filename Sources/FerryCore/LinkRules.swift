@@ -1,0 +1,159 @@
+import FerryAPI
+import Foundation
+
+/// Turns API requests into stored links, checking every field against Ferry's bounds.
+public enum LinkRules {
+    /// Most params a link may carry.
+    public static let maxParams = 50
+    /// Longest param name, in characters.
+    public static let maxParamKeyLength = 128
+    /// Longest param value, in bytes.
+    public static let maxParamValueBytes = 1024
+    /// Largest params dictionary, keys and values together, in bytes.
+    public static let maxParamsTotalBytes = 16 * 1024
+    /// Longest short text (campaign, referrer, each UTM field), in bytes.
+    public static let maxShortTextBytes = 256
+    /// Longest social title, in bytes.
+    public static let maxTitleBytes = 300
+    /// Longest social description, in bytes.
+    public static let maxDescriptionBytes = 1000
+
+    /// Everything a new link needs beyond the request.
+    public struct Context: Sendable {
+        /// The app the key belongs to.
+        public var app: App
+        /// The key's environment.
+        public var environment: APIEnvironment
+        /// The new link's id.
+        public var id: String
+        /// A fresh random slug, used when the request has none.
+        public var generatedSlug: String
+        /// Now.
+        public var now: Date
+
+        /// Creates a context.
+        public init(app: App, environment: APIEnvironment, id: String, generatedSlug: String, now: Date) {
+            self.app = app
+            self.environment = environment
+            self.id = id
+            self.generatedSlug = generatedSlug
+            self.now = now
+        }
+    }
+
+    /// Validates a create request and builds the link it describes.
+    public static func makeLink(from request: CreateLinkRequest, context: Context) throws(ValidationError) -> Link {
+        let domain: String
+        if let requested = request.domain {
+            let normalized = try DomainName.validate(requested)
+            guard context.app.domains.contains(normalized) else {
+                throw ValidationError(field: "domain", "domain '\(normalized)' is not one of this app's link domains")
+            }
+            domain = normalized
+        } else {
+            guard let first = context.app.domains.first else {
+                throw ValidationError(field: "domain", "this app has no link domain; add one with 'ferry app update'")
+            }
+            domain = first
+        }
+        let slug = try request.slug.map { s throws(ValidationError) in try Slug.validateCustom(s) } ?? context.generatedSlug
+        if let expiresAt = request.expiresAt, expiresAt <= context.now {
+            throw ValidationError(field: "expiresAt", "expiresAt must be in the future")
+        }
+        var link = Link(
+            id: context.id, appID: context.app.id, environment: context.environment, domain: domain, slug: slug,
+            destination: request.destination, iosURL: request.iosURL, androidURL: request.androidURL,
+            params: request.params ?? [:], utm: request.utm ?? UTMParameters(), campaign: request.campaign,
+            referrer: request.referrer, social: request.social ?? SocialMetadata(), expiresAt: request.expiresAt,
+            disabled: request.disabled ?? false, createdAt: context.now, updatedAt: context.now
+        )
+        try validateContent(&link)
+        return link
+    }
+
+    /// Applies a merge-patch to a stored link, validating the result.
+    public static func apply(_ update: UpdateLinkRequest, to link: Link, now: Date) throws(ValidationError) -> Link {
+        if update.domain != .unchanged { throw ValidationError(field: "domain", "a link's domain cannot change; create a new link") }
+        if update.slug != .unchanged { throw ValidationError(field: "slug", "a link's slug cannot change; create a new link") }
+        var next = link
+        switch update.destination {
+        case .unchanged: break
+        case .set(let value): next.destination = value
+        case .clear: throw ValidationError(field: "destination", "destination is required and cannot be null")
+        }
+        switch update.disabled {
+        case .unchanged: break
+        case .set(let value): next.disabled = value
+        case .clear: throw ValidationError(field: "disabled", "disabled must be true or false")
+        }
+        next.iosURL = update.iosURL.applied(to: link.iosURL)
+        next.androidURL = update.androidURL.applied(to: link.androidURL)
+        next.params = update.params.applied(to: link.params) ?? [:]
+        next.utm = update.utm.applied(to: link.utm) ?? UTMParameters()
+        next.campaign = update.campaign.applied(to: link.campaign)
+        next.referrer = update.referrer.applied(to: link.referrer)
+        next.social = update.social.applied(to: link.social) ?? SocialMetadata()
+        next.expiresAt = update.expiresAt.applied(to: link.expiresAt)
+        next.updatedAt = now
+        try validateContent(&next)
+        return next
+    }
+
+    /// Checks the fields every link has, whether new or changed.
+    static func validateContent(_ link: inout Link) throws(ValidationError) {
+        try URLRules.validateWebURL(link.destination, field: "destination")
+        if let ios = link.iosURL { try URLRules.validateAppURL(ios, field: "iosURL") }
+        if let android = link.androidURL { try URLRules.validateAppURL(android, field: "androidURL") }
+        try validateParams(link.params)
+        try checkText(link.utm.source, field: "utm.source", max: maxShortTextBytes)
+        try checkText(link.utm.medium, field: "utm.medium", max: maxShortTextBytes)
+        try checkText(link.utm.campaign, field: "utm.campaign", max: maxShortTextBytes)
+        try checkText(link.utm.content, field: "utm.content", max: maxShortTextBytes)
+        try checkText(link.utm.term, field: "utm.term", max: maxShortTextBytes)
+        try checkText(link.campaign, field: "campaign", max: maxShortTextBytes)
+        try checkText(link.referrer, field: "referrer", max: maxShortTextBytes)
+        try validateSocial(link.social, field: "social")
+    }
+
+    /// Checks preview fields (also used for an app's defaults).
+    public static func validateSocial(_ social: SocialMetadata, field: String) throws(ValidationError) {
+        try checkText(social.title, field: "\(field).title", max: maxTitleBytes)
+        try checkText(social.description, field: "\(field).description", max: maxDescriptionBytes, allowNewlines: true)
+        if let image = social.imageURL {
+            if image.utf8.count > 2048 { throw ValidationError(field: "\(field).imageURL", "\(field).imageURL must be at most 2048 bytes") }
+            try URLRules.validateWebURL(image, field: "\(field).imageURL")
+        }
+    }
+
+    static func validateParams(_ params: [String: String]) throws(ValidationError) {
+        if params.count > maxParams { throw ValidationError(field: "params", "params may have at most \(maxParams) entries") }
+        var total = 0
+        for (key, value) in params.sorted(by: { $0.key < $1.key }) {
+            let field = "params.\(key.prefix(64))"
+            if key.isEmpty || key.count > maxParamKeyLength {
+                throw ValidationError(field: "params", "param names must be 1 to \(maxParamKeyLength) characters")
+            }
+            if key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) {
+                throw ValidationError(field: "params", "param names must not contain spaces or control characters")
+            }
+            if value.utf8.count > maxParamValueBytes {
+                throw ValidationError(field: field, "param values must be at most \(maxParamValueBytes) bytes")
+            }
+            if value.unicodeScalars.contains("\u{0}") {
+                throw ValidationError(field: field, "param values must not contain NUL characters")
+            }
+            total += key.utf8.count + value.utf8.count
+        }
+        if total > maxParamsTotalBytes { throw ValidationError(field: "params", "params may total at most \(maxParamsTotalBytes) bytes") }
+    }
+
+    /// Bounded single-line text (newlines optionally allowed), no other control characters.
+    public static func checkText(_ text: String?, field: String, max: Int, allowNewlines: Bool = false) throws(ValidationError) {
+        guard let text else { return }
+        if text.utf8.count > max { throw ValidationError(field: field, "\(field) must be at most \(max) bytes") }
+        for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
+            if allowNewlines && (scalar == "\n" || scalar == "\r" || scalar == "\t") { continue }
+            throw ValidationError(field: field, "\(field) must not contain control characters")
+        }
+    }
+}

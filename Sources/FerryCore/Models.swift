@@ -1,0 +1,264 @@
+import FerryAPI
+import Foundation
+
+/// iOS settings of an app: what its association file and App Store redirects are built from.
+public struct IOSSettings: Sendable, Hashable, Codable {
+    /// The Apple developer team id (10 characters), such as `ABCDE12345`.
+    public var teamID: String?
+    /// Bundle ids of the apps that open this app's links.
+    public var bundleIDs: [String]
+    /// The numeric App Store id, for `https://apps.apple.com/app/id…`.
+    public var appStoreID: String?
+    /// The app's custom URL scheme (without `://`), for "Open in app" where Universal Links are blocked.
+    public var urlScheme: String?
+
+    /// Creates iOS settings.
+    public init(teamID: String? = nil, bundleIDs: [String] = [], appStoreID: String? = nil, urlScheme: String? = nil) {
+        self.teamID = teamID
+        self.bundleIDs = bundleIDs
+        self.appStoreID = appStoreID
+        self.urlScheme = urlScheme
+    }
+
+    /// `TEAMID.bundle.id` for every bundle id, as the association file lists them.
+    public var appIDs: [String] {
+        guard let teamID else { return [] }
+        return bundleIDs.map { "\(teamID).\($0)" }
+    }
+
+    /// The App Store page of the app, when its id is known.
+    public var appStoreURL: String? { appStoreID.map { "https://apps.apple.com/app/id\($0)" } }
+}
+
+/// Android settings of an app.
+public struct AndroidSettings: Sendable, Hashable, Codable {
+    /// The application id, such as `com.example.app`.
+    public var packageName: String?
+    /// SHA-256 fingerprints of the signing certificates, as `AB:CD:…` (32 bytes).
+    public var sha256Fingerprints: [String]
+
+    /// Creates Android settings.
+    public init(packageName: String? = nil, sha256Fingerprints: [String] = []) {
+        self.packageName = packageName
+        self.sha256Fingerprints = sha256Fingerprints
+    }
+}
+
+/// An app: the owner of link domains, keys and links.
+public struct App: Sendable, Hashable {
+    /// `app_…`.
+    public var id: String
+    /// A name for people.
+    public var name: String
+    /// Link hosts (`go.example.com`, or `localhost:8080` in development), first one the default. A host belongs to one app.
+    public var domains: [String]
+    /// iOS settings.
+    public var ios: IOSSettings
+    /// Android settings.
+    public var android: AndroidSettings
+    /// Where the domain's root and store-less iOS visitors go.
+    public var fallbackURL: String?
+    /// Preview fields used where a link has none of its own.
+    public var social: SocialMetadata
+    /// When the app was created.
+    public var createdAt: Date
+
+    /// Creates an app.
+    public init(
+        id: String, name: String, domains: [String], ios: IOSSettings = IOSSettings(), android: AndroidSettings = AndroidSettings(),
+        fallbackURL: String? = nil, social: SocialMetadata = SocialMetadata(), createdAt: Date
+    ) {
+        self.id = id
+        self.name = name
+        self.domains = domains
+        self.ios = ios
+        self.android = android
+        self.fallbackURL = fallbackURL
+        self.social = social
+        self.createdAt = createdAt
+    }
+}
+
+/// A short link as stored.
+public struct Link: Sendable, Hashable {
+    /// `lnk_…`.
+    public var id: String
+    /// The owning app.
+    public var appID: String
+    /// Live or test, from the key that created it.
+    public var environment: APIEnvironment
+    /// The link host.
+    public var domain: String
+    /// Lowercase slug.
+    public var slug: String
+    /// Web destination.
+    public var destination: String
+    /// iOS deep link.
+    public var iosURL: String?
+    /// Android deep link.
+    public var androidURL: String?
+    /// Data for the app.
+    public var params: [String: String]
+    /// Campaign parameters.
+    public var utm: UTMParameters
+    /// Campaign name.
+    public var campaign: String?
+    /// Who shared it.
+    public var referrer: String?
+    /// Preview fields of the link itself.
+    public var social: SocialMetadata
+    /// Expiry.
+    public var expiresAt: Date?
+    /// Disabled links answer 410.
+    public var disabled: Bool
+    /// Creation time.
+    public var createdAt: Date
+    /// Last change.
+    public var updatedAt: Date
+
+    /// Creates a link.
+    public init(
+        id: String, appID: String, environment: APIEnvironment, domain: String, slug: String, destination: String,
+        iosURL: String? = nil, androidURL: String? = nil, params: [String: String] = [:], utm: UTMParameters = UTMParameters(),
+        campaign: String? = nil, referrer: String? = nil, social: SocialMetadata = SocialMetadata(), expiresAt: Date? = nil,
+        disabled: Bool = false, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.appID = appID
+        self.environment = environment
+        self.domain = domain
+        self.slug = slug
+        self.destination = destination
+        self.iosURL = iosURL
+        self.androidURL = androidURL
+        self.params = params
+        self.utm = utm
+        self.campaign = campaign
+        self.referrer = referrer
+        self.social = social
+        self.expiresAt = expiresAt
+        self.disabled = disabled
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// Whether the link still sends visitors on.
+    public enum Status: Sendable, Hashable {
+        case active, expired, disabled
+    }
+
+    /// The status at a given instant.
+    public func status(at now: Date) -> Status {
+        if disabled { return .disabled }
+        if let expiresAt, expiresAt <= now { return .expired }
+        return .active
+    }
+
+    /// The full short URL of the link.
+    public var shortURL: String { ShortURL.make(domain: domain, slug: slug) }
+
+    /// The API representation.
+    public var response: LinkResponse {
+        LinkResponse(
+            id: id, url: shortURL, domain: domain, slug: slug, environment: environment, destination: destination,
+            iosURL: iosURL, androidURL: androidURL, params: params, utm: utm, campaign: campaign, referrer: referrer,
+            social: social, expiresAt: expiresAt, disabled: disabled, createdAt: createdAt, updatedAt: updatedAt
+        )
+    }
+}
+
+/// Builds short URLs: `https://` for real hosts, `http://` for loopback development hosts.
+public enum ShortURL {
+    /// The scheme a link host is served on.
+    public static func scheme(forDomain domain: String) -> String {
+        let host = DomainName.hostPart(of: domain)
+        if host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "[::1]" {
+            return "http"
+        }
+        return "https"
+    }
+
+    /// `scheme://domain/slug`.
+    public static func make(domain: String, slug: String) -> String {
+        "\(scheme(forDomain: domain))://\(domain)/\(slug)"
+    }
+}
+
+/// A stored API key (only its hash is kept).
+public struct APIKeyRecord: Sendable, Hashable {
+    /// `key_…`.
+    public var id: String
+    /// The owning app.
+    public var appID: String
+    /// Publishable or secret.
+    public var kind: APIKeyKind
+    /// Live or test.
+    public var environment: APIEnvironment
+    /// Hex SHA-256 of the key text.
+    public var hash: String
+    /// The first characters of the key, for people to recognise it (`fs_live_AbCd…`).
+    public var hint: String
+    /// Creation time.
+    public var createdAt: Date
+    /// Set once the key is revoked.
+    public var revokedAt: Date?
+
+    /// Creates a key record.
+    public init(id: String, appID: String, kind: APIKeyKind, environment: APIEnvironment, hash: String, hint: String, createdAt: Date, revokedAt: Date? = nil) {
+        self.id = id
+        self.appID = appID
+        self.kind = kind
+        self.environment = environment
+        self.hash = hash
+        self.hint = hint
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// One visit of a short link, as the click recorder stores it.
+public struct Click: Sendable, Hashable {
+    /// `clk_…`: unguessable, handed to stores and pages.
+    public var id: String
+    /// The link clicked.
+    public var linkID: String
+    /// Its app.
+    public var appID: String
+    /// Its environment.
+    public var environment: APIEnvironment
+    /// When.
+    public var createdAt: Date
+    /// Keyed hash of the client address; never the address itself.
+    public var ipHash: String?
+    /// Keyed hash of the client's network prefix (/24 or /64), for grouping devices on one network.
+    public var networkHash: String?
+    /// The User-Agent, bounded.
+    public var userAgent: String?
+    /// The client platform decided at the click.
+    public var platform: ClientPlatform
+    /// The Referer header, bounded.
+    public var referer: String?
+    /// The click's own query string, bounded.
+    public var query: String?
+    /// Accept-Language, bounded.
+    public var acceptLanguage: String?
+
+    /// Creates a click.
+    public init(
+        id: String, linkID: String, appID: String, environment: APIEnvironment, createdAt: Date, ipHash: String?, networkHash: String?,
+        userAgent: String?, platform: ClientPlatform, referer: String?, query: String?, acceptLanguage: String?
+    ) {
+        self.id = id
+        self.linkID = linkID
+        self.appID = appID
+        self.environment = environment
+        self.createdAt = createdAt
+        self.ipHash = ipHash
+        self.networkHash = networkHash
+        self.userAgent = userAgent
+        self.platform = platform
+        self.referer = referer
+        self.query = query
+        self.acceptLanguage = acceptLanguage
+    }
+}

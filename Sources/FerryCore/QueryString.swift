@@ -1,0 +1,168 @@
+/// Percent-encoded query strings, handled as text so that what a visitor sent reaches the destination byte for byte.
+public struct QueryString: Sendable, Hashable {
+    /// The raw `name=value` pairs, still percent-encoded.
+    public var items: [(name: String, value: String?)] {
+        get { storage.map { ($0.name, $0.value) } }
+    }
+
+    private struct Item: Sendable, Hashable {
+        var name: String
+        var value: String?
+        var decodedName: String
+    }
+
+    private var storage: [Item]
+
+    /// Most pairs kept from an incoming query; the rest are dropped.
+    public static let maxItems = 64
+    /// Longest incoming query kept, in bytes.
+    public static let maxBytes = 4096
+
+    /// Parses a raw query (without `?`). Over-long queries and pairs beyond the limit are dropped.
+    public init(_ text: some StringProtocol) {
+        storage = []
+        let raw = Substring(text)
+        guard !raw.isEmpty, raw.utf8.count <= Self.maxBytes else { return }
+        for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
+            if storage.count >= Self.maxItems { break }
+            let name: Substring
+            let value: Substring?
+            if let eq = pair.firstIndex(of: "=") {
+                name = pair[..<eq]
+                value = pair[pair.index(after: eq)...]
+            } else {
+                name = pair
+                value = nil
+            }
+            guard !name.isEmpty else { continue }
+            storage.append(Item(name: String(name), value: value.map(String.init), decodedName: Self.decode(name)))
+        }
+    }
+
+    /// True when there are no pairs.
+    public var isEmpty: Bool { storage.isEmpty }
+
+    /// Whether a pair with this (decoded) name exists.
+    public func contains(_ name: String) -> Bool { storage.contains { $0.decodedName == name } }
+
+    /// The decoded value of the first pair with this name.
+    public func value(of name: String) -> String? {
+        storage.first { $0.decodedName == name }.flatMap { $0.value.map { Self.decode(Substring($0)) } }
+    }
+
+    /// Sets a pair, encoding the value, replacing any pairs of that name.
+    public mutating func set(_ name: String, _ value: String) {
+        let encoded = Self.encode(value)
+        if let index = storage.firstIndex(where: { $0.decodedName == name }) {
+            var kept = storage[index]
+            kept.value = encoded
+            storage.removeAll { $0.decodedName == name }
+            storage.insert(kept, at: min(index, storage.count))
+        } else {
+            storage.append(Item(name: Self.encode(name), value: encoded, decodedName: name))
+        }
+    }
+
+    /// Adds a pair only when no pair of that name exists.
+    public mutating func setIfAbsent(_ name: String, _ value: String) {
+        if !contains(name) { set(name, value) }
+    }
+
+    /// Overlays another query: its pairs replace same-named pairs here, the rest are appended, raw encoding kept.
+    public mutating func overlay(_ other: QueryString) {
+        let names = Set(other.storage.map(\.decodedName))
+        storage.removeAll { names.contains($0.decodedName) }
+        storage.append(contentsOf: other.storage)
+    }
+
+    /// The query text, without `?`.
+    public var encoded: String {
+        storage.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }.joined(separator: "&")
+    }
+
+    /// Percent-encodes everything but unreserved characters.
+    public static func encode(_ text: String) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(text.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(byte)
+            default:
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes `%XX` and `+` (as a space); invalid escapes are kept as they are.
+    public static func decode(_ text: Substring) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(text.utf8.count)
+        var iterator = Array(text.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "+") {
+                out.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
+                      let high = hexValue(iterator[iterator.startIndex]), let low = hexValue(iterator[iterator.startIndex + 1]) {
+                out.append(high << 4 | low)
+                iterator.removeFirst(2)
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    public static func == (lhs: QueryString, rhs: QueryString) -> Bool { lhs.storage == rhs.storage }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
+}
+
+/// Splits a URL into the part before its query, its query and its fragment, and puts them back together.
+public struct URLParts: Sendable, Hashable {
+    /// Scheme, authority and path.
+    public var base: String
+    /// The query.
+    public var query: QueryString
+    /// The fragment, without `#`.
+    public var fragment: String?
+
+    /// Splits a URL.
+    public init(_ url: String) {
+        var rest = Substring(url)
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = String(rest[rest.index(after: hash)...])
+            rest = rest[..<hash]
+        } else {
+            fragment = nil
+        }
+        if let question = rest.firstIndex(of: "?") {
+            query = QueryString(rest[rest.index(after: question)...])
+            base = String(rest[..<question])
+        } else {
+            query = QueryString("")
+            base = String(rest)
+        }
+    }
+
+    /// The URL text.
+    public var url: String {
+        var text = base
+        if !query.isEmpty { text += "?" + query.encoded }
+        if let fragment { text += "#" + fragment }
+        return text
+    }
+}

@@ -1,0 +1,106 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Builds the Ferry server: routes, the click recorder and the cache refresher, over the configured store.
+///
+/// - Parameters:
+///   - configuration: settings read at the entry point.
+///   - store: an open store; the configured database is opened when nil.
+///   - onServerRunning: called with the bound port once the server listens.
+public func buildApplication(
+    _ configuration: FerryConfiguration,
+    store providedStore: (any FerryDatabase)? = nil,
+    logger providedLogger: Logger? = nil,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    var logger = providedLogger ?? Logger(label: "ferry")
+    if providedLogger == nil { logger.logLevel = configuration.logLevel }
+    let store = try providedStore ?? configuration.database.open()
+    let hashKey: String
+    if let key = configuration.ipHashKey {
+        hashKey = key
+    } else {
+        hashKey = try await store.insertSettingIfAbsent("ip_hash_key", value: Secrets.makeHashKey())
+    }
+    let cache = LinkCache(capacity: configuration.linkCacheCapacity)
+    let recorder = ClickRecorder(
+        store: store, flushInterval: configuration.clickFlushInterval, batchSize: configuration.clickBatchSize,
+        bufferLimit: configuration.clickBufferLimit, logger: logger
+    )
+    let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
+    let admin = FerryAdmin(store: store)
+    let router = buildRouter(
+        store: store, admin: admin, cache: cache, recorder: recorder,
+        addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
+        hasher: AddressHasher(key: hashKey), maxBodyBytes: configuration.maxBodyBytes, logger: logger
+    )
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
+        services: [recorder, refresher],
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger
+    )
+}
+
+/// The router alone, for tests that drive it without a socket.
+func buildRouter(
+    store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, addresses: ClientAddressResolver,
+    hasher: AddressHasher, maxBodyBytes: Int, logger: Logger
+) -> Router<FerryRequestContext> {
+    let router = Router(context: FerryRequestContext.self)
+    router.add(middleware: ErrorMiddleware(logger: logger))
+    router.get("/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
+    router.get("/readyz") { _, _ in
+        do {
+            try await store.checkHealth()
+            return try JSONBody.response(["status": "ready"])
+        } catch {
+            return try JSONBody.response(["status": "unavailable"], status: .serviceUnavailable)
+        }
+    }
+    let authenticator = KeyAuthenticator(store: store)
+    LinksController(admin: admin, authenticator: authenticator, cache: cache, maxBodyBytes: maxBodyBytes).register(on: router)
+    router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
+    router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
+    EdgeController(
+        store: store, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
+        addresses: addresses, hasher: hasher, now: admin.now
+    ).register(on: router)
+    return router
+}
+
+/// Turns unexpected errors into a JSON 500 without details, and logs them; API errors pass through.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = FerryRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            throw APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
+        } catch {
+            logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            throw APIError(.internalServerError, code: "internal", message: "something went wrong; the error was logged")
+        }
+    }
+
+    static func code(for status: HTTPResponse.Status) -> String {
+        switch status.code {
+        case 404: "not_found"
+        case 405: "method_not_allowed"
+        case 413: "body_too_large"
+        case 400: "bad_request"
+        default: "error"
+        }
+    }
+}

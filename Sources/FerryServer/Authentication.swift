@@ -1,0 +1,56 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import HTTPTypes
+import Hummingbird
+
+/// The key a request was made with, once checked.
+public struct AuthenticatedKey: Sendable {
+    /// The stored key.
+    public var key: APIKeyRecord
+    /// Its app.
+    public var app: App
+}
+
+/// Checks `Authorization: Bearer KEY` or `x-api-key: KEY` against the stored hashes.
+struct KeyAuthenticator: Sendable {
+    let store: any FerryDatabase
+
+    static let apiKeyHeader = HTTPField.Name("x-api-key")!
+
+    func authenticate(_ request: Request, requiring kind: APIKeyKind? = nil) async throws -> AuthenticatedKey {
+        guard let text = Self.presentedKey(request) else {
+            throw APIError(.unauthorized, code: "unauthorized", message: "send an API key as 'Authorization: Bearer KEY' or 'x-api-key: KEY'")
+        }
+        guard let format = APIKeyFormat(parsing: text) else {
+            throw APIError(.unauthorized, code: "unauthorized", message: "the API key is not a Ferry key (fk_live_, fk_test_, fs_live_ or fs_test_ followed by 32 letters and digits)")
+        }
+        let hash = Secrets.hashKey(text)
+        guard let record = try await store.key(hash: hash), Secrets.constantTimeEquals(record.hash, hash),
+              record.kind == format.kind, record.environment == format.environment
+        else {
+            throw APIError(.unauthorized, code: "unauthorized", message: "the API key is not valid")
+        }
+        if record.revokedAt != nil {
+            throw APIError(.unauthorized, code: "unauthorized", message: "the API key has been revoked")
+        }
+        guard let app = try await store.app(id: record.appID) else {
+            throw APIError(.unauthorized, code: "unauthorized", message: "the API key is not valid")
+        }
+        if let kind, record.kind != kind {
+            throw APIError(.forbidden, code: "forbidden", message: kind == .secret
+                ? "this route needs a secret key (fs_…); publishable keys cannot manage links"
+                : "this route needs a publishable key (fk_…)")
+        }
+        return AuthenticatedKey(key: record, app: app)
+    }
+
+    static func presentedKey(_ request: Request) -> String? {
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
+            return nil
+        }
+        return request.headers[apiKeyHeader].map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+}

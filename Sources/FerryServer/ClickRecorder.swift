@@ -1,0 +1,126 @@
+import FerryCore
+import FerryStore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Takes clicks from the edge without waiting and writes them to the store in batches, off the request path.
+///
+/// The buffer is bounded: when the database falls behind by more than `bufferLimit` clicks, new clicks are dropped
+/// and counted rather than growing memory without end. A graceful shutdown writes everything still held.
+public final class ClickRecorder: Service, Sendable {
+    private struct State {
+        var pending: [Click] = []
+        var dropped = 0
+        var recorded = 0
+        var failedFlushes = 0
+    }
+
+    private let state = Mutex(State())
+    private let store: any ClickStore
+    private let flushInterval: Duration
+    private let batchSize: Int
+    private let bufferLimit: Int
+    private let logger: Logger
+
+    /// Creates a recorder writing to `store`.
+    public init(store: any ClickStore, flushInterval: Duration, batchSize: Int, bufferLimit: Int, logger: Logger) {
+        self.store = store
+        self.flushInterval = flushInterval
+        self.batchSize = max(1, batchSize)
+        self.bufferLimit = max(1, bufferLimit)
+        self.logger = logger
+    }
+
+    /// Hands a click over; returns at once. False when the buffer was full and the click was dropped.
+    @discardableResult
+    public func record(_ click: Click) -> Bool {
+        state.withLock { state in
+            guard state.pending.count < bufferLimit else {
+                state.dropped += 1
+                return false
+            }
+            state.pending.append(click)
+            return true
+        }
+    }
+
+    /// Counters: clicks waiting, written, and dropped since start.
+    public var statistics: (pending: Int, recorded: Int, dropped: Int) {
+        state.withLock { ($0.pending.count, $0.recorded, $0.dropped) }
+    }
+
+    /// Writes until the buffer is empty or a write fails.
+    public func flush() async {
+        while true {
+            let batch: [Click] = state.withLock { state in
+                let count = min(batchSize, state.pending.count)
+                let batch = Array(state.pending.prefix(count))
+                state.pending.removeFirst(count)
+                return batch
+            }
+            if batch.isEmpty { return }
+            do {
+                try await store.recordClicks(batch)
+                state.withLock { $0.recorded += batch.count }
+            } catch {
+                let failures: Int = state.withLock { state in
+                    // Put the batch back in front, within the bound; what does not fit is counted as dropped.
+                    let room = max(0, bufferLimit - state.pending.count)
+                    state.pending.insert(contentsOf: batch.prefix(room), at: 0)
+                    state.dropped += batch.count - min(room, batch.count)
+                    state.failedFlushes += 1
+                    return state.failedFlushes
+                }
+                logger.error("click batch not written; will retry", metadata: ["error": "\(error)", "failures": "\(failures)"])
+                return
+            }
+        }
+    }
+
+    /// Runs until shutdown, flushing every `flushInterval`, then flushes what is left.
+    public func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await cancelWhenGracefulShutdown {
+                try await Task.sleep(for: self.flushInterval)
+            }
+            await flush()
+        }
+        await flush()
+        let stats = statistics
+        logger.info("click recorder stopped", metadata: ["recorded": "\(stats.recorded)", "pending": "\(stats.pending)", "dropped": "\(stats.dropped)"])
+    }
+}
+
+/// Empties the link cache when the store says links changed elsewhere (the CLI, another process).
+public struct CacheRefresher: Service {
+    let cache: LinkCache
+    let store: any FerryDatabase
+    let interval: Duration
+    let logger: Logger
+
+    /// Creates a refresher.
+    public init(cache: LinkCache, store: any FerryDatabase, interval: Duration, logger: Logger) {
+        self.cache = cache
+        self.store = store
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Polls the store's change counter until shutdown.
+    public func run() async throws {
+        var seen = try? await store.changeEpoch()
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+            do {
+                let epoch = try await store.changeEpoch()
+                if epoch != seen {
+                    cache.removeAll()
+                    seen = epoch
+                }
+            } catch {
+                logger.warning("cannot read the change counter", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The public face of a link domain: clicks, association files, the interstitial's script.
+struct EdgeController: Sendable {
+    let store: any FerryDatabase
+    let cache: LinkCache
+    let recorder: ClickRecorder
+    let classifier: UserAgentClassifier
+    let clickRouter: ClickRouter
+    let addresses: ClientAddressResolver
+    let hasher: AddressHasher
+    let now: @Sendable () -> Date
+
+    static let hostHeader = HTTPField.Name("Host")!
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let frameOptions = HTTPField.Name("X-Frame-Options")!
+
+    func register(on router: Router<FerryRequestContext>) {
+        for path in [FerryRoutes.appleAppSiteAssociation, "/apple-app-site-association"] {
+            router.get(RouterPath(path)) { request, _ in try await association(request, apple: true) }
+        }
+        router.get(RouterPath(FerryRoutes.assetLinks)) { request, _ in try await association(request, apple: false) }
+        router.get(RouterPath(HTML.interstitialScriptPath)) { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/javascript; charset=utf-8"
+            headers[.cacheControl] = "public, max-age=3600"
+            headers[Self.contentTypeOptions] = "nosniff"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: InterstitialPage.script)))
+        }
+        router.get("/") { request, _ in try await root(request) }
+        router.get("/:slug") { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "") }
+        router.head("/:slug") { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "", head: true) }
+    }
+
+    /// The lookup form of the request's host.
+    static func host(of request: Request) -> String? {
+        DomainName.normalizeHostHeader(request.headers[hostHeader] ?? request.head.authority)
+    }
+
+    /// The app that owns a host, through the cache; tries the host without its port too.
+    func app(forHost host: String) async throws -> App? {
+        if let entry = cache.app(host: host) {
+            if case .found(let app) = entry { return app }
+            return nil
+        }
+        let generation = cache.generation
+        var app = try await store.app(forDomain: host)
+        if app == nil, !host.hasPrefix("["), host.contains(":") {
+            app = try await store.app(forDomain: String(DomainName.hostPart(of: host)))
+        }
+        cache.store(app.map { .found($0) } ?? .missing, host: host, generation: generation)
+        return app
+    }
+
+    /// The domain string links of this app are stored under for a request host.
+    static func linkDomain(for host: String, app: App) -> String {
+        if app.domains.contains(host) { return host }
+        let bare = String(DomainName.hostPart(of: host))
+        return app.domains.contains(bare) ? bare : host
+    }
+
+    func resolve(host: String, slug: String) async throws -> ResolvedLink? {
+        guard let app = try await app(forHost: host) else { return nil }
+        let domain = Self.linkDomain(for: host, app: app)
+        if let entry = cache.link(domain: domain, slug: slug) {
+            if case .found(let link) = entry { return ResolvedLink(link: link, app: app) }
+            return nil
+        }
+        let generation = cache.generation
+        let link = try await store.link(domain: domain, slug: slug)
+        cache.store(link.map { .found($0) } ?? .missing, domain: domain, slug: slug, generation: generation)
+        return link.map { ResolvedLink(link: $0, app: app) }
+    }
+
+    func click(_ request: Request, context: FerryRequestContext, slug rawSlug: String, head: Bool = false) async throws -> Response {
+        guard let host = Self.host(of: request), let slug = Slug.normalize(rawSlug),
+              let resolved = try await resolve(host: host, slug: slug)
+        else { return page(.notFound, head: head) }
+        let userAgent = request.headers[.userAgent]
+        let client = classifier.classify(userAgent)
+        let query = Self.safeQuery(request.uri.query)
+        var generator = SystemRandomNumberGenerator()
+        let clickID = Identifiers.make(prefix: "clk", using: &generator)
+        let time = now()
+        let decision = clickRouter.decide(link: resolved.link, app: resolved.app, client: client, query: query, clickID: clickID, now: time)
+        if decision.records && !head {
+            let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])
+            recorder.record(Click(
+                id: clickID, linkID: resolved.link.id, appID: resolved.app.id, environment: resolved.link.environment, createdAt: time,
+                ipHash: address.map(hasher.hash), networkHash: address.map(hasher.hashNetwork),
+                userAgent: Self.bounded(userAgent, 1024), platform: client.platform,
+                referer: Self.bounded(request.headers[.referer], 2048), query: query,
+                acceptLanguage: Self.bounded(request.headers[.acceptLanguage], 256)
+            ))
+        }
+        switch decision {
+        case .redirect(let location):
+            var headers = HTTPFields()
+            headers[.location] = location
+            headers[.cacheControl] = "no-store"
+            headers[Self.referrerPolicy] = "no-referrer-when-downgrade"
+            return Response(status: .found, headers: headers)
+        case .preview(let page):
+            return html(page.render(), status: .ok, head: head)
+        case .interstitial(let page):
+            return html(page.render(), status: .ok, head: head)
+        case .status(let page):
+            return self.page(page, head: head)
+        }
+    }
+
+    /// The domain's root: the app's fallback page, or a 404 page.
+    func root(_ request: Request) async throws -> Response {
+        guard let host = Self.host(of: request), let app = try await app(forHost: host), let fallback = app.fallbackURL else {
+            return page(.notFound, head: false)
+        }
+        var headers = HTTPFields()
+        headers[.location] = fallback
+        headers[.cacheControl] = "no-store"
+        return Response(status: .found, headers: headers)
+    }
+
+    func association(_ request: Request, apple: Bool) async throws -> Response {
+        guard let host = Self.host(of: request), let app = try await app(forHost: host) else {
+            throw APIError(.notFound, code: "not_found", message: "no app serves links on this host")
+        }
+        let data = apple ? AssociationFiles.appleAppSiteAssociation(for: app) : AssociationFiles.assetLinks(for: app)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "public, max-age=300"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    func page(_ page: StatusPage, head: Bool) -> Response {
+        html(page.render(), status: HTTPResponse.Status(code: page.status), head: head)
+    }
+
+    func html(_ text: String, status: HTTPResponse.Status, head: Bool) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[Self.contentSecurityPolicy] = HTML.contentSecurityPolicy
+        headers[Self.contentTypeOptions] = "nosniff"
+        headers[Self.frameOptions] = "DENY"
+        headers[Self.referrerPolicy] = "strict-origin-when-cross-origin"
+        if head {
+            headers[.contentLength] = String(text.utf8.count)
+            return Response(status: status, headers: headers)
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The click's query, kept only when it is bounded printable ASCII (it is copied into a Location header).
+    static func safeQuery(_ query: String?) -> String? {
+        guard let query, !query.isEmpty, query.utf8.count <= QueryString.maxBytes,
+              query.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "#") })
+        else { return nil }
+        return query
+    }
+
+    static func bounded(_ text: String?, _ limit: Int) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        if text.utf8.count <= limit { return text }
+        var cut = text.utf8.prefix(limit)
+        while !cut.isEmpty, String(cut) == nil { cut = cut.dropLast() }
+        return String(cut)
+    }
+}

@@ -1,0 +1,133 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+
+/// The operations shared by the API and the command-line tool: creating apps, keys and links with every rule
+/// applied. One implementation, so `ferry link create` and `POST /v1/links` cannot disagree.
+public struct FerryAdmin: Sendable {
+    /// The store changed.
+    public let store: any FerryDatabase
+    /// The clock.
+    public let now: @Sendable () -> Date
+
+    /// Creates the admin over a store.
+    public init(store: any FerryDatabase, now: @escaping @Sendable () -> Date = { FerryAdmin.wallClock() }) {
+        self.store = store
+        self.now = now
+    }
+
+    /// Now, to the millisecond (what the API prints is what is stored).
+    public static func wallClock() -> Date {
+        Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+
+    /// What an app is created from.
+    public struct AppSpec: Sendable {
+        public var name: String
+        public var domains: [String]
+        public var teamID: String?
+        public var bundleIDs: [String] = []
+        public var appStoreID: String?
+        public var urlScheme: String?
+        public var androidPackage: String?
+        public var androidFingerprints: [String] = []
+        public var fallbackURL: String?
+        public var social = SocialMetadata()
+
+        /// Creates a spec with a name and domains.
+        public init(name: String, domains: [String]) {
+            self.name = name
+            self.domains = domains
+        }
+    }
+
+    /// Validates a spec and stores the app.
+    public func createApp(_ spec: AppSpec) async throws -> App {
+        let trimmed = spec.name.trimmingCharacters(in: .whitespaces)
+        guard (1...200).contains(trimmed.count) else { throw ValidationError(field: "name", "name must be 1 to 200 characters") }
+        try LinkRules.checkText(trimmed, field: "name", max: 800)
+        guard !spec.domains.isEmpty else { throw ValidationError(field: "domain", "an app needs at least one link domain") }
+        var domains: [String] = []
+        for domain in spec.domains {
+            let normalized = try DomainName.validate(domain)
+            if !domains.contains(normalized) { domains.append(normalized) }
+        }
+        var ios = IOSSettings()
+        ios.teamID = try spec.teamID.map { t throws(ValidationError) in try AppRules.validateTeamID(t) }
+        ios.bundleIDs = try spec.bundleIDs.map { b throws(ValidationError) in try AppRules.validateBundleID(b) }
+        ios.appStoreID = try spec.appStoreID.map { a throws(ValidationError) in try AppRules.validateAppStoreID(a) }
+        ios.urlScheme = try spec.urlScheme.map { u throws(ValidationError) in try AppRules.validateURLScheme(u) }
+        if ios.teamID == nil, !ios.bundleIDs.isEmpty {
+            throw ValidationError(field: "teamID", "bundle ids need the Apple team id to build the association file")
+        }
+        var android = AndroidSettings()
+        android.packageName = try spec.androidPackage.map { p throws(ValidationError) in try AppRules.validateBundleID(p, field: "androidPackage") }
+        android.sha256Fingerprints = try spec.androidFingerprints.map { f throws(ValidationError) in try AppRules.normalizeFingerprint(f) }
+        if let fallback = spec.fallbackURL { try URLRules.validateWebURL(fallback, field: "fallbackURL") }
+        try LinkRules.validateSocial(spec.social, field: "social")
+        var generator = SystemRandomNumberGenerator()
+        let app = App(
+            id: Identifiers.make(prefix: "app", using: &generator), name: trimmed, domains: domains, ios: ios, android: android,
+            fallbackURL: spec.fallbackURL, social: spec.social, createdAt: now()
+        )
+        try await store.createApp(app)
+        return app
+    }
+
+    /// Creates a key for an app; returns the record and the key text, which is never stored and never shown again.
+    public func createKey(appID: String, kind: APIKeyKind, environment: APIEnvironment) async throws -> (record: APIKeyRecord, key: String) {
+        guard try await store.app(id: appID) != nil else { throw ValidationError(code: "not_found", field: "app", "no app with id '\(appID)'") }
+        var generator = SystemRandomNumberGenerator()
+        let key = APIKeyFormat(kind: kind, environment: environment).prefix + Identifiers.apiKeySecret(using: &generator)
+        let record = APIKeyRecord(
+            id: Identifiers.make(prefix: "key", using: &generator), appID: appID, kind: kind, environment: environment,
+            hash: Secrets.hashKey(key), hint: String(key.prefix(12)) + "…", createdAt: now()
+        )
+        try await store.createKey(record)
+        return (record, key)
+    }
+
+    /// Validates a request and stores the link; a generated slug that collides is drawn again.
+    public func createLink(_ request: CreateLinkRequest, app: App, environment: APIEnvironment) async throws -> Link {
+        var generator = SystemRandomNumberGenerator()
+        let id = Identifiers.make(prefix: "lnk", using: &generator)
+        for attempt in 0..<6 {
+            let slug = Identifiers.slug(length: Slug.generatedLength + attempt / 2, using: &generator)
+            if Slug.reserved.contains(slug) { continue }
+            let context = LinkRules.Context(app: app, environment: environment, id: id, generatedSlug: slug, now: now())
+            let link = try LinkRules.makeLink(from: request, context: context)
+            do {
+                try await store.createLink(link)
+                return link
+            } catch let conflict as StoreConflict where request.slug == nil {
+                _ = conflict
+                continue
+            }
+        }
+        throw StoreConflict(field: "slug", message: "could not find a free slug; try again")
+    }
+
+    /// The first app, when there is exactly one: what the CLI uses when `--app` is left out.
+    public func soleApp() async throws -> App? {
+        let apps = try await store.listApps()
+        return apps.count == 1 ? apps[0] : nil
+    }
+
+    /// What `ferry serve` prints the first time it starts on an empty database.
+    public struct Bootstrap: Sendable {
+        public var app: App
+        public var secretKey: String
+        public var publishableKey: String
+    }
+
+    /// On a database with no app, creates a default app for `domains` with a live secret and publishable key.
+    /// Returns nil when an app exists already.
+    public func bootstrapIfEmpty(domains: [String]) async throws -> Bootstrap? {
+        guard try await store.listApps().isEmpty else { return nil }
+        let app = try await createApp(AppSpec(name: "Default", domains: domains))
+        let secret = try await createKey(appID: app.id, kind: .secret, environment: .live)
+        let publishable = try await createKey(appID: app.id, kind: .publishable, environment: .live)
+        return Bootstrap(app: app, secretKey: secret.key, publishableKey: publishable.key)
+    }
+}

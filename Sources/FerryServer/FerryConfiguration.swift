@@ -1,0 +1,112 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+
+/// Where Ferry keeps its data: `sqlite:PATH` (or a bare path), or `postgres://…`.
+public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
+    /// A SQLite file.
+    case sqlite(path: String)
+    /// A PostgreSQL server URL.
+    case postgres(url: String)
+
+    /// The default: `./ferry.sqlite`.
+    public static let `default` = DatabaseLocation.sqlite(path: "ferry.sqlite")
+
+    /// Parses `sqlite:PATH`, `sqlite://PATH`, `postgres://…`, `postgresql://…` or a plain file path.
+    public init(parsing text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("postgres://") || trimmed.hasPrefix("postgresql://") {
+            self = .postgres(url: trimmed)
+        } else if trimmed.hasPrefix("sqlite://") {
+            self = .sqlite(path: String(trimmed.dropFirst("sqlite://".count)))
+        } else if trimmed.hasPrefix("sqlite:") {
+            self = .sqlite(path: String(trimmed.dropFirst("sqlite:".count)))
+        } else if trimmed.contains("://") {
+            throw ConfigurationError("database must be sqlite:PATH or postgres://…, not '\(text)'")
+        } else {
+            self = .sqlite(path: trimmed)
+        }
+        if case .sqlite(let path) = self, path.isEmpty { throw ConfigurationError("database path is empty") }
+    }
+
+    /// The location without credentials, for logs.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let url):
+            if let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://") { "\(url[..<scheme.upperBound])…@\(url[url.index(after: at)...])" } else { url }
+        }
+    }
+
+    /// Opens the store this location names, running its migrations.
+    public func open() throws -> any FerryDatabase {
+        switch self {
+        case .sqlite(let path): try SQLiteStore(path: path)
+        case .postgres:
+            throw ConfigurationError("PostgreSQL is not available in this build of Ferry; use sqlite:PATH")
+        }
+    }
+}
+
+/// A configuration mistake, explained.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public var description: String
+
+    /// Creates an error.
+    public init(_ description: String) { self.description = description }
+}
+
+/// Everything `ferry serve` can be told, with defaults for a laptop. Read from flags and the environment at the
+/// entry point, then passed down.
+public struct FerryConfiguration: Sendable {
+    /// Address to bind.
+    public var host = "127.0.0.1"
+    /// Port to bind (0 picks a free one).
+    public var port = 8080
+    /// Where data lives.
+    public var database = DatabaseLocation.default
+    /// Proxies whose `X-Forwarded-For` is believed (loopback always is).
+    public var trustedProxies: [IPNetwork] = []
+    /// Key for the keyed hash of client addresses; generated once and kept in the database when nil.
+    public var ipHashKey: String?
+    /// How often the click recorder writes a batch.
+    public var clickFlushInterval: Duration = .milliseconds(250)
+    /// Largest click batch written in one transaction.
+    public var clickBatchSize = 1000
+    /// Clicks held in memory at most while the database is slow; beyond that new clicks are counted and dropped.
+    public var clickBufferLimit = 100_000
+    /// Links held by the link cache.
+    public var linkCacheCapacity = 100_000
+    /// How often the cache checks whether another process changed links.
+    public var cacheRefreshInterval: Duration = .seconds(1)
+    /// Largest request body accepted, in bytes.
+    public var maxBodyBytes = 64 * 1024
+    /// Log level.
+    public var logLevel: Logger.Level = .info
+
+    /// The defaults.
+    public init() {}
+
+    /// Reads the `FERRY_*` environment variables over these values.
+    public mutating func apply(environment: [String: String]) throws {
+        if let value = environment["FERRY_DATABASE_URL"], !value.isEmpty { database = try DatabaseLocation(parsing: value) }
+        if let value = environment["FERRY_HOST"], !value.isEmpty { host = value }
+        if let value = environment["FERRY_PORT"], !value.isEmpty {
+            guard let port = Int(value), (0...65535).contains(port) else { throw ConfigurationError("FERRY_PORT must be a port number") }
+            self.port = port
+        }
+        if let value = environment["FERRY_TRUSTED_PROXIES"], !value.isEmpty {
+            do { trustedProxies = try IPNetwork.parseList(value) } catch { throw ConfigurationError("FERRY_TRUSTED_PROXIES: \(error)") }
+        }
+        if let value = environment["FERRY_IP_HASH_KEY"], !value.isEmpty {
+            guard value.utf8.count >= 16 else { throw ConfigurationError("FERRY_IP_HASH_KEY must be at least 16 characters") }
+            ipHashKey = value
+        }
+        if let value = environment["FERRY_LOG_LEVEL"], !value.isEmpty {
+            guard let level = Logger.Level(rawValue: value.lowercased()) else { throw ConfigurationError("FERRY_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical") }
+            logLevel = level
+        }
+    }
+}

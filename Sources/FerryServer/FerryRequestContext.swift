@@ -1,0 +1,130 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The request context of every Ferry route: the socket peer's address, for the client-address rules.
+public struct FerryRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The address of the socket peer (a proxy, or the client itself).
+    public let peerAddress: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        peerAddress = source.channel.remoteAddress?.ipAddress
+    }
+
+    /// Bodies are read with Ferry's own limit (see `FerryConfiguration.maxBodyBytes`); this is only the framework's ceiling.
+    public var maxUploadSize: Int { 1024 * 1024 }
+}
+
+/// An error answered as `{"error": {"code", "message", "field"}}`.
+public struct APIError: HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    /// The body.
+    public var body: ErrorResponse
+
+    /// Creates an error answer.
+    public init(_ status: HTTPResponse.Status, code: String, message: String, field: String? = nil) {
+        self.status = status
+        self.body = ErrorResponse(code: code, message: message, field: field)
+    }
+
+    /// 400 from a validation error.
+    public init(_ error: ValidationError) {
+        self.init(.badRequest, code: error.code, message: error.message, field: error.field)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let data = (try? FerryJSON.makeEncoder().encode(body)) ?? Data()
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func notFound(_ what: String) -> APIError {
+        APIError(.notFound, code: "not_found", message: "\(what) not found")
+    }
+}
+
+/// Reading and writing JSON bodies with Ferry's limits and error messages.
+enum JSONBody {
+    /// Decodes a bounded JSON body, turning every failure into a 4xx that names the field.
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw APIError(.contentTooLarge, code: "body_too_large", message: "request body must be at most \(limit) bytes")
+        }
+        if let contentType = request.headers[.contentType]?.lowercased(), !contentType.hasPrefix("application/json") {
+            throw APIError(.unsupportedMediaType, code: "unsupported_media_type", message: "send the body as application/json")
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch {
+            throw APIError(.contentTooLarge, code: "body_too_large", message: "request body must be at most \(limit) bytes")
+        }
+        let data = Data(buffer.readableBytesView)
+        if data.isEmpty { throw APIError(.badRequest, code: "invalid_json", message: "request body is empty; send a JSON object") }
+        do {
+            return try FerryJSON.makeDecoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw APIError(error)
+        } catch {
+            throw APIError(.badRequest, code: "invalid_json", message: "request body is not valid JSON")
+        }
+    }
+
+    /// A JSON response.
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers extra: HTTPFields = [:]) throws -> Response {
+        let data = try FerryJSON.makeEncoder().encode(value)
+        var headers = extra
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension APIError {
+    /// A 400 explaining a decoding failure with the path of the field at fault.
+    init(_ error: DecodingError) {
+        func path(_ context: DecodingError.Context, _ extra: (any CodingKey)? = nil) -> String? {
+            let keys = context.codingPath + (extra.map { [$0] } ?? [])
+            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+            return text.isEmpty ? nil : text
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            let field = path(context)
+            self.init(.badRequest, code: "invalid_field", message: "\(field ?? "body") must be \(Self.describe(type))", field: field)
+        case .valueNotFound(let type, let context):
+            let field = path(context)
+            self.init(.badRequest, code: "invalid_field", message: "\(field ?? "body") must be \(Self.describe(type)), not null", field: field)
+        case .keyNotFound(let key, let context):
+            let field = path(context, key)
+            self.init(.badRequest, code: "missing_field", message: "\(field ?? key.stringValue) is required", field: field)
+        case .dataCorrupted(let context):
+            if let field = path(context) {
+                self.init(.badRequest, code: "invalid_field", message: "\(field): \(context.debugDescription)", field: field)
+            } else {
+                self.init(.badRequest, code: "invalid_json", message: "request body is not valid JSON")
+            }
+        @unknown default:
+            self.init(.badRequest, code: "invalid_json", message: "request body could not be read")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Double.Type: "a number"
+        case is [String: String].Type: "an object of strings"
+        case is Date.Type: "an ISO 8601 date"
+        default:
+            String(describing: type).contains("Dictionary") ? "an object" : String(describing: type).contains("Array") ? "an array" : "an object"
+        }
+    }
+}

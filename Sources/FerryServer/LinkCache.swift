@@ -1,0 +1,109 @@
+import FerryCore
+import Synchronization
+
+/// What the edge needs to answer a click, kept in memory.
+public struct ResolvedLink: Sendable {
+    /// The link.
+    public var link: Link
+    /// Its app.
+    public var app: App
+}
+
+/// A bounded in-memory cache of links (by domain and slug) and apps (by host), with negative entries for unknown
+/// slugs and hosts so that floods of misses do not reach the database.
+///
+/// Writes through the API invalidate their entry at once; changes made by other processes are caught by
+/// `CacheRefresher`, which empties the cache when the store's change counter moves.
+public final class LinkCache: Sendable {
+    /// A cached answer: a value, or the knowledge that there is none.
+    public enum Entry<Value: Sendable>: Sendable {
+        case found(Value)
+        case missing
+    }
+
+    private struct Slot<Value> {
+        var value: Value
+        var ticket: UInt64
+    }
+
+    private struct State {
+        var links: [String: Slot<Entry<Link>>] = [:]
+        var hosts: [String: Slot<Entry<App>>] = [:]
+        var order: [(key: String, ticket: UInt64)] = []
+        var head = 0
+        var nextTicket: UInt64 = 0
+        var generation: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let capacity: Int
+
+    /// Creates a cache holding at most `capacity` links.
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// A snapshot number that changes whenever the cache is emptied; a filler that read the store under an older
+    /// generation does not write its (possibly stale) answer.
+    public var generation: UInt64 { state.withLock { $0.generation } }
+
+    static func key(domain: String, slug: String) -> String { domain + "/" + slug }
+
+    /// The cached link for a domain and slug, or nil when the cache does not know.
+    public func link(domain: String, slug: String) -> Entry<Link>? {
+        state.withLock { $0.links[Self.key(domain: domain, slug: slug)]?.value }
+    }
+
+    /// Remembers a link (or its absence), unless the cache was emptied since `generation`.
+    public func store(_ entry: Entry<Link>, domain: String, slug: String, generation: UInt64) {
+        let key = Self.key(domain: domain, slug: slug)
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            state.nextTicket += 1
+            let ticket = state.nextTicket
+            state.links[key] = Slot(value: entry, ticket: ticket)
+            state.order.append((key, ticket))
+            while state.links.count > capacity, state.head < state.order.count {
+                let oldest = state.order[state.head]
+                state.head += 1
+                if state.links[oldest.key]?.ticket == oldest.ticket { state.links[oldest.key] = nil }
+            }
+            if state.head > 1024 && state.head * 2 > state.order.count {
+                state.order.removeFirst(state.head)
+                state.head = 0
+            }
+        }
+    }
+
+    /// The cached app of a host, or nil when the cache does not know.
+    public func app(host: String) -> Entry<App>? {
+        state.withLock { $0.hosts[host]?.value }
+    }
+
+    /// Remembers the app of a host (or that it has none).
+    public func store(_ entry: Entry<App>, host: String, generation: UInt64) {
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.hosts.count >= 10_000 { state.hosts.removeAll(keepingCapacity: true) }
+            state.hosts[host] = Slot(value: entry, ticket: 0)
+        }
+    }
+
+    /// Forgets one link.
+    public func invalidate(domain: String, slug: String) {
+        state.withLock { state in
+            state.links[Self.key(domain: domain, slug: slug)] = nil
+            state.generation += 1
+        }
+    }
+
+    /// Forgets everything.
+    public func removeAll() {
+        state.withLock { state in
+            state = State(generation: state.generation + 1)
+        }
+    }
+
+    /// How many links are held.
+    public var count: Int { state.withLock { $0.links.count } }
+}

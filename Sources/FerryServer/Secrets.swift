@@ -1,0 +1,62 @@
+import Crypto
+import FerryAPI
+import FerryCore
+import Foundation
+
+/// Hashing of secrets and addresses.
+public enum Secrets {
+    /// Hex SHA-256 of an API key: what the database keeps instead of the key.
+    public static func hashKey(_ key: String) -> String {
+        hex(SHA256.hash(data: Data(key.utf8)))
+    }
+
+    /// Compares two strings in time that depends only on their lengths.
+    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for index in x.indices { difference |= x[index] ^ y[index] }
+        return difference == 0
+    }
+
+    /// A fresh 256-bit key as hex.
+    public static func makeHashKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Keyed hashes of client addresses (HMAC-SHA256), so the database never holds an address.
+public struct AddressHasher: Sendable {
+    private let key: [UInt8]
+
+    /// Creates a hasher with a secret key.
+    public init(key: String) {
+        self.key = Array(key.utf8)
+    }
+
+    /// The hash of an address (128 bits as hex).
+    public func hash(_ address: IPAddress) -> String {
+        hash(text: address.unmapped.description)
+    }
+
+    /// The hash of an address's network (/24 or /64).
+    public func hashNetwork(_ address: IPAddress) -> String {
+        hash(text: "net:" + address.unmapped.networkPrefix)
+    }
+
+    private func hash(text: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key))
+        return Secrets.hex(Array(code).prefix(16))
+    }
+}

@@ -1,0 +1,412 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import GRDB
+
+/// Ferry's store on one SQLite file (GRDB, WAL mode), or in memory for tests.
+///
+/// One `DatabasePool` per file; every constraint lives in the schema; migrations run when the store opens, so any
+/// process (the server or the CLI) may open a fresh file first.
+public final class SQLiteStore: FerryDatabase {
+    let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        writer = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(writer)
+    }
+
+    /// An in-memory database (one connection), for tests.
+    public init(inMemory: Void = ()) throws {
+        writer = try DatabaseQueue()
+        try Self.migrator.migrate(writer)
+    }
+
+    // MARK: Schema
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+            CREATE TABLE apps (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+                ios_team_id TEXT,
+                ios_bundle_ids TEXT NOT NULL DEFAULT '[]',
+                ios_app_store_id TEXT,
+                ios_url_scheme TEXT,
+                android_package TEXT,
+                android_sha256 TEXT NOT NULL DEFAULT '[]',
+                fallback_url TEXT,
+                social_title TEXT,
+                social_description TEXT,
+                social_image_url TEXT,
+                created_at REAL NOT NULL
+            );
+            CREATE TABLE domains (
+                host TEXT PRIMARY KEY NOT NULL CHECK (host = lower(host) AND length(host) BETWEEN 1 AND 260),
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                position INTEGER NOT NULL
+            );
+            CREATE INDEX domains_app ON domains(app_id, position);
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY NOT NULL,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL CHECK (kind IN ('publishable', 'secret')),
+                environment TEXT NOT NULL CHECK (environment IN ('live', 'test')),
+                hash TEXT NOT NULL UNIQUE,
+                hint TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                revoked_at REAL
+            );
+            CREATE INDEX api_keys_app ON api_keys(app_id);
+            CREATE TABLE links (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                id TEXT NOT NULL UNIQUE,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                environment TEXT NOT NULL CHECK (environment IN ('live', 'test')),
+                domain TEXT NOT NULL,
+                slug TEXT NOT NULL CHECK (slug = lower(slug) AND length(slug) BETWEEN 1 AND 64),
+                destination TEXT NOT NULL,
+                ios_url TEXT,
+                android_url TEXT,
+                params TEXT NOT NULL DEFAULT '{}',
+                utm_source TEXT, utm_medium TEXT, utm_campaign TEXT, utm_content TEXT, utm_term TEXT,
+                campaign TEXT,
+                referrer TEXT,
+                social_title TEXT, social_description TEXT, social_image_url TEXT,
+                expires_at REAL,
+                disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL,
+                UNIQUE (domain, slug)
+            );
+            CREATE INDEX links_app_env_seq ON links(app_id, environment, seq);
+            CREATE TABLE clicks (
+                id TEXT PRIMARY KEY NOT NULL,
+                link_id TEXT NOT NULL,
+                app_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                ip_hash TEXT,
+                network_hash TEXT,
+                user_agent TEXT,
+                platform TEXT NOT NULL,
+                referer TEXT,
+                query TEXT,
+                accept_language TEXT
+            );
+            CREATE INDEX clicks_link_created ON clicks(link_id, created_at);
+            CREATE INDEX clicks_app_created ON clicks(app_id, created_at);
+            CREATE TABLE settings (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+            CREATE TABLE change_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+            INSERT INTO change_epoch (id, value) VALUES (1, 0);
+            """)
+            for table in ["apps", "domains", "api_keys", "links"] {
+                for event in ["INSERT", "UPDATE", "DELETE"] {
+                    try db.execute(sql: """
+                    CREATE TRIGGER \(table)_\(event.lowercased())_epoch AFTER \(event) ON \(table)
+                    BEGIN UPDATE change_epoch SET value = value + 1 WHERE id = 1; END;
+                    """)
+                }
+            }
+        }
+        return migrator
+    }
+
+    // MARK: Health
+
+    public func changeEpoch() async throws -> Int64 {
+        try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM change_epoch WHERE id = 1") ?? 0 }
+    }
+
+    public func checkHealth() async throws {
+        _ = try await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    public func close() async throws {
+        try writer.close()
+    }
+
+    // MARK: Apps
+
+    public func createApp(_ app: App) async throws {
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO apps (id, name, ios_team_id, ios_bundle_ids, ios_app_store_id, ios_url_scheme, android_package,
+                    android_sha256, fallback_url, social_title, social_description, social_image_url, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [app.id] + Self.appArguments(app) + [app.createdAt.timeIntervalSince1970])
+            try Self.insertDomains(app, db: db)
+        }
+    }
+
+    public func updateApp(_ app: App) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE apps SET name = ?, ios_team_id = ?, ios_bundle_ids = ?, ios_app_store_id = ?, ios_url_scheme = ?,
+                    android_package = ?, android_sha256 = ?, fallback_url = ?, social_title = ?, social_description = ?,
+                    social_image_url = ?
+                WHERE id = ?
+                """, arguments: Self.appArguments(app) + [app.id])
+            guard db.changesCount > 0 else { return false }
+            try db.execute(sql: "DELETE FROM domains WHERE app_id = ?", arguments: [app.id])
+            try Self.insertDomains(app, db: db)
+            return true
+        }
+    }
+
+    public func app(id: String) async throws -> App? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE id = ?", arguments: [id]).map { try Self.decodeApp($0, db: db) }
+        }
+    }
+
+    public func app(forDomain host: String) async throws -> App? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT apps.* FROM apps JOIN domains ON domains.app_id = apps.id WHERE domains.host = ?", arguments: [host])
+                .map { try Self.decodeApp($0, db: db) }
+        }
+    }
+
+    public func listApps() async throws -> [App] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at, id").map { try Self.decodeApp($0, db: db) }
+        }
+    }
+
+    private static func appArguments(_ app: App) -> StatementArguments {
+        [
+            app.name, app.ios.teamID, JSONText.encode(app.ios.bundleIDs), app.ios.appStoreID, app.ios.urlScheme,
+            app.android.packageName, JSONText.encode(app.android.sha256Fingerprints), app.fallbackURL,
+            app.social.title, app.social.description, app.social.imageURL,
+        ]
+    }
+
+    private static func insertDomains(_ app: App, db: Database) throws {
+        for (position, host) in app.domains.enumerated() {
+            do {
+                try db.execute(sql: "INSERT INTO domains (host, app_id, position) VALUES (?, ?, ?)", arguments: [host, app.id, position])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+                throw StoreConflict(field: "domain", message: "domain '\(host)' already belongs to an app")
+            }
+        }
+    }
+
+    private static func decodeApp(_ row: Row, db: Database) throws -> App {
+        let id: String = row["id"]
+        let domains = try String.fetchAll(db, sql: "SELECT host FROM domains WHERE app_id = ? ORDER BY position", arguments: [id])
+        return App(
+            id: id, name: row["name"], domains: domains,
+            ios: IOSSettings(teamID: row["ios_team_id"], bundleIDs: JSONText.decode(row["ios_bundle_ids"]) ?? [],
+                             appStoreID: row["ios_app_store_id"], urlScheme: row["ios_url_scheme"]),
+            android: AndroidSettings(packageName: row["android_package"], sha256Fingerprints: JSONText.decode(row["android_sha256"]) ?? []),
+            fallbackURL: row["fallback_url"],
+            social: SocialMetadata(title: row["social_title"], description: row["social_description"], imageURL: row["social_image_url"]),
+            createdAt: Date(timeIntervalSince1970: row["created_at"])
+        )
+    }
+
+    // MARK: Keys
+
+    public func createKey(_ key: APIKeyRecord) async throws {
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO api_keys (id, app_id, kind, environment, hash, hint, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [key.id, key.appID, key.kind.rawValue, key.environment.rawValue, key.hash, key.hint,
+                                 key.createdAt.timeIntervalSince1970, key.revokedAt?.timeIntervalSince1970])
+        }
+    }
+
+    public func key(hash: String) async throws -> APIKeyRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE hash = ?", arguments: [hash]).map(Self.decodeKey)
+        }
+    }
+
+    public func keys(appID: String) async throws -> [APIKeyRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE app_id = ? ORDER BY created_at, id", arguments: [appID]).map(Self.decodeKey)
+        }
+    }
+
+    public func revokeKey(id: String, at date: Date) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [date.timeIntervalSince1970, id])
+            return db.changesCount > 0
+        }
+    }
+
+    private static func decodeKey(_ row: Row) throws -> APIKeyRecord {
+        guard let kind = APIKeyKind(rawValue: row["kind"]), let environment = APIEnvironment(rawValue: row["environment"]) else {
+            throw DatabaseError(message: "api_keys row has an unknown kind or environment")
+        }
+        return APIKeyRecord(
+            id: row["id"], appID: row["app_id"], kind: kind, environment: environment, hash: row["hash"], hint: row["hint"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        )
+    }
+
+    // MARK: Links
+
+    public func createLink(_ link: Link) async throws {
+        try await writer.write { db in
+            do {
+                try db.execute(sql: """
+                    INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
+                        utm_source, utm_medium, utm_campaign, utm_content, utm_term, campaign, referrer,
+                        social_title, social_description, social_image_url, expires_at, disabled, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [link.id, link.appID, link.environment.rawValue, link.domain, link.slug] + Self.linkContent(link)
+                        + [link.createdAt.timeIntervalSince1970, link.updatedAt.timeIntervalSince1970])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw StoreConflict(field: "slug", message: "slug '\(link.slug)' is already taken on \(link.domain)")
+            }
+        }
+    }
+
+    public func updateLink(_ link: Link) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE links SET destination = ?, ios_url = ?, android_url = ?, params = ?, utm_source = ?, utm_medium = ?,
+                    utm_campaign = ?, utm_content = ?, utm_term = ?, campaign = ?, referrer = ?, social_title = ?,
+                    social_description = ?, social_image_url = ?, expires_at = ?, disabled = ?, updated_at = ?
+                WHERE id = ? AND app_id = ?
+                """, arguments: Self.linkContent(link) + [link.updatedAt.timeIntervalSince1970, link.id, link.appID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func deleteLink(id: String, appID: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM links WHERE id = ? AND app_id = ?", arguments: [id, appID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func link(id: String, appID: String) async throws -> Link? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM links WHERE id = ? AND app_id = ?", arguments: [id, appID]).map(Self.decodeLink)
+        }
+    }
+
+    public func link(domain: String, slug: String) async throws -> Link? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM links WHERE domain = ? AND slug = ?", arguments: [domain, slug]).map(Self.decodeLink)
+        }
+    }
+
+    public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM links WHERE app_id = ? AND environment = ? AND seq < ? ORDER BY seq DESC LIMIT ?
+                """, arguments: [appID, environment.rawValue, after ?? Int64.max, limit + 1])
+            let links = try rows.prefix(limit).map(Self.decodeLink)
+            let next: Int64? = rows.count > limit ? rows[limit - 1]["seq"] : nil
+            return LinkPage(links: links, nextCursor: next)
+        }
+    }
+
+    private static func linkContent(_ link: Link) -> StatementArguments {
+        [
+            link.destination, link.iosURL, link.androidURL, JSONText.encode(link.params),
+            link.utm.source, link.utm.medium, link.utm.campaign, link.utm.content, link.utm.term,
+            link.campaign, link.referrer, link.social.title, link.social.description, link.social.imageURL,
+            link.expiresAt?.timeIntervalSince1970, link.disabled,
+        ]
+    }
+
+    private static func decodeLink(_ row: Row) throws -> Link {
+        guard let environment = APIEnvironment(rawValue: row["environment"]) else {
+            throw DatabaseError(message: "links row has an unknown environment")
+        }
+        return Link(
+            id: row["id"], appID: row["app_id"], environment: environment, domain: row["domain"], slug: row["slug"],
+            destination: row["destination"], iosURL: row["ios_url"], androidURL: row["android_url"],
+            params: JSONText.decode(row["params"]) ?? [:],
+            utm: UTMParameters(source: row["utm_source"], medium: row["utm_medium"], campaign: row["utm_campaign"],
+                               content: row["utm_content"], term: row["utm_term"]),
+            campaign: row["campaign"], referrer: row["referrer"],
+            social: SocialMetadata(title: row["social_title"], description: row["social_description"], imageURL: row["social_image_url"]),
+            expiresAt: (row["expires_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            disabled: row["disabled"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            updatedAt: Date(timeIntervalSince1970: row["updated_at"])
+        )
+    }
+
+    // MARK: Clicks
+
+    public func recordClicks(_ clicks: [Click]) async throws {
+        guard !clicks.isEmpty else { return }
+        try await writer.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent,
+                    platform, referer, query, accept_language)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for click in clicks {
+                try statement.execute(arguments: [
+                    click.id, click.linkID, click.appID, click.environment.rawValue, click.createdAt.timeIntervalSince1970,
+                    click.ipHash, click.networkHash, click.userAgent, click.platform.rawValue, click.referer, click.query,
+                    click.acceptLanguage,
+                ])
+            }
+        }
+    }
+
+    public func clickCount(linkID: String) async throws -> Int {
+        try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM clicks WHERE link_id = ?", arguments: [linkID]) ?? 0 }
+    }
+
+    public func click(id: String) async throws -> Click? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM clicks WHERE id = ?", arguments: [id]).map { row in
+                Click(
+                    id: row["id"], linkID: row["link_id"], appID: row["app_id"],
+                    environment: APIEnvironment(rawValue: row["environment"]) ?? .live,
+                    createdAt: Date(timeIntervalSince1970: row["created_at"]), ipHash: row["ip_hash"], networkHash: row["network_hash"],
+                    userAgent: row["user_agent"], platform: ClientPlatform(rawValue: row["platform"]) ?? .other,
+                    referer: row["referer"], query: row["query"], acceptLanguage: row["accept_language"]
+                )
+            }
+        }
+    }
+
+    // MARK: Settings
+
+    public func setting(_ name: String) async throws -> String? {
+        try await writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) }
+    }
+
+    public func insertSettingIfAbsent(_ name: String, value: String) async throws -> String {
+        try await writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)", arguments: [name, value])
+            return try String.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) ?? value
+        }
+    }
+}
+
+/// JSON text columns (params, bundle ids, fingerprints).
+enum JSONText {
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+
+    static func decode<T: Decodable>(_ text: String?) -> T? {
+        guard let text else { return nil }
+        return try? JSONDecoder().decode(T.self, from: Data(text.utf8))
+    }
+}

@@ -1,0 +1,104 @@
+import FerryAPI
+import FerryCore
+import Foundation
+
+/// Something a store refused because it would break a uniqueness rule (a taken slug, a domain of another app).
+public struct StoreConflict: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The field that collided.
+    public var field: String
+    /// A sentence for people.
+    public var message: String
+
+    /// Creates a conflict.
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Apps and their link domains.
+public protocol AppStore: Sendable {
+    /// Stores a new app with its domains; throws `StoreConflict` when a domain belongs to another app.
+    func createApp(_ app: App) async throws
+    /// Replaces an app's settings and domains; false when it does not exist.
+    func updateApp(_ app: App) async throws -> Bool
+    /// One app by id.
+    func app(id: String) async throws -> App?
+    /// The app a link host belongs to.
+    func app(forDomain host: String) async throws -> App?
+    /// Every app, oldest first.
+    func listApps() async throws -> [App]
+}
+
+/// API keys, stored as hashes.
+public protocol KeyStore: Sendable {
+    /// Stores a key record.
+    func createKey(_ key: APIKeyRecord) async throws
+    /// The key with this hash, revoked or not.
+    func key(hash: String) async throws -> APIKeyRecord?
+    /// An app's keys, oldest first.
+    func keys(appID: String) async throws -> [APIKeyRecord]
+    /// Revokes a key; false when there is no such unrevoked key.
+    func revokeKey(id: String, at date: Date) async throws -> Bool
+}
+
+/// One page of links.
+public struct LinkPage: Sendable, Hashable {
+    /// Links, newest first.
+    public var links: [Link]
+    /// The cursor of the next page, nil on the last.
+    public var nextCursor: Int64?
+
+    /// Creates a page.
+    public init(links: [Link], nextCursor: Int64?) {
+        self.links = links
+        self.nextCursor = nextCursor
+    }
+}
+
+/// Short links.
+public protocol LinkStore: Sendable {
+    /// Stores a new link; throws `StoreConflict` (field `slug`) when the slug is taken on its domain.
+    func createLink(_ link: Link) async throws
+    /// Replaces a link; false when it does not exist.
+    func updateLink(_ link: Link) async throws -> Bool
+    /// Deletes a link of an app; false when it does not exist.
+    func deleteLink(id: String, appID: String) async throws -> Bool
+    /// One link by id, only within an app.
+    func link(id: String, appID: String) async throws -> Link?
+    /// The link a click names.
+    func link(domain: String, slug: String) async throws -> Link?
+    /// A page of an app's links of one environment, newest first; `after` is a cursor from a previous page.
+    func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage
+}
+
+/// Clicks, written in batches by the click recorder.
+public protocol ClickStore: Sendable {
+    /// Stores clicks in one transaction.
+    func recordClicks(_ clicks: [Click]) async throws
+    /// How many clicks a link has.
+    func clickCount(linkID: String) async throws -> Int
+    /// One click by id.
+    func click(id: String) async throws -> Click?
+}
+
+/// Small server-wide settings, such as the key of the IP hash.
+public protocol SettingsStore: Sendable {
+    /// A setting's value.
+    func setting(_ name: String) async throws -> String?
+    /// Stores a setting only when it has none yet; returns the value that is stored afterwards.
+    func insertSettingIfAbsent(_ name: String, value: String) async throws -> String
+}
+
+/// Everything the server keeps, behind one value.
+public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore {
+    /// A counter that changes whenever links, apps, domains or keys change, whoever changed them (another
+    /// process included); caches compare it to know when to drop what they hold.
+    func changeEpoch() async throws -> Int64
+    /// Throws when the database cannot answer.
+    func checkHealth() async throws
+    /// Releases connections.
+    func close() async throws
+}

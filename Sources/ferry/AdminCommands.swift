@@ -1,0 +1,199 @@
+import ArgumentParser
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+
+extension APIKeyKind: ExpressibleByArgument {}
+extension APIEnvironment: ExpressibleByArgument {}
+
+struct AppCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "app", abstract: "Manage apps.", subcommands: [Create.self, List.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an app; prints only its id.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "A name for people.") var name: String
+        @Option(name: .customLong("domain"), help: "A link domain (host[:port]); repeatable, first is the default.") var domains: [String]
+        @Option(name: .customLong("bundle-id"), help: "iOS bundle id; repeatable.") var bundleIDs: [String] = []
+        @Option(name: .customLong("team-id"), help: "Apple developer team id.") var teamID: String?
+        @Option(name: .customLong("app-store-id"), help: "Numeric App Store id.") var appStoreID: String?
+        @Option(name: .customLong("url-scheme"), help: "The app's custom URL scheme.") var urlScheme: String?
+        @Option(name: .customLong("android-package"), help: "Android application id.") var androidPackage: String?
+        @Option(name: .customLong("android-sha256"), help: "SHA-256 signing certificate fingerprint; repeatable.") var androidFingerprints: [String] = []
+        @Option(name: .customLong("fallback-url"), help: "Web page for the domain root and store-less visitors.") var fallbackURL: String?
+        @Option(help: "Default preview title.") var title: String?
+        @Option(help: "Default preview description.") var description: String?
+        @Option(name: .customLong("image-url"), help: "Default preview image URL.") var imageURL: String?
+
+        func run() async throws {
+            try await runReportingErrors {
+                let admin = FerryAdmin(store: try database.open())
+                var spec = FerryAdmin.AppSpec(name: name, domains: domains)
+                spec.bundleIDs = bundleIDs
+                spec.teamID = teamID
+                spec.appStoreID = appStoreID
+                spec.urlScheme = urlScheme
+                spec.androidPackage = androidPackage
+                spec.androidFingerprints = androidFingerprints
+                spec.fallbackURL = fallbackURL
+                spec.social = SocialMetadata(title: title, description: description, imageURL: imageURL)
+                let app = try await admin.createApp(spec)
+                print(app.id)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List apps: id, name, domains.")
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            try await runReportingErrors {
+                for app in try await database.open().listApps() {
+                    print("\(app.id)\t\(app.name)\t\(app.domains.joined(separator: ","))")
+                }
+            }
+        }
+    }
+}
+
+struct KeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "key", abstract: "Manage API keys.", subcommands: [Create.self, List.self, Revoke.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a key; prints only the key, which is not shown again.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The app's id.") var app: String
+        @Option(help: "secret (server-side) or publishable (in apps).") var kind: APIKeyKind
+        @Option(name: .customLong("env"), help: "live or test.") var environment: APIEnvironment = .live
+
+        func run() async throws {
+            try await runReportingErrors {
+                let created = try await FerryAdmin(store: try database.open()).createKey(appID: app, kind: kind, environment: environment)
+                print(created.key)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List an app's keys: id, kind, environment, hint, state.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The app's id.") var app: String
+
+        func run() async throws {
+            try await runReportingErrors {
+                for key in try await database.open().keys(appID: app) {
+                    print("\(key.id)\t\(key.kind.rawValue)\t\(key.environment.rawValue)\t\(key.hint)\t\(key.revokedAt == nil ? "active" : "revoked")")
+                }
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key by id; it stops working at once.")
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The key's id (key_…).") var id: String
+
+        func run() async throws {
+            try await runReportingErrors {
+                guard try await database.open().revokeKey(id: id, at: FerryAdmin.wallClock()) else {
+                    throw FerryCore.ValidationError(code: "not_found", field: "id", "no active key with id '\(id)'")
+                }
+            }
+        }
+    }
+}
+
+struct LinkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "link", abstract: "Manage links.", subcommands: [Create.self, List.self])
+
+    static func app(_ id: String?, admin: FerryAdmin) async throws -> App {
+        if let id {
+            guard let app = try await admin.store.app(id: id) else { throw FerryCore.ValidationError(code: "not_found", field: "app", "no app with id '\(id)'") }
+            return app
+        }
+        guard let app = try await admin.soleApp() else { throw FerryCore.ValidationError(field: "app", "there is more than one app (or none): pass --app") }
+        return app
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a link; prints its short URL (or the whole link with --json).")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The app's id (optional when there is one app).") var app: String?
+        @Option(name: .customLong("env"), help: "live or test.") var environment: APIEnvironment = .live
+        @Option(help: "Web destination (http/https).") var destination: String
+        @Option(help: "Custom slug.") var slug: String?
+        @Option(help: "Link domain (default: the app's first).") var domain: String?
+        @Option(name: .customLong("ios-url"), help: "iOS deep link.") var iosURL: String?
+        @Option(name: .customLong("android-url"), help: "Android deep link.") var androidURL: String?
+        @Option(name: .customLong("param"), help: "key=value for the app; repeatable.") var params: [String] = []
+        @Option(name: .customLong("utm-source")) var utmSource: String?
+        @Option(name: .customLong("utm-medium")) var utmMedium: String?
+        @Option(name: .customLong("utm-campaign")) var utmCampaign: String?
+        @Option(help: "Campaign name.") var campaign: String?
+        @Option(help: "Who shared it.") var referrer: String?
+        @Option(help: "Preview title.") var title: String?
+        @Option(help: "Preview description.") var description: String?
+        @Option(name: .customLong("image-url"), help: "Preview image URL.") var imageURL: String?
+        @Flag(help: "Print the link as JSON.") var json = false
+
+        func run() async throws {
+            try await runReportingErrors {
+                let admin = FerryAdmin(store: try database.open())
+                let app = try await LinkCommand.app(self.app, admin: admin)
+                var parsed: [String: String] = [:]
+                for pair in params {
+                    guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else { throw FerryCore.ValidationError(field: "params", "--param must be key=value") }
+                    parsed[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+                }
+                let utm = UTMParameters(source: utmSource, medium: utmMedium, campaign: utmCampaign)
+                let social = SocialMetadata(title: title, description: description, imageURL: imageURL)
+                let request = CreateLinkRequest(
+                    domain: domain, slug: slug, destination: destination, iosURL: iosURL, androidURL: androidURL,
+                    params: parsed.isEmpty ? nil : parsed, utm: utm.isEmpty ? nil : utm, campaign: campaign, referrer: referrer,
+                    social: social.isEmpty ? nil : social
+                )
+                let link = try await admin.createLink(request, app: app, environment: environment)
+                if json {
+                    print(String(decoding: try FerryJSON.makeEncoder().encode(link.response), as: UTF8.self))
+                } else {
+                    print(link.shortURL)
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List links, newest first: id, short URL, destination.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The app's id (optional when there is one app).") var app: String?
+        @Option(name: .customLong("env"), help: "live or test.") var environment: APIEnvironment = .live
+        @Option(help: "How many at most.") var limit: Int = 100
+        @Flag(help: "Print JSON lines.") var json = false
+
+        func run() async throws {
+            try await runReportingErrors {
+                let admin = FerryAdmin(store: try database.open())
+                let app = try await LinkCommand.app(self.app, admin: admin)
+                var cursor: Int64?
+                var remaining = max(0, limit)
+                let encoder = FerryJSON.makeEncoder()
+                while remaining > 0 {
+                    let page = try await admin.store.listLinks(appID: app.id, environment: environment, limit: min(100, remaining), after: cursor)
+                    for link in page.links {
+                        if json {
+                            print(String(decoding: try encoder.encode(link.response), as: UTF8.self))
+                        } else {
+                            print("\(link.id)\t\(link.shortURL)\t\(link.destination)")
+                        }
+                    }
+                    remaining -= page.links.count
+                    guard let next = page.nextCursor else { break }
+                    cursor = next
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+
+@main
+struct FerryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ferry",
+        abstract: "Self-hosted deep links: short links, previews, association files and attribution.",
+        subcommands: [Serve.self, AppCommand.self, KeyCommand.self, LinkCommand.self]
+    )
+}
+
+/// `--database`, shared by every command.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .long, help: "sqlite:PATH or postgres://… (default: $FERRY_DATABASE_URL, else sqlite:ferry.sqlite).")
+    var database: String?
+
+    func location() throws -> DatabaseLocation {
+        if let database { return try DatabaseLocation(parsing: database) }
+        if let value = ProcessInfo.processInfo.environment["FERRY_DATABASE_URL"], !value.isEmpty { return try DatabaseLocation(parsing: value) }
+        return .default
+    }
+
+    func open() throws -> any FerryDatabase {
+        do { return try location().open() } catch let error as ConfigurationError { throw ValidationError(error.description) }
+    }
+}
+
+/// Prints a store or validation failure as one line and exits 1 (usage mistakes exit 64 through ArgumentParser).
+func runReportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as FerryCore.ValidationError {
+        FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+        throw ExitCode(1)
+    } catch let error as StoreConflict {
+        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+        throw ExitCode(1)
+    } catch let error as ConfigurationError {
+        FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+        throw ExitCode(1)
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start the Ferry server (SQLite at ./ferry.sqlite unless told otherwise).")
+
+    @Option(help: "Address to listen on.") var host: String?
+    @Option(help: "Port to listen on (0 picks a free one).") var port: Int?
+    @OptionGroup var database: DatabaseOptions
+    @Option(name: .customLong("trusted-proxy"), help: "A proxy (address or CIDR) whose X-Forwarded-For is believed; repeatable.")
+    var trustedProxies: [String] = []
+
+    func run() async throws {
+        try await runReportingErrors {
+            var configuration = FerryConfiguration()
+            try configuration.apply(environment: ProcessInfo.processInfo.environment)
+            if let host { configuration.host = host }
+            if let port {
+                guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+                configuration.port = port
+            }
+            if database.database != nil { configuration.database = try database.location() }
+            if !trustedProxies.isEmpty {
+                do { configuration.trustedProxies = try IPNetwork.parseList(trustedProxies.joined(separator: ",")) } catch { throw ValidationError("--trusted-proxy: \(error)") }
+            }
+            let store = try configuration.database.open()
+            let admin = FerryAdmin(store: store)
+            let domains = Self.defaultDomains(host: configuration.host, port: configuration.port)
+            let bootstrap = try await admin.bootstrapIfEmpty(domains: domains)
+            let host = configuration.host
+            let location = configuration.database
+            let app = try await buildApplication(configuration, store: store) { port in
+                let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
+                var lines = ["Ferry is running at http://\(shown.contains(":") ? "[\(shown)]" : shown):\(port) (database \(location))"]
+                if let bootstrap {
+                    lines += [
+                        "Created the default app \(bootstrap.app.id) for \(bootstrap.app.domains.joined(separator: ", ")).",
+                        "Secret key (server-side only; shown once):    \(bootstrap.secretKey)",
+                        "Publishable key (safe to ship in your app):   \(bootstrap.publishableKey)",
+                    ]
+                }
+                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            }
+            try await app.runService()
+        }
+    }
+
+    /// Link domains of the app created on first start: the loopback names with the port in development.
+    static func defaultDomains(host: String, port: Int) -> [String] {
+        if ["127.0.0.1", "localhost", "0.0.0.0", "::", "::1"].contains(host) {
+            return ["localhost:\(port)", "127.0.0.1:\(port)"]
+        }
+        return ["\(host):\(port)"]
+    }
+}

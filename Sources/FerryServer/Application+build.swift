@@ -86,12 +86,19 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch let error as HTTPError where error.status == .notFound && !Self.isAPIPath(request.uri.path) {
+            // Any other path on a link domain is a link that does not exist: a page for people, not JSON.
+            return EdgeController.html(StatusPage.notFound.render(), status: .notFound, head: request.method == .head)
         } catch let error as HTTPError {
             throw APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(.internalServerError, code: "internal", message: "something went wrong; the error was logged")
         }
+    }
+
+    static func isAPIPath(_ path: String) -> Bool {
+        path.hasPrefix("/v1/") || path == "/v1" || path.hasPrefix("/api/")
     }
 
     static func code(for status: HTTPResponse.Status) -> String {

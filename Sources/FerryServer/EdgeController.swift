@@ -141,10 +141,15 @@ struct EdgeController: Sendable {
     }
 
     func page(_ page: StatusPage, head: Bool) -> Response {
-        html(page.render(), status: HTTPResponse.Status(code: page.status), head: head)
+        Self.html(page.render(), status: HTTPResponse.Status(code: page.status), head: head)
     }
 
     func html(_ text: String, status: HTTPResponse.Status, head: Bool) -> Response {
+        Self.html(text, status: status, head: head)
+    }
+
+    /// An HTML page with Ferry's security headers.
+    static func html(_ text: String, status: HTTPResponse.Status, head: Bool) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

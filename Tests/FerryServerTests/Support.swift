@@ -1,0 +1,118 @@
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// A database with two apps and their keys, as the CLI would set them up.
+struct Fixture {
+    let directory: URL
+    let store: SQLiteStore
+    let admin: FerryAdmin
+    let app: App
+    let otherApp: App
+    let secret: String
+    let publishable: String
+    let testSecret: String
+    let otherSecret: String
+
+    var path: String { directory.appendingPathComponent("ferry.sqlite").path }
+
+    static func make() async throws -> Fixture {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: directory.appendingPathComponent("ferry.sqlite").path)
+        let admin = FerryAdmin(store: store)
+        var spec = FerryAdmin.AppSpec(name: "Example", domains: ["go.example.com", "links.example.com"])
+        spec.teamID = "ABCDE12345"
+        spec.bundleIDs = ["com.example.app", "com.example.app.beta"]
+        spec.appStoreID = "1234567890"
+        spec.urlScheme = "example"
+        spec.androidPackage = "com.example.android"
+        spec.androidFingerprints = ["14:6d:e9:83:c5:73:06:50:d8:ee:b9:95:2f:34:fc:64:16:a0:83:42:e6:1d:be:a8:8a:04:96:b2:3f:cf:44:e5"]
+        spec.fallbackURL = "https://example.com/"
+        spec.social = SocialMetadata(title: "Example App", description: "The example app", imageURL: "https://example.com/card.png")
+        let app = try await admin.createApp(spec)
+        let other = try await admin.createApp(.init(name: "Other", domains: ["other.test"]))
+        return Fixture(
+            directory: directory, store: store, admin: admin, app: app, otherApp: other,
+            secret: try await admin.createKey(appID: app.id, kind: .secret, environment: .live).key,
+            publishable: try await admin.createKey(appID: app.id, kind: .publishable, environment: .live).key,
+            testSecret: try await admin.createKey(appID: app.id, kind: .secret, environment: .test).key,
+            otherSecret: try await admin.createKey(appID: other.id, kind: .secret, environment: .live).key
+        )
+    }
+
+    static var configuration: FerryConfiguration {
+        var configuration = FerryConfiguration()
+        configuration.port = 0
+        configuration.clickFlushInterval = .milliseconds(20)
+        configuration.cacheRefreshInterval = .milliseconds(100)
+        configuration.ipHashKey = "test-ip-hash-key-0123456789"
+        configuration.logLevel = .error
+        return configuration
+    }
+
+    func application(_ configuration: FerryConfiguration = Fixture.configuration) async throws -> some ApplicationProtocol {
+        try await buildApplication(configuration, store: store)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    /// Waits until a condition holds (the click recorder writes off the request path), for at most five seconds.
+    func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<250 {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
+
+extension HTTPField.Name {
+    static let host = HTTPField.Name("Host")!
+    static let apiKey = HTTPField.Name("x-api-key")!
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let csp = HTTPField.Name("Content-Security-Policy")!
+}
+
+/// Headers for a request to a link domain or the API.
+func headers(host: String = "go.example.com", key: String? = nil, userAgent: String? = nil, json: Bool = false, extra: [(HTTPField.Name, String)] = []) -> HTTPFields {
+    var fields = HTTPFields()
+    fields[.host] = host
+    if let key { fields[.authorization] = "Bearer \(key)" }
+    if let userAgent { fields[.userAgent] = userAgent }
+    if json { fields[.contentType] = "application/json" }
+    for (name, value) in extra { fields.append(HTTPField(name: name, value: value)) }
+    return fields
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try FerryJSON.makeDecoder().decode(T.self, from: Data(buffer: body))
+    }
+
+    var error: ErrorResponse.Detail? { (try? decode(ErrorResponse.self))?.error }
+}
+
+func jsonBody(_ value: some Encodable) throws -> ByteBuffer {
+    ByteBuffer(bytes: try FerryJSON.makeEncoder().encode(value))
+}
+
+func jsonBody(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+enum UA {
+    static let iPhoneSafari = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"
+    static let iPhoneInstagram = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 334.0.4.32.98 (iPhone15,2; iOS 17_5; en_US; en; scale=3.00; 1179x2556; 607436522)"
+    static let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.6367.82 Mobile Safari/537.36"
+    static let desktop = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15"
+    static let facebookBot = "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"
+    static let slackBot = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
+}

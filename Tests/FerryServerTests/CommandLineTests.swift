@@ -1,0 +1,253 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import Testing
+
+/// Runs the real `ferry` executable that `swift test` built next to the test bundle.
+struct FerryProcess {
+    static var executable: URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = bundle.deletingLastPathComponent()
+        // On macOS the test bundle is a folder (…/FerryPackageTests.xctest/Contents/MacOS/…).
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("ferry").path), directory.path != "/" {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.appendingPathComponent("ferry")
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs a command to completion.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["FERRY_DATABASE_URL"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A running `ferry serve`, its output going to a file.
+    final class Server {
+        let process = Process()
+        let output: URL
+        let port: Int
+
+        init(database: String, port: Int, directory: URL) throws {
+            self.port = port
+            output = directory.appendingPathComponent("serve-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: output)
+            process.executableURL = FerryProcess.executable
+            process.arguments = ["serve", "--database", database, "--port", String(port)]
+            var env = ProcessInfo.processInfo.environment
+            env["FERRY_DATABASE_URL"] = nil
+            env["FERRY_LOG_LEVEL"] = "warning"
+            process.environment = env
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+        }
+
+        var log: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+
+        /// Waits until the server says it listens (at most 20 s).
+        func waitUntilRunning() async throws {
+            for _ in 0..<400 {
+                if log.contains("Ferry is running at") { return }
+                if !process.isRunning { throw RawHTTPClient.Failure(description: "ferry serve exited: \(log)") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            throw RawHTTPClient.Failure(description: "ferry serve did not start: \(log)")
+        }
+
+        func terminate() { process.terminate() }
+
+        func kill() { Foundation.kill(process.processIdentifier, SIGKILL) }
+
+        func waitForExit() -> Int32 {
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+}
+
+func temporaryDirectory() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
+func matches(_ text: String, _ pattern: String) -> Bool {
+    text.range(of: pattern, options: .regularExpression) != nil
+}
+
+@Suite("The ferry command", .serialized)
+struct CommandLineTests {
+    @Test func adminCommandsPrintOnlyWhatScriptsNeed() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = "sqlite:" + directory.appendingPathComponent("admin.sqlite").path
+
+        let app = try FerryProcess.run(["app", "create", "--database", database, "--name", "Demo", "--domain", "Go.Demo.test",
+                                        "--team-id", "abcde12345", "--bundle-id", "com.demo.app", "--app-store-id", "id123456",
+                                        "--android-package", "com.demo.android", "--android-sha256", String(repeating: "ab", count: 32)])
+        #expect(app.status == 0, "\(app.stderr)")
+        #expect(matches(app.stdout, #"^app_[A-Za-z0-9]{22}\n$"#), "\(app.stdout)")
+        let appID = app.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        for (kind, env, prefix) in [("secret", "live", "fs_live_"), ("publishable", "test", "fk_test_")] {
+            let key = try FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", kind, "--env", env])
+            #expect(key.status == 0, "\(key.stderr)")
+            #expect(matches(key.stdout, "^\(prefix)[A-Za-z0-9]{32}\\n$"), "\(key.stdout)")
+        }
+        let keys = try FerryProcess.run(["key", "list", "--database", database, "--app", appID])
+        #expect(keys.stdout.split(separator: "\n").count == 2)
+        let firstKeyID = String(keys.stdout.split(separator: "\t")[0])
+        #expect(try FerryProcess.run(["key", "revoke", "--database", database, firstKeyID]).status == 0)
+        #expect(try FerryProcess.run(["key", "revoke", "--database", database, firstKeyID]).status == 1)
+        #expect(try FerryProcess.run(["key", "list", "--database", database, "--app", appID]).stdout.contains("revoked"))
+
+        let link = try FerryProcess.run(["link", "create", "--database", database, "--destination", "https://demo.test/a", "--slug", "Promo",
+                                         "--param", "screen=promo", "--utm-source", "cli"])
+        #expect(link.status == 0, "\(link.stderr)")
+        #expect(link.stdout == "https://go.demo.test/promo\n")
+        let list = try FerryProcess.run(["link", "list", "--database", database, "--json"])
+        let decoded = try FerryJSON.makeDecoder().decode(LinkResponse.self, from: Data(list.stdout.utf8))
+        #expect(decoded.params == ["screen": "promo"])
+        #expect(decoded.utm.source == "cli")
+
+        // Bad input: a clear message on stderr, a non-zero status, nothing on stdout, nothing stored.
+        let refusals: [([String], String)] = [
+            (["link", "create", "--database", database, "--destination", "javascript:alert(1)"], "destination"),
+            (["link", "create", "--database", database, "--destination", "https://demo.test/", "--slug", "promo"], "already taken"),
+            (["app", "create", "--database", database, "--name", "Again", "--domain", "go.demo.test"], "already belongs"),
+            (["app", "create", "--database", database, "--name", "Bad", "--domain", "not a host"], "domain"),
+            (["key", "create", "--database", database, "--app", "app_missing", "--kind", "secret"], "no app"),
+        ]
+        for (arguments, message) in refusals {
+            let result = try FerryProcess.run(arguments)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+        }
+        let bad = try FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", "admin"])
+        #expect(bad.status != 0)
+        let count = try FerryProcess.run(["link", "list", "--database", database])
+        #expect(count.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test func serveBootstrapsOnceThenServesWhatTheCLIWrites() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("serve.sqlite").path
+        let port = try RawHTTPClient.freePort()
+
+        let server = try FerryProcess.Server(database: "sqlite:" + path, port: port, directory: directory)
+        defer { server.terminate() }
+        try await server.waitUntilRunning()
+        let log = server.log
+        #expect(log.contains("Ferry is running at http://127.0.0.1:\(port)"))
+        let secret = try #require(log.split(separator: "\n").first { $0.contains("Secret key") }?.split(separator: " ").last.map(String.init))
+        let publishable = try #require(log.split(separator: "\n").first { $0.contains("Publishable key") }?.split(separator: " ").last.map(String.init))
+        #expect(APIKeyFormat(parsing: secret) == APIKeyFormat(kind: .secret, environment: .live))
+        #expect(APIKeyFormat(parsing: publishable) == APIKeyFormat(kind: .publishable, environment: .live))
+
+        // The secret key works over a real socket.
+        let created = try RawHTTPClient.request(
+            port: port, method: "POST", path: "/v1/links", host: "localhost:\(port)",
+            headers: [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json")],
+            body: #"{"slug": "live", "destination": "https://example.com/live"}"#)
+        #expect(created.status == 201, "\(created.body)")
+        #expect(created.body.contains("\"url\":\"http://localhost:\(port)/live\""))
+        let visit = try RawHTTPClient.request(port: port, path: "/live?utm_source=test", host: "localhost:\(port)", headers: [("User-Agent", "Mozilla/5.0 (X11; Linux x86_64)")])
+        #expect(visit.status == 302)
+        #expect(visit.header("Location") == "https://example.com/live?utm_source=test")
+
+        // A link written by the CLI, while the server runs, is served without a restart (even after a miss).
+        #expect(try RawHTTPClient.request(port: port, path: "/fromcli", host: "localhost:\(port)").status == 404)
+        let cli = try FerryProcess.run(["link", "create", "--database", "sqlite:" + path, "--destination", "https://example.com/cli", "--slug", "fromcli"])
+        #expect(cli.status == 0, "\(cli.stderr)")
+        var served = false
+        for _ in 0..<100 where !served {
+            served = try RawHTTPClient.request(port: port, path: "/fromcli", host: "localhost:\(port)", headers: [("User-Agent", "Mozilla/5.0 (X11; Linux x86_64)")]).status == 302
+            if !served { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(served)
+
+        // SIGTERM: a graceful stop that writes every pending click.
+        server.terminate()
+        #expect(server.waitForExit() == 0)
+        let store = try SQLiteStore(path: path)
+        let live = try #require(try await store.link(domain: "localhost:\(port)", slug: "live"))
+        #expect(try await store.clickCount(linkID: live.id) == 1)
+
+        // A second start on the same database prints no keys.
+        let again = try FerryProcess.Server(database: "sqlite:" + path, port: port, directory: directory)
+        defer { again.terminate() }
+        try await again.waitUntilRunning()
+        #expect(!again.log.contains("Secret key"))
+        again.terminate()
+        _ = again.waitForExit()
+    }
+
+    @Test func everyLinkWhoseCreateReturned201SurvivesAKill() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("restart.sqlite").path
+        let port = try RawHTTPClient.freePort()
+        let server = try FerryProcess.Server(database: "sqlite:" + path, port: port, directory: directory)
+        defer { server.terminate() }
+        try await server.waitUntilRunning()
+        let secret = try #require(server.log.split(separator: "\n").first { $0.contains("Secret key") }?.split(separator: " ").last.map(String.init))
+
+        // Many concurrent creates over real sockets; remember which returned 201.
+        let created = try await withThrowingTaskGroup(of: (String, Int).self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    let response = try RawHTTPClient.request(
+                        port: port, method: "POST", path: "/v1/links", host: "localhost:\(port)",
+                        headers: [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json")],
+                        body: #"{"slug": "r\#(index)", "destination": "https://example.com/\#(index)", "params": {"n": "\#(index)"}}"#)
+                    return ("r\(index)", response.status)
+                }
+            }
+            var ok: [String] = []
+            for try await (slug, status) in group where status == 201 { ok.append(slug) }
+            return ok
+        }
+        #expect(created.count == 60)
+        server.kill()
+        _ = server.waitForExit()
+
+        let restarted = try FerryProcess.Server(database: "sqlite:" + path, port: port, directory: directory)
+        defer { restarted.terminate() }
+        try await restarted.waitUntilRunning()
+        for slug in created {
+            let index = slug.dropFirst()
+            let response = try RawHTTPClient.request(port: port, path: "/\(slug)", host: "localhost:\(port)", headers: [("User-Agent", "Mozilla/5.0 (Windows NT 10.0)")])
+            #expect(response.status == 302, "\(slug)")
+            #expect(response.header("Location") == "https://example.com/\(index)")
+        }
+        let listed = try RawHTTPClient.request(port: port, path: "/v1/links?limit=100", host: "localhost:\(port)", headers: [("Authorization", "Bearer \(secret)")])
+        let page = try FerryJSON.makeDecoder().decode(LinkListResponse.self, from: Data(listed.body.utf8))
+        #expect(Set(page.data.map(\.slug)) == Set(created))
+        #expect(page.data.allSatisfy { $0.params["n"] == String($0.slug.dropFirst()) })
+        restarted.terminate()
+        _ = restarted.waitForExit()
+    }
+}

@@ -40,7 +40,7 @@ public enum DomainName {
         guard var host = header, !host.isEmpty, host.utf8.count <= maxLength + 6 else { return nil }
         host = host.lowercased()
         if host.hasSuffix(".") { host.removeLast() }
-        if let colon = host.lastIndex(of: ":"), host[host.index(before: colon)] == "." {
+        if let colon = host.lastIndex(of: ":"), colon > host.startIndex, host[host.index(before: colon)] == "." {
             host.remove(at: host.index(before: colon))
         }
         return host

@@ -245,4 +245,25 @@ struct EdgeTests {
             #expect(try await client.execute(uri: "/", method: .get, headers: headers(host: "other.test")).status == .notFound)
         }
     }
+
+    @Test func hostileHostHeadersAndPathsGetPagesNotCrashes() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await createLink(fixture, CreateLinkRequest(slug: "ok", destination: "https://example.com/"))
+        try await fixture.application().test(.router) { client in
+            for host in [":", ":80", ".", ".:", "[", "[::1", "]", String(repeating: "a", count: 5000), "go.example.com:99999", "gö.example.com", "%00"] {
+                let response = try await client.execute(uri: "/ok", method: .get, headers: headers(host: host, userAgent: UA.desktop))
+                #expect(response.status == .notFound, "\(host.prefix(20))")
+            }
+            for path in ["/%00", "/ok%0d%0aSet-Cookie:x", "/..%2f..%2fetc%2fpasswd", "/" + String(repeating: "a", count: 4000), "/ok/../ok"] {
+                let response = try await client.execute(uri: path, method: .get, headers: headers(userAgent: UA.desktop))
+                #expect(response.status == .notFound || response.status == .found, "\(path.prefix(30))")
+                #expect(response.headers[.setCookie] == nil)
+            }
+            // A query that could split headers never reaches Location.
+            let split = try await client.execute(uri: "/ok?a=%0d%0aX:1&b=\u{7f}", method: .get, headers: headers(userAgent: UA.desktop))
+            #expect(split.status == .found)
+            #expect(split.headers[.location]?.contains("\r") == false)
+        }
+    }
 }

@@ -19,7 +19,7 @@ public enum DomainName {
         var host = Substring(lower)
         if let colon = lower.lastIndex(of: ":") {
             let port = lower[lower.index(after: colon)...]
-            guard let number = Int(port), (1...65535).contains(number), port.first != "0" else {
+            guard parsePort(port) != nil else {
                 throw ValidationError(field: field, "domain '\(text)' has an invalid port")
             }
             host = lower[..<colon]
@@ -43,6 +43,15 @@ public enum DomainName {
         if let colon = host.lastIndex(of: ":"), colon > host.startIndex, host[host.index(before: colon)] == "." {
             host.remove(at: host.index(before: colon))
         }
-        return host
+        return host.isEmpty ? nil : host
+    }
+
+    /// A port number written as 1 to 5 ASCII digits without a leading zero or sign, in 1...65535.
+    static func parsePort(_ text: Substring) -> Int? {
+        guard (1...5).contains(text.utf8.count), text.first != "0",
+              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let number = Int(text), (1...65535).contains(number)
+        else { return nil }
+        return number
     }
 }

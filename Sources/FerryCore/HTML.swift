@@ -20,6 +20,19 @@ public enum HTML {
         return out
     }
 
+    /// Escapes a URL for an `href`, `src`, `content` or refresh attribute; `#` instead when a browser would read it as a
+    /// script or local-data URL (`javascript:`, `data:`, … in any case, disguised with spaces or control characters).
+    /// Stored URLs are validated before they get here; this keeps a page safe whatever it is given.
+    public static func attributeURL(_ url: String) -> String {
+        // Browsers ignore leading C0 controls and spaces and remove tabs and newlines anywhere in a URL, and `escape`
+        // drops control characters: judge the scheme on what is left.
+        let significant = String(String.UnicodeScalarView(url.unicodeScalars.filter { $0.value > 0x20 && $0.value != 0x7F }))
+        if let colon = significant.firstIndex(of: ":"), URLRules.forbiddenSchemes.contains(significant[..<colon].lowercased()) {
+            return "#"
+        }
+        return escape(url)
+    }
+
     /// The Content-Security-Policy of every page Ferry serves: no inline script, scripts only from Ferry itself.
     public static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -78,7 +91,7 @@ public struct PreviewPage: Sendable, Hashable {
     /// The HTML.
     public func render() -> String {
         var meta = [
-            ("property", "og:title", title), ("property", "og:type", "website"), ("property", "og:url", shortURL),
+            ("property", "og:title", title), ("property", "og:type", "website"), ("property", "og:url", HTML.attributeURL(shortURL)),
             ("property", "og:site_name", siteName), ("name", "twitter:title", title),
             ("name", "twitter:card", imageURL == nil ? "summary" : "summary_large_image"),
         ]
@@ -86,14 +99,16 @@ public struct PreviewPage: Sendable, Hashable {
             meta += [("name", "description", description), ("property", "og:description", description), ("name", "twitter:description", description)]
         }
         if let imageURL {
-            meta += [("property", "og:image", imageURL), ("name", "twitter:image", imageURL)]
+            meta += [("property", "og:image", HTML.attributeURL(imageURL)), ("name", "twitter:image", HTML.attributeURL(imageURL))]
         }
-        var head = meta.map { "<meta \($0.0)=\"\(HTML.escape($0.1))\" content=\"\(HTML.escape($0.2))\">\n" }.joined()
-        head += "<link rel=\"canonical\" href=\"\(HTML.escape(destination))\">\n"
+        // URL values are already escaped by `attributeURL`; text values are escaped here.
+        let isURL: Set<String> = ["og:url", "og:image", "twitter:image"]
+        var head = meta.map { "<meta \($0.0)=\"\(HTML.escape($0.1))\" content=\"\(isURL.contains($0.1) ? $0.2 : HTML.escape($0.2))\">\n" }.joined()
+        head += "<link rel=\"canonical\" href=\"\(HTML.attributeURL(destination))\">\n"
         var body = "<h1>\(HTML.escape(title))</h1>\n"
-        if let imageURL { body += "<img class=\"preview\" src=\"\(HTML.escape(imageURL))\" alt=\"\">\n" }
+        if let imageURL { body += "<img class=\"preview\" src=\"\(HTML.attributeURL(imageURL))\" alt=\"\">\n" }
         if let description { body += "<p>\(HTML.escape(description))</p>\n" }
-        body += "<a class=\"button\" href=\"\(HTML.escape(destination))\">Continue</a>"
+        body += "<a class=\"button\" href=\"\(HTML.attributeURL(destination))\">Continue</a>"
         return HTML.document(title: title, head: head, body: body)
     }
 }
@@ -146,23 +161,23 @@ public struct InterstitialPage: Sendable, Hashable {
     public func render() -> String {
         var head = "<script src=\"\(HTML.interstitialScriptPath)\" defer></script>\n"
         if autoRedirect {
-            head += "<noscript><meta http-equiv=\"refresh\" content=\"0;url=\(HTML.escape(storeURL))\"></noscript>\n"
+            head += "<noscript><meta http-equiv=\"refresh\" content=\"0;url=\(HTML.attributeURL(storeURL))\"></noscript>\n"
         }
         var body = "<h1>\(HTML.escape(title))</h1>\n"
-        if let imageURL { body += "<img class=\"preview\" src=\"\(HTML.escape(imageURL))\" alt=\"\">\n" }
+        if let imageURL { body += "<img class=\"preview\" src=\"\(HTML.attributeURL(imageURL))\" alt=\"\">\n" }
         if let description { body += "<p>\(HTML.escape(description))</p>\n" }
         if !autoRedirect, let openInAppURL {
-            body += "<a class=\"button\" id=\"ferry-open\" href=\"\(HTML.escape(openInAppURL))\">Open in \(HTML.escape(appName))</a>\n"
+            body += "<a class=\"button\" id=\"ferry-open\" href=\"\(HTML.attributeURL(openInAppURL))\">Open in \(HTML.escape(appName))</a>\n"
         }
         let storeLabel = isAppStore ? "Get \(appName) on the App Store" : "Continue"
-        body += "<a class=\"button\(autoRedirect ? "" : " secondary")\" id=\"ferry-store\" href=\"\(HTML.escape(storeURL))\">\(HTML.escape(storeLabel))</a>\n"
+        body += "<a class=\"button\(autoRedirect ? "" : " secondary")\" id=\"ferry-store\" href=\"\(HTML.attributeURL(storeURL))\">\(HTML.escape(storeLabel))</a>\n"
         if webURL != storeURL {
-            body += "<a class=\"button secondary\" id=\"ferry-web\" href=\"\(HTML.escape(webURL))\">Continue on the web</a>\n"
+            body += "<a class=\"button secondary\" id=\"ferry-web\" href=\"\(HTML.attributeURL(webURL))\">Continue on the web</a>\n"
         }
         if !autoRedirect {
             body += "<p>Already have the app? Use the menu (•••) and choose “Open in browser”, then tap the link again.</p>\n"
         }
-        let attributes = " data-click=\"\(HTML.escape(clickID))\" data-store=\"\(HTML.escape(storeURL))\" data-auto=\"\(autoRedirect ? "1" : "0")\""
+        let attributes = " data-click=\"\(HTML.escape(clickID))\" data-store=\"\(HTML.attributeURL(storeURL))\" data-auto=\"\(autoRedirect ? "1" : "0")\""
         return HTML.document(title: title, head: head, body: body, bodyAttributes: attributes)
     }
 

@@ -20,11 +20,16 @@ public struct QueryString: Sendable, Hashable {
 
     /// Parses a raw query (without `?`). Over-long queries and pairs beyond the limit are dropped.
     public init(_ text: some StringProtocol) {
+        self.init(text, maxItems: Self.maxItems, maxBytes: Self.maxBytes)
+    }
+
+    /// Parses a raw query with explicit limits (`URLParts` uses none: a stored URL's query is kept whole).
+    init(_ text: some StringProtocol, maxItems: Int, maxBytes: Int) {
         storage = []
         let raw = Substring(text)
-        guard !raw.isEmpty, raw.utf8.count <= Self.maxBytes else { return }
+        guard !raw.isEmpty, raw.utf8.count <= maxBytes else { return }
         for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
-            if storage.count >= Self.maxItems { break }
+            if storage.count >= maxItems { break }
             let name: Substring
             let value: Substring?
             if let eq = pair.firstIndex(of: "=") {
@@ -150,7 +155,8 @@ public struct URLParts: Sendable, Hashable {
             fragment = nil
         }
         if let question = rest.firstIndex(of: "?") {
-            query = QueryString(rest[rest.index(after: question)...])
+            // Not capped like a visitor's query: this is a whole URL we were given (a destination, already bounded).
+            query = QueryString(rest[rest.index(after: question)...], maxItems: .max, maxBytes: .max)
             base = String(rest[..<question])
         } else {
             query = QueryString("")

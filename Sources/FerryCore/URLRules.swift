@@ -93,11 +93,11 @@ public enum URLRules {
         }
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]"),
-                  IPAddress(authority[authority.index(after: authority.startIndex)..<close]) != nil
+                  case .v6? = IPAddress(authority[authority.index(after: authority.startIndex)..<close])
             else { throw ValidationError(field: field, "\(field) has an invalid IPv6 host") }
             let rest = authority[authority.index(after: close)...]
             if !rest.isEmpty {
-                guard rest.first == ":", let port = Int(rest.dropFirst()), (1...65535).contains(port) else {
+                guard rest.first == ":", DomainName.parsePort(rest.dropFirst()) != nil else {
                     throw ValidationError(field: field, "\(field) has an invalid port")
                 }
             }

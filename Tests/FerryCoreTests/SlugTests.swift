@@ -20,7 +20,7 @@ struct SlugTests {
 
     @Test(arguments: [
         "", " ", "a b", "a/b", "a.b", "a%20b", "%41", "a?b", "a#b", "a+b", "a=b", "a~b", "a\u{0}b", "a\nb",
-        "é", "café", "ß", "ǅ", "ａ", "𝐚", "K", "İ", "🔗", "../etc", ".well-known", "a\\b",
+        "é", "café", "ß", "ǅ", "ａ", "𝐚", "\u{212A}", "İ", "🔗", "../etc", ".well-known", "a\\b",
     ])
     func normalizeRejectsOtherCharacters(text: String) {
         #expect(Slug.normalize(text) == nil)
@@ -72,7 +72,7 @@ struct SlugTests {
         #expect(validationError { try Slug.validateCustom(word.uppercased()) }?.message.contains("reserved") == true)
     }
 
-    @Test func reservedWordsCoverFerryRoutes() {
+    @Test func reservedWordsCoverFerryRoutes() throws {
         for word in ["v1", "api", "dashboard", "healthz", "readyz", "metrics", "well-known", "openapi"] {
             #expect(Slug.reserved.contains(word))
         }

@@ -52,12 +52,16 @@ enum Fixtures {
 }
 
 /// Runs `body` and returns the validation error it throws, or nil when it succeeds.
-func validationError<T>(_ body: () throws(ValidationError) -> T) -> ValidationError? {
+/// Any other error is recorded as an issue.
+func validationError<T>(_ body: () throws -> T, sourceLocation: SourceLocation = #_sourceLocation) -> ValidationError? {
     do {
         _ = try body()
         return nil
-    } catch {
+    } catch let error as ValidationError {
         return error
+    } catch {
+        Issue.record("expected a ValidationError, got \(error)", sourceLocation: sourceLocation)
+        return nil
     }
 }
 

@@ -23,7 +23,7 @@ public enum HTML {
     /// Escapes a URL for an `href`, `src`, `content` or refresh attribute; `#` instead when a browser would read it as a
     /// script or local-data URL (`javascript:`, `data:`, … in any case, disguised with spaces or control characters).
     /// Stored URLs are validated before they get here; this keeps a page safe whatever it is given.
-    public static func attributeURL(_ url: String) -> String {
+    static func attributeURL(_ url: String) -> String {
         // Browsers ignore leading C0 controls and spaces and remove tabs and newlines anywhere in a URL, and `escape`
         // drops control characters: judge the scheme on what is left.
         let significant = String(String.UnicodeScalarView(url.unicodeScalars.filter { $0.value > 0x20 && $0.value != 0x7F }))
@@ -91,7 +91,7 @@ public struct PreviewPage: Sendable, Hashable {
     /// The HTML.
     public func render() -> String {
         var meta = [
-            ("property", "og:title", title), ("property", "og:type", "website"), ("property", "og:url", HTML.attributeURL(shortURL)),
+            ("property", "og:title", title), ("property", "og:type", "website"), ("property", "og:url", shortURL),
             ("property", "og:site_name", siteName), ("name", "twitter:title", title),
             ("name", "twitter:card", imageURL == nil ? "summary" : "summary_large_image"),
         ]
@@ -99,11 +99,13 @@ public struct PreviewPage: Sendable, Hashable {
             meta += [("name", "description", description), ("property", "og:description", description), ("name", "twitter:description", description)]
         }
         if let imageURL {
-            meta += [("property", "og:image", HTML.attributeURL(imageURL)), ("name", "twitter:image", HTML.attributeURL(imageURL))]
+            meta += [("property", "og:image", imageURL), ("name", "twitter:image", imageURL)]
         }
-        // URL values are already escaped by `attributeURL`; text values are escaped here.
-        let isURL: Set<String> = ["og:url", "og:image", "twitter:image"]
-        var head = meta.map { "<meta \($0.0)=\"\(HTML.escape($0.1))\" content=\"\(isURL.contains($0.1) ? $0.2 : HTML.escape($0.2))\">\n" }.joined()
+        let urlNames: Set<String> = ["og:url", "og:image", "twitter:image"]
+        var head = meta.map { kind, name, value in
+            let content = urlNames.contains(name) ? HTML.attributeURL(value) : HTML.escape(value)
+            return "<meta \(kind)=\"\(HTML.escape(name))\" content=\"\(content)\">\n"
+        }.joined()
         head += "<link rel=\"canonical\" href=\"\(HTML.attributeURL(destination))\">\n"
         var body = "<h1>\(HTML.escape(title))</h1>\n"
         if let imageURL { body += "<img class=\"preview\" src=\"\(HTML.attributeURL(imageURL))\" alt=\"\">\n" }

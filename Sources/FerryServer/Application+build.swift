@@ -55,6 +55,7 @@ func buildRouter(
     hasher: AddressHasher, maxBodyBytes: Int, logger: Logger
 ) -> Router<FerryRequestContext> {
     let router = Router(context: FerryRequestContext.self)
+    router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(middleware: ErrorMiddleware(logger: logger))
     router.get("/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
     router.get("/readyz") { _, _ in

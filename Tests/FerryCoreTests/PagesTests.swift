@@ -81,6 +81,23 @@ struct HTMLEscapeTests {
         #expect(HTML.escape(text) == escaped)
     }
 
+    @Test(arguments: [
+        ("https://acme.com/a?b=1&c=2", "https://acme.com/a?b=1&amp;c=2"),
+        ("acme://sale", "acme://sale"),
+        ("/relative", "/relative"),
+        ("https://acme.com/\"x", "https://acme.com/&quot;x"),
+        ("javascript:alert(1)", "#"),
+        ("JaVaScRiPt:alert(1)", "#"),
+        (" \u{1}java\tscr\nipt:alert(1)", "#"),
+        ("vbscript:x", "#"),
+        ("data:text/html,x", "#"),
+        ("file:///etc/passwd", "#"),
+        ("javascript", "javascript"),
+    ])
+    func attributeURLsRefuseScriptSchemes(url: String, rendered: String) {
+        #expect(HTML.attributeURL(url) == rendered)
+    }
+
     @Test func contentSecurityPolicyAllowsNoInlineScript() {
         let csp = HTML.contentSecurityPolicy
         #expect(csp.contains("script-src 'self'"))

@@ -295,4 +295,16 @@ struct LinksAPITests {
         }
         #expect(try await fixture.store.link(domain: "go.example.com", slug: "taken")?.destination == "https://example.com/first")
     }
+
+    @Test func wrongMethodsAre405() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            for (method, uri) in [(HTTPRequest.Method.put, "/v1/links"), (.delete, "/v1/links"), (.post, "/v1/links/lnk_x"), (.put, "/v1/links/lnk_x")] {
+                let response = try await client.execute(uri: uri, method: method, headers: headers(key: fixture.secret, json: true), body: jsonBody("{}"))
+                #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
+                #expect(response.error?.code == "method_not_allowed")
+            }
+        }
+    }
 }

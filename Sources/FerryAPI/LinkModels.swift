@@ -310,4 +310,13 @@ public struct LinkListResponse: Codable, Sendable, Hashable {
         self.data = data
         self.nextCursor = nextCursor
     }
+
+    private enum CodingKeys: String, CodingKey { case data, nextCursor }
+
+    /// Encodes `nextCursor` as `null` on the last page.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(data, forKey: .data)
+        try c.encode(nextCursor, forKey: .nextCursor)
+    }
 }

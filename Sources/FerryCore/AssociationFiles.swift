@@ -73,7 +73,9 @@ public enum AppRules {
     /// Validates a custom URL scheme (without `://`).
     public static func validateURLScheme(_ text: String) throws(ValidationError) -> String {
         let scheme = text.hasSuffix("://") ? String(text.dropLast(3)) : text
-        guard let s = try? URLRules.scheme(of: scheme + ":", field: "urlScheme"), !URLRules.forbiddenSchemes.contains(s), s != "http", s != "https" else {
+        guard !scheme.contains(":"), let s = try? URLRules.scheme(of: scheme + ":", field: "urlScheme"),
+              !URLRules.forbiddenSchemes.contains(s), s != "http", s != "https"
+        else {
             throw ValidationError(field: "urlScheme", "URL scheme must be a custom scheme such as myapp")
         }
         return s

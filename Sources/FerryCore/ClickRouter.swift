@@ -98,12 +98,17 @@ public struct ClickRouter: Sendable {
         var referrer = QueryString("")
         referrer.set(Self.referrerClickParameter, clickID)
         for (name, value) in link.utm.queryItems { referrer.set(name, value) }
+        // Campaign parameters on the click itself (a link shared with ?utm_source=…) win over the link's.
+        for name in ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"] {
+            if let value = clickQuery.value(of: name) { referrer.set(name, value) }
+        }
         let play = "https://play.google.com/store/apps/details?id=\(QueryString.encode(package))&referrer=\(QueryString.encode(referrer.encoded))"
         guard let deepLink = link.androidURL,
               let scheme = try? URLRules.scheme(of: deepLink, field: "androidURL"),
               scheme != "https", scheme != "intent"
         else { return play }
         var rest = deepLink.dropFirst(scheme.utf8.count + 1)
+        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
         if rest.hasPrefix("//") { rest = rest.dropFirst(2) }
         return "intent://\(rest)#Intent;scheme=\(scheme);package=\(package);S.browser_fallback_url=\(QueryString.encode(play));end"
     }

@@ -35,7 +35,7 @@ public enum HTML {
 
     /// The Content-Security-Policy of every page Ferry serves: no inline script, scripts only from Ferry itself.
     public static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: http: data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// Where the interstitial's script is served (a path no slug can take).
     public static let interstitialScriptPath = "/.ferry/interstitial.js"

@@ -52,7 +52,7 @@ public enum LinkRules {
             domain = normalized
         } else {
             guard let first = context.app.domains.first else {
-                throw ValidationError(field: "domain", "this app has no link domain; add one with 'ferry app update'")
+                throw ValidationError(field: "domain", "this app has no link domain")
             }
             domain = first
         }

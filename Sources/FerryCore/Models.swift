@@ -172,7 +172,7 @@ public enum ShortURL {
     /// The scheme a link host is served on.
     public static func scheme(forDomain domain: String) -> String {
         let host = DomainName.hostPart(of: domain)
-        if host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "[::1]" {
+        if host == "localhost" || host.hasSuffix(".localhost") || IPAddress(host)?.isLoopback == true {
             return "http"
         }
         return "https"

@@ -49,8 +49,8 @@ struct KeyAuthenticator: Sendable {
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
-            return nil
         }
+        // Another Authorization scheme (a proxy's Basic credentials, say) does not hide an x-api-key.
         return request.headers[apiKeyHeader].map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }

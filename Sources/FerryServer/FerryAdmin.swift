@@ -64,6 +64,9 @@ public struct FerryAdmin: Sendable {
         var android = AndroidSettings()
         android.packageName = try spec.androidPackage.map { p throws(ValidationError) in try AppRules.validateBundleID(p, field: "androidPackage") }
         android.sha256Fingerprints = try spec.androidFingerprints.map { f throws(ValidationError) in try AppRules.normalizeFingerprint(f) }
+        if android.packageName == nil, !android.sha256Fingerprints.isEmpty {
+            throw ValidationError(field: "androidPackage", "signing fingerprints need the Android package name to build assetlinks.json")
+        }
         if let fallback = spec.fallbackURL { try URLRules.validateWebURL(fallback, field: "fallbackURL") }
         try LinkRules.validateSocial(spec.social, field: "social")
         var generator = SystemRandomNumberGenerator()
@@ -100,9 +103,8 @@ public struct FerryAdmin: Sendable {
             do {
                 try await store.createLink(link)
                 return link
-            } catch let conflict as StoreConflict where request.slug == nil {
-                _ = conflict
-                continue
+            } catch is StoreConflict where request.slug == nil {
+                continue  // a generated slug collided: draw another
             }
         }
         throw StoreConflict(field: "slug", message: "could not find a free slug; try again")

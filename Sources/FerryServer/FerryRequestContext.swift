@@ -57,7 +57,7 @@ enum JSONBody {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw APIError(.contentTooLarge, code: "body_too_large", message: "request body must be at most \(limit) bytes")
         }
-        if let contentType = request.headers[.contentType]?.lowercased(), !contentType.hasPrefix("application/json") {
+        if let contentType = request.headers[.contentType], !isJSON(contentType) {
             throw APIError(.unsupportedMediaType, code: "unsupported_media_type", message: "send the body as application/json")
         }
         let buffer: ByteBuffer
@@ -75,6 +75,12 @@ enum JSONBody {
         } catch {
             throw APIError(.badRequest, code: "invalid_json", message: "request body is not valid JSON")
         }
+    }
+
+    /// `application/json`, or any `application/…+json` such as `application/merge-patch+json`, with any parameters.
+    static func isJSON(_ contentType: String) -> Bool {
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }
 
     /// A JSON response.

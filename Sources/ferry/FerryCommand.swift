@@ -92,6 +92,8 @@ struct Serve: AsyncParsableCommand {
 
     /// Link domains of the app created on first start: the loopback names with the port in development.
     static func defaultDomains(host: String, port: Int) -> [String] {
+        // With a port picked by the system, the domains carry none: a host without a port matches any port.
+        if port == 0 { return ["localhost", "127.0.0.1"] }
         if ["127.0.0.1", "localhost", "0.0.0.0", "::", "::1"].contains(host) {
             return ["localhost:\(port)", "127.0.0.1:\(port)"]
         }

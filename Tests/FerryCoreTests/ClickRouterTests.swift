@@ -197,6 +197,21 @@ struct ClickRouterTests {
         #expect(QueryString.decode(fallback.dropFirst(fallbackPrefix.count)) == play)
     }
 
+    @Test func theClicksOwnCampaignParametersReachThePlayStoreReferrer() throws {
+        let url = try redirect(decide(client: Fixtures.client(.android), query: "utm_source=sms&utm_term=a%20b&other=1"))
+        let referrer = QueryString(try #require(try queryItems(url)["referrer"]))
+        #expect(referrer.value(of: "utm_source") == "sms")
+        #expect(referrer.value(of: "utm_medium") == "email")
+        #expect(referrer.value(of: "utm_term") == "a b")
+        #expect(!referrer.contains("other"))
+    }
+
+    @Test func anIntentURLDropsTheDeepLinksFragment() throws {
+        let url = try redirect(decide(Fixtures.link(androidURL: "acme://sale/42#top"), client: Fixtures.client(.android)))
+        #expect(url.hasPrefix("intent://sale/42#Intent;scheme=acme;"))
+        #expect(url.components(separatedBy: "#").count == 2)
+    }
+
     @Test func androidSchemeWithoutSlashesBecomesAnIntentURL() throws {
         let url = try redirect(decide(Fixtures.link(androidURL: "acme:open"), client: Fixtures.client(.android)))
         #expect(url.hasPrefix("intent://open#Intent;scheme=acme;package=com.acme.android;"))

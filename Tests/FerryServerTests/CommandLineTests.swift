@@ -250,4 +250,21 @@ struct CommandLineTests {
         restarted.terminate()
         _ = restarted.waitForExit()
     }
+
+    @Test func serveOnAPortPickedByTheSystemStillBootstraps() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try FerryProcess.Server(database: "sqlite:" + directory.appendingPathComponent("zero.sqlite").path, port: 0, directory: directory)
+        defer { server.terminate() }
+        try await server.waitUntilRunning()
+        let line = try #require(server.log.split(separator: "\n").first { $0.contains("Ferry is running at") })
+        let port = try #require(Int(line.split(separator: ":")[2].prefix { $0.isNumber }))
+        #expect(port > 0)
+        #expect(server.log.contains("Secret key"))
+        // The default app's domains carry no port, so it answers on whatever port was picked.
+        let health = try RawHTTPClient.request(port: port, path: "/.well-known/apple-app-site-association", host: "localhost:\(port)")
+        #expect(health.status == 200)
+        server.terminate()
+        #expect(server.waitForExit() == 0)
+    }
 }

@@ -307,4 +307,25 @@ struct LinksAPITests {
             }
         }
     }
+
+    @Test func keyHeadersAndJSONMediaTypesAreReadAsPeopleSendThem() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            // A proxy's Basic credentials do not hide the x-api-key.
+            var fields = headers(extra: [(.apiKey, fixture.secret)])
+            fields[.authorization] = "Basic dXNlcjpwYXNz"
+            fields[.contentType] = "application/json; charset=utf-8"
+            let created = try await client.execute(uri: "/v1/links", method: .post, headers: fields, body: jsonBody(#"{"slug": "media", "destination": "https://example.com/"}"#))
+            #expect(created.status == .created)
+            let link = try created.decode(LinkResponse.self)
+            fields[.contentType] = "application/merge-patch+json"
+            let patched = try await client.execute(uri: "/v1/links/\(link.id)", method: .patch, headers: fields, body: jsonBody(#"{"campaign": "merge"}"#))
+            #expect(patched.status == .ok)
+            #expect(try patched.decode(LinkResponse.self).campaign == "merge")
+            // The last page says so with an explicit null.
+            let list = try await client.execute(uri: "/v1/links", method: .get, headers: fields)
+            #expect(list.text.contains(#""nextCursor":null"#))
+        }
+    }
 }

@@ -1,0 +1,125 @@
+import FerryAPI
+import Foundation
+import Testing
+@testable import FerryCore
+
+@Suite("Models")
+struct ModelsTests {
+    @Test func linkStatus() {
+        let now = Fixtures.now
+        #expect(Fixtures.link().status(at: now) == .active)
+        #expect(Fixtures.link(expiresAt: now.addingTimeInterval(1)).status(at: now) == .active)
+        #expect(Fixtures.link(expiresAt: now).status(at: now) == .expired)
+        #expect(Fixtures.link(expiresAt: now.addingTimeInterval(-1)).status(at: now) == .expired)
+        #expect(Fixtures.link(disabled: true).status(at: now) == .disabled)
+        #expect(Fixtures.link(expiresAt: now.addingTimeInterval(-1), disabled: true).status(at: now) == .disabled)
+    }
+
+    @Test(arguments: [
+        ("go.example.com", "https"),
+        ("go.example.com:8443", "https"),
+        ("localhost", "http"),
+        ("localhost:8080", "http"),
+        ("links.localhost:8080", "http"),
+        ("127.0.0.1:8080", "http"),
+        ("[::1]:8080", "http"),
+        ("localhost.example.com", "https"),
+        ("127example.com", "https"),
+        ("127.example.com", "https"),
+        ("127.0.0.2", "http"),
+        ("10.0.0.1:8080", "https"),
+        ("[::1]", "http"),
+        ("[2001:db8::1]:8080", "https"),
+    ])
+    func shortURLScheme(domain: String, scheme: String) {
+        #expect(ShortURL.scheme(forDomain: domain) == scheme)
+        #expect(ShortURL.make(domain: domain, slug: "abc") == "\(scheme)://\(domain)/abc")
+    }
+
+    @Test func linkResponseCarriesEveryField() {
+        let link = Fixtures.link(androidURL: "acme://a", social: SocialMetadata(title: "T"), expiresAt: Fixtures.now.addingTimeInterval(60))
+        let response = link.response
+        #expect(response.id == link.id)
+        #expect(response.url == "https://go.acme.com/summer")
+        #expect(response.domain == link.domain)
+        #expect(response.slug == link.slug)
+        #expect(response.environment == link.environment)
+        #expect(response.destination == link.destination)
+        #expect(response.iosURL == link.iosURL)
+        #expect(response.androidURL == "acme://a")
+        #expect(response.params == link.params)
+        #expect(response.utm == link.utm)
+        #expect(response.campaign == link.campaign)
+        #expect(response.referrer == link.referrer)
+        #expect(response.social == SocialMetadata(title: "T"))
+        #expect(response.expiresAt == link.expiresAt)
+        #expect(response.disabled == link.disabled)
+        #expect(response.createdAt == link.createdAt)
+        #expect(response.updatedAt == link.updatedAt)
+    }
+
+    @Test func iOSSettingsDeriveAppIDsAndStoreURL() {
+        let settings = IOSSettings(teamID: "ABCDE12345", bundleIDs: ["com.a.app", "com.a.clip"], appStoreID: "123")
+        #expect(settings.appIDs == ["ABCDE12345.com.a.app", "ABCDE12345.com.a.clip"])
+        #expect(settings.appStoreURL == "https://apps.apple.com/app/id123")
+        #expect(IOSSettings(bundleIDs: ["com.a.app"]).appIDs.isEmpty)
+        #expect(IOSSettings().appStoreURL == nil)
+    }
+
+    @Test func validationErrorDescription() {
+        #expect(ValidationError(field: "slug", "bad").description == "slug: bad")
+        #expect(ValidationError(field: nil, "bad").description == "bad")
+        #expect(ValidationError(field: nil, "x").code == "invalid_field")
+        #expect(ValidationError(code: "conflict", field: "slug", "taken").code == "conflict")
+    }
+}
+
+@Suite("Identifiers")
+struct IdentifiersTests {
+    @Test func idsHaveThePrefixAnd22Alphanumerics() {
+        var generator = SeededGenerator(seed: 1)
+        for _ in 0..<100 {
+            let id = Identifiers.make(prefix: "lnk", using: &generator)
+            #expect(id.hasPrefix("lnk_"))
+            let random = id.dropFirst(4)
+            #expect(random.count == 22)
+            #expect(random.utf8.allSatisfy { Identifiers.alphanumerics.contains($0) })
+        }
+    }
+
+    @Test func generatedSlugsAreValidLowercaseSlugs() {
+        var generator = SeededGenerator(seed: 2)
+        for _ in 0..<200 {
+            let slug = Identifiers.slug(length: Slug.generatedLength, using: &generator)
+            #expect(slug.count == 7)
+            #expect(Slug.normalize(slug) == slug)
+        }
+    }
+
+    @Test func apiKeySecretsMakeWellFormedKeys() {
+        var generator = SeededGenerator(seed: 3)
+        for kind in APIKeyKind.allCases {
+            for environment in APIEnvironment.allCases {
+                let format = APIKeyFormat(kind: kind, environment: environment)
+                let key = format.prefix + Identifiers.apiKeySecret(using: &generator)
+                #expect(APIKeyFormat(parsing: key) == format)
+            }
+        }
+    }
+
+    @Test func sameSeedSameValuesDifferentSeedDifferentValues() {
+        var a = SeededGenerator(seed: 42)
+        var b = SeededGenerator(seed: 42)
+        var c = SeededGenerator(seed: 43)
+        let first = Identifiers.make(prefix: "clk", using: &a)
+        #expect(first == Identifiers.make(prefix: "clk", using: &b))
+        #expect(first != Identifiers.make(prefix: "clk", using: &c))
+        #expect(Identifiers.make(prefix: "clk", using: &a) != first)
+    }
+
+    @Test func drawsFromTheWholeAlphabet() {
+        var generator = SeededGenerator(seed: 4)
+        let text = Identifiers.random(count: 20_000, from: Identifiers.base36, using: &generator)
+        #expect(Set(text.utf8) == Set(Identifiers.base36))
+    }
+}

@@ -25,11 +25,14 @@ public struct APIError: HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
     /// The body.
     public var body: ErrorResponse
+    /// Extra headers, such as `Allow` on a 405.
+    public var headers: HTTPFields
 
     /// Creates an error answer.
-    public init(_ status: HTTPResponse.Status, code: String, message: String, field: String? = nil) {
+    public init(_ status: HTTPResponse.Status, code: String, message: String, field: String? = nil, headers: HTTPFields = [:]) {
         self.status = status
         self.body = ErrorResponse(code: code, message: message, field: field)
+        self.headers = headers
     }
 
     /// 400 from a validation error.
@@ -39,7 +42,7 @@ public struct APIError: HTTPResponseError, Sendable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let data = (try? FerryJSON.makeEncoder().encode(body)) ?? Data()
-        var headers = HTTPFields()
+        var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

@@ -26,7 +26,7 @@ struct LinksController: Sendable {
         ] {
             for method in methods {
                 router.on(path, method: method) { _, _ -> Response in
-                    throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this route")
+                    throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this route", headers: [.allow: allowed])
                 }
             }
         }

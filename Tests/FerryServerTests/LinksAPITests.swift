@@ -304,6 +304,7 @@ struct LinksAPITests {
                 let response = try await client.execute(uri: uri, method: method, headers: headers(key: fixture.secret, json: true), body: jsonBody("{}"))
                 #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
                 #expect(response.error?.code == "method_not_allowed")
+                #expect(response.headers[.allow] == (uri == "/v1/links" ? "GET, POST" : "GET, PATCH, DELETE"))
             }
         }
     }

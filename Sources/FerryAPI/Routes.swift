@@ -10,6 +10,8 @@ public enum FerryRoutes {
     public static let attributionMatch = "/v1/attribution/match"
     /// `POST`: check a publishable key and fetch the app's settings.
     public static let sdkValidate = "/v1/sdk/validate"
+    /// `POST`: bind an install's attribution to the app's user id.
+    public static let attributionUser = "/v1/attribution/user"
     /// `POST`: record SDK events.
     public static let events = "/v1/events"
     /// Apple's association file.

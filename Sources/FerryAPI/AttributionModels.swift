@@ -1,0 +1,293 @@
+import Foundation
+
+/// What a device can say about itself, as the SDK (or, for a click, the interstitial page) sends it.
+///
+/// ```json
+/// {"platform": "ios", "osVersion": "18.1", "model": "iPhone16,1", "screenWidth": 393, "screenHeight": 852,
+///  "screenScale": 3, "timeZone": "America/New_York", "timeZoneOffsetSeconds": -18000, "languages": ["en-US"]}
+/// ```
+public struct DeviceSignals: Codable, Sendable, Hashable {
+    /// `ios` or `android` (or what a browser reports, such as `iPhone`).
+    public var platform: String?
+    /// The OS version, such as `18.1`.
+    public var osVersion: String?
+    /// The hardware model, such as `iPhone16,1` (browsers cannot tell it).
+    public var model: String?
+    /// Screen width in points (CSS pixels in a browser), portrait.
+    public var screenWidth: Int?
+    /// Screen height in points, portrait.
+    public var screenHeight: Int?
+    /// Pixels per point (`devicePixelRatio`).
+    public var screenScale: Double?
+    /// IANA time zone, such as `Europe/Paris`.
+    public var timeZone: String?
+    /// Offset from UTC in seconds, east positive (Paris in winter: 3600).
+    public var timeZoneOffsetSeconds: Int?
+    /// Preferred languages, most preferred first (`["fr-FR", "en-US"]`).
+    public var languages: [String]?
+
+    /// Creates signals.
+    public init(
+        platform: String? = nil, osVersion: String? = nil, model: String? = nil, screenWidth: Int? = nil, screenHeight: Int? = nil,
+        screenScale: Double? = nil, timeZone: String? = nil, timeZoneOffsetSeconds: Int? = nil, languages: [String]? = nil
+    ) {
+        self.platform = platform
+        self.osVersion = osVersion
+        self.model = model
+        self.screenWidth = screenWidth
+        self.screenHeight = screenHeight
+        self.screenScale = screenScale
+        self.timeZone = timeZone
+        self.timeZoneOffsetSeconds = timeZoneOffsetSeconds
+        self.languages = languages
+    }
+}
+
+/// The body of `POST /v1/attribution/match`: a first launch asking which click led to its install.
+public struct MatchRequest: Codable, Sendable, Hashable {
+    /// A stable id of this install (the IDFV on iOS).
+    public var installID: String
+    /// What the device says about itself.
+    public var signals: DeviceSignals
+    /// A click token the app read from the pasteboard ("copy to open"), if any.
+    public var clickToken: String?
+    /// The Play Store install referrer string, on Android.
+    public var referrer: String?
+
+    /// Creates a match request.
+    public init(installID: String, signals: DeviceSignals, clickToken: String? = nil, referrer: String? = nil) {
+        self.installID = installID
+        self.signals = signals
+        self.clickToken = clickToken
+        self.referrer = referrer
+    }
+
+    private enum CodingKeys: String, CodingKey { case installID, signals, clickToken, referrer }
+
+    /// Encodes every key, `clickToken` and `referrer` as `null` when absent, as the SDK documents the body.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(installID, forKey: .installID)
+        try c.encode(signals, forKey: .signals)
+        try c.encode(clickToken, forKey: .clickToken)
+        try c.encode(referrer, forKey: .referrer)
+    }
+}
+
+/// How an install was tied to a click.
+public enum MatchType: String, Codable, Sendable, Hashable {
+    /// By a click token, a Play Store referrer or an install already bound: certain.
+    case deterministic
+    /// By device and network signals: `confidence` says how sure.
+    case probabilistic
+}
+
+/// The link data an app needs to route a user: what a resolve or a match hands over.
+public struct LinkData: Codable, Sendable, Hashable {
+    /// The link's id.
+    public var id: String
+    /// Its slug.
+    public var slug: String
+    /// The full short URL.
+    public var url: String
+    /// The web destination.
+    public var destination: String
+    /// The iOS deep link.
+    public var iosURL: String?
+    /// The Android deep link.
+    public var androidURL: String?
+    /// Data for the app.
+    public var params: [String: String]
+    /// Campaign parameters.
+    public var utm: UTMParameters
+    /// Campaign name.
+    public var campaign: String?
+    /// Who shared the link.
+    public var referrer: String?
+
+    /// Creates link data.
+    public init(
+        id: String, slug: String, url: String, destination: String, iosURL: String?, androidURL: String?,
+        params: [String: String], utm: UTMParameters, campaign: String?, referrer: String?
+    ) {
+        self.id = id
+        self.slug = slug
+        self.url = url
+        self.destination = destination
+        self.iosURL = iosURL
+        self.androidURL = androidURL
+        self.params = params
+        self.utm = utm
+        self.campaign = campaign
+        self.referrer = referrer
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, slug, url, destination, iosURL, androidURL, params, utm, campaign, referrer }
+
+    /// Encodes every key, unset ones as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(slug, forKey: .slug)
+        try c.encode(url, forKey: .url)
+        try c.encode(destination, forKey: .destination)
+        try c.encode(iosURL, forKey: .iosURL)
+        try c.encode(androidURL, forKey: .androidURL)
+        try c.encode(params, forKey: .params)
+        try c.encode(utm, forKey: .utm)
+        try c.encode(campaign, forKey: .campaign)
+        try c.encode(referrer, forKey: .referrer)
+    }
+}
+
+/// The answer of `POST /v1/attribution/match`.
+///
+/// ```json
+/// {"matched": true, "matchType": "probabilistic", "confidence": 0.94, "isDeferred": true, "link": {…}}
+/// ```
+/// or `{"matched": false}`.
+public struct MatchResponse: Codable, Sendable, Hashable {
+    /// Whether a click was found.
+    public var matched: Bool
+    /// How it was found.
+    public var matchType: MatchType?
+    /// How sure the server is, 0…1 (1 for deterministic matches).
+    public var confidence: Double?
+    /// Always true for a match: the link is delivered after the install.
+    public var isDeferred: Bool?
+    /// The link clicked.
+    public var link: LinkData?
+
+    /// Creates an answer.
+    public init(matched: Bool, matchType: MatchType? = nil, confidence: Double? = nil, isDeferred: Bool? = nil, link: LinkData? = nil) {
+        self.matched = matched
+        self.matchType = matchType
+        self.confidence = confidence
+        self.isDeferred = isDeferred
+        self.link = link
+    }
+
+    /// No click matched.
+    public static let notMatched = MatchResponse(matched: false)
+}
+
+/// The answer of `GET /v1/links/resolve/{slug}`: the link behind a Universal Link the app was opened with.
+public struct ResolveResponse: Codable, Sendable, Hashable {
+    /// The link.
+    public var link: LinkData
+    /// Always false: the app was opened by the link itself.
+    public var isDeferred: Bool
+
+    /// Creates an answer.
+    public init(link: LinkData, isDeferred: Bool = false) {
+        self.link = link
+        self.isDeferred = isDeferred
+    }
+}
+
+/// The answer of `POST /v1/sdk/validate`: the settings the SDK needs.
+public struct SDKValidateResponse: Codable, Sendable, Hashable {
+    /// Whether the key is good (a bad key gets a 401 instead).
+    public var valid: Bool
+    /// The app's id.
+    public var appID: String
+    /// The app's name.
+    public var appName: String
+    /// Link domains the SDK should treat as Ferry's.
+    public var domains: [String]
+    /// The key's environment.
+    public var environment: APIEnvironment
+    /// The app's custom URL scheme, if any.
+    public var urlScheme: String?
+    /// How long after a click an install may still be attributed to it, in seconds.
+    public var attributionWindowSeconds: Int
+
+    /// Creates an answer.
+    public init(valid: Bool, appID: String, appName: String, domains: [String], environment: APIEnvironment, urlScheme: String?, attributionWindowSeconds: Int) {
+        self.valid = valid
+        self.appID = appID
+        self.appName = appName
+        self.domains = domains
+        self.environment = environment
+        self.urlScheme = urlScheme
+        self.attributionWindowSeconds = attributionWindowSeconds
+    }
+}
+
+/// One SDK event.
+public struct SDKEvent: Codable, Sendable, Hashable {
+    /// `install`, `open`, `reinstall`, or a custom name (`[a-z0-9_.-]`, at most 64 characters).
+    public var name: String
+    /// The install that sent it.
+    public var installID: String
+    /// When it happened on the device (the server's time when absent).
+    public var timestamp: Date?
+    /// The link involved, when there is one.
+    public var linkID: String?
+    /// Small string properties.
+    public var properties: [String: String]?
+
+    /// Creates an event.
+    public init(name: String, installID: String, timestamp: Date? = nil, linkID: String? = nil, properties: [String: String]? = nil) {
+        self.name = name
+        self.installID = installID
+        self.timestamp = timestamp
+        self.linkID = linkID
+        self.properties = properties
+    }
+}
+
+/// The body of `POST /v1/events`: up to 100 events.
+public struct EventsRequest: Codable, Sendable, Hashable {
+    /// The events.
+    public var events: [SDKEvent]
+
+    /// Creates a batch.
+    public init(events: [SDKEvent]) { self.events = events }
+}
+
+/// The answer of `POST /v1/events`.
+public struct EventsResponse: Codable, Sendable, Hashable {
+    /// How many events were stored.
+    public var accepted: Int
+
+    /// Creates an answer.
+    public init(accepted: Int) { self.accepted = accepted }
+}
+
+/// The body of `POST /v1/attribution/user`: binds an install's attribution to the app's own user id.
+public struct AttributeUserRequest: Codable, Sendable, Hashable {
+    /// The install.
+    public var installID: String
+    /// The app's user id (at most 128 characters).
+    public var userID: String
+
+    /// Creates a request.
+    public init(installID: String, userID: String) {
+        self.installID = installID
+        self.userID = userID
+    }
+}
+
+/// The answer of `POST /v1/attribution/user`: the attribution now bound to the user (the same every time).
+public struct AttributeUserResponse: Codable, Sendable, Hashable {
+    /// The user id.
+    public var userID: String
+    /// Whether the user's install was attributed to a link.
+    public var attributed: Bool
+    /// How, when attributed.
+    public var matchType: MatchType?
+    /// How sure, when attributed.
+    public var confidence: Double?
+    /// The link, when attributed.
+    public var link: LinkData?
+
+    /// Creates an answer.
+    public init(userID: String, attributed: Bool, matchType: MatchType? = nil, confidence: Double? = nil, link: LinkData? = nil) {
+        self.userID = userID
+        self.attributed = attributed
+        self.matchType = matchType
+        self.confidence = confidence
+        self.link = link
+    }
+}

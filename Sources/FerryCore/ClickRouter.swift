@@ -86,8 +86,10 @@ public struct ClickRouter: Sendable {
             openInAppURL: link.iosURL ?? app.ios.urlScheme.map { "\($0)://" },
             webURL: web,
             clickID: clickID,
-            autoRedirect: !client.blocksUniversalLinks,
-            inAppBrowser: client.inAppBrowser
+            // With "copy to open" a tap is needed to write the pasteboard, so the page waits for it.
+            autoRedirect: !client.blocksUniversalLinks && !(app.attribution.copyToOpen && store != nil),
+            inAppBrowser: client.inAppBrowser,
+            copyToken: app.attribution.copyToOpen && store != nil ? "ferry:\(clickID)" : nil
         )
     }
 

@@ -40,6 +40,9 @@ public enum HTML {
     /// Where the interstitial's script is served (a path no slug can take).
     public static let interstitialScriptPath = "/.ferry/interstitial.js"
 
+    /// Where the interstitial's script reports the device's signals for its click.
+    public static let signalsPath = "/.ferry/signals"
+
     static let style = """
     body{font-family:-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;margin:0;padding:48px 24px;\
     text-align:center;color:#1c1c1e;background:#f5f5f7}main{max-width:420px;margin:0 auto}\
@@ -140,12 +143,15 @@ public struct InterstitialPage: Sendable, Hashable {
     public var autoRedirect: Bool
     /// The in-app browser the visitor is in, when known.
     public var inAppBrowser: String?
+    /// With "copy to open": the token the store button puts on the pasteboard (`ferry:clk_…`) for the app to read.
+    public var copyToken: String?
 
     /// Creates an interstitial page.
     public init(
         appName: String, title: String, description: String?, imageURL: String?, storeURL: String, isAppStore: Bool,
-        openInAppURL: String?, webURL: String, clickID: String, autoRedirect: Bool, inAppBrowser: String?
+        openInAppURL: String?, webURL: String, clickID: String, autoRedirect: Bool, inAppBrowser: String?, copyToken: String? = nil
     ) {
+        self.copyToken = copyToken
         self.appName = appName
         self.title = title
         self.description = description
@@ -172,26 +178,74 @@ public struct InterstitialPage: Sendable, Hashable {
             body += "<a class=\"button\" id=\"ferry-open\" href=\"\(HTML.attributeURL(openInAppURL))\">Open in \(HTML.escape(appName))</a>\n"
         }
         let storeLabel = isAppStore ? "Get \(appName) on the App Store" : "Continue"
-        body += "<a class=\"button\(autoRedirect ? "" : " secondary")\" id=\"ferry-store\" href=\"\(HTML.attributeURL(storeURL))\">\(HTML.escape(storeLabel))</a>\n"
+        if copyToken != nil {
+            // A tap is needed to write the pasteboard: this button copies the token, then goes to the store.
+            body += "<a class=\"button\" id=\"ferry-copy\" href=\"\(HTML.attributeURL(storeURL))\">\(HTML.escape(storeLabel))</a>\n"
+            body += "<p>Tapping copies a code that lets \(HTML.escape(appName)) open this link after you install it.</p>\n"
+        } else {
+            body += "<a class=\"button\(autoRedirect ? "" : " secondary")\" id=\"ferry-store\" href=\"\(HTML.attributeURL(storeURL))\">\(HTML.escape(storeLabel))</a>\n"
+        }
         if webURL != storeURL {
             body += "<a class=\"button secondary\" id=\"ferry-web\" href=\"\(HTML.attributeURL(webURL))\">Continue on the web</a>\n"
         }
         if !autoRedirect {
             body += "<p>Already have the app? Use the menu (•••) and choose “Open in browser”, then tap the link again.</p>\n"
         }
-        let attributes = " data-click=\"\(HTML.escape(clickID))\" data-store=\"\(HTML.attributeURL(storeURL))\" data-auto=\"\(autoRedirect ? "1" : "0")\""
+        var attributes = " data-click=\"\(HTML.escape(clickID))\" data-store=\"\(HTML.attributeURL(storeURL))\" data-auto=\"\(autoRedirect ? "1" : "0")\""
+        if let copyToken { attributes += " data-token=\"\(HTML.escape(copyToken))\"" }
         return HTML.document(title: title, head: head, body: body, bodyAttributes: attributes)
     }
 
-    /// The script the page loads: it leads on to the store after a moment when the page says so.
+    /// The script the page loads. It reports what the browser can tell about the device for this click (screen,
+    /// pixel ratio, time zone, languages, platform) with `sendBeacon`, then leads on to the store after a moment when
+    /// the page says so; with "copy to open" its button first puts the click token on the pasteboard.
     public static let script = """
     (function () {
       "use strict";
       var body = document.body;
-      if (!body || body.getAttribute("data-auto") !== "1") { return; }
+      if (!body) { return; }
+      var click = body.getAttribute("data-click");
       var store = body.getAttribute("data-store");
-      if (!store || !/^https?:\\/\\//.test(store)) { return; }
-      window.setTimeout(function () { window.location.replace(store); }, 250);
+      var token = body.getAttribute("data-token");
+      function go() {
+        if (store && /^https?:\\/\\//.test(store)) { window.location.replace(store); }
+      }
+      function report() {
+        var nav = window.navigator, screen = window.screen || {};
+        var width = Math.round(Math.min(screen.width || 0, screen.height || 0));
+        var height = Math.round(Math.max(screen.width || 0, screen.height || 0));
+        var zone = null;
+        try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || null; } catch (ignored) {}
+        var languages = nav.languages && nav.languages.length ? Array.prototype.slice.call(nav.languages, 0, 16) : (nav.language ? [nav.language] : []);
+        var payload = JSON.stringify({
+          click: click,
+          signals: {
+            platform: nav.platform || null,
+            screenWidth: width > 0 ? width : null,
+            screenHeight: height > 0 ? height : null,
+            screenScale: window.devicePixelRatio || null,
+            timeZone: zone,
+            timeZoneOffsetSeconds: -new Date().getTimezoneOffset() * 60,
+            languages: languages
+          }
+        });
+        if (nav.sendBeacon && nav.sendBeacon("\(HTML.signalsPath)", payload)) { return; }
+        var request = new XMLHttpRequest();
+        request.open("POST", "\(HTML.signalsPath)", true);
+        request.send(payload);
+      }
+      if (click) { try { report(); } catch (ignored) {} }
+      var copy = document.getElementById("ferry-copy");
+      if (copy && token) {
+        copy.addEventListener("click", function (event) {
+          event.preventDefault();
+          var done = false;
+          function finish() { if (!done) { done = true; go(); } }
+          try { navigator.clipboard.writeText(token).then(finish, finish); } catch (ignored) { finish(); }
+          window.setTimeout(finish, 800);
+        });
+      }
+      if (body.getAttribute("data-auto") === "1") { window.setTimeout(go, 250); }
     })();
     """
 }

@@ -44,6 +44,25 @@ public struct AndroidSettings: Sendable, Hashable, Codable {
     }
 }
 
+/// How an app attributes installs to clicks.
+public struct AttributionSettings: Sendable, Hashable, Codable {
+    /// Shortest window allowed: one hour.
+    public static let minimumWindow: TimeInterval = 3600
+    /// Longest window allowed: seven days.
+    public static let maximumWindow: TimeInterval = 7 * 86400
+
+    /// How long after a click an install may still be attributed to it (default 24 hours).
+    public var window: TimeInterval
+    /// Whether the interstitial offers "copy and open", putting a click token on the pasteboard for the app to read.
+    public var copyToOpen: Bool
+
+    /// Creates settings.
+    public init(window: TimeInterval = 86400, copyToOpen: Bool = false) {
+        self.window = window
+        self.copyToOpen = copyToOpen
+    }
+}
+
 /// An app: the owner of link domains, keys and links.
 public struct App: Sendable, Hashable {
     /// `app_…`.
@@ -60,14 +79,18 @@ public struct App: Sendable, Hashable {
     public var fallbackURL: String?
     /// Preview fields used where a link has none of its own.
     public var social: SocialMetadata
+    /// Attribution settings.
+    public var attribution: AttributionSettings
     /// When the app was created.
     public var createdAt: Date
 
     /// Creates an app.
     public init(
         id: String, name: String, domains: [String], ios: IOSSettings = IOSSettings(), android: AndroidSettings = AndroidSettings(),
-        fallbackURL: String? = nil, social: SocialMetadata = SocialMetadata(), createdAt: Date
+        fallbackURL: String? = nil, social: SocialMetadata = SocialMetadata(), attribution: AttributionSettings = AttributionSettings(),
+        createdAt: Date
     ) {
+        self.attribution = attribution
         self.id = id
         self.name = name
         self.domains = domains
@@ -157,6 +180,14 @@ public struct Link: Sendable, Hashable {
     /// The full short URL of the link.
     public var shortURL: String { ShortURL.make(domain: domain, slug: slug) }
 
+    /// What an app is handed for this link.
+    public var data: LinkData {
+        LinkData(
+            id: id, slug: slug, url: shortURL, destination: destination, iosURL: iosURL, androidURL: androidURL,
+            params: params, utm: utm, campaign: campaign, referrer: referrer
+        )
+    }
+
     /// The API representation.
     public var response: LinkResponse {
         LinkResponse(
@@ -242,12 +273,19 @@ public struct Click: Sendable, Hashable {
     public var query: String?
     /// Accept-Language, bounded.
     public var acceptLanguage: String?
+    /// OS version read from the user agent.
+    public var osVersion: String?
+    /// `iphone`, `ipad` or `ipod`, from the user agent.
+    public var appleDevice: String?
 
     /// Creates a click.
     public init(
         id: String, linkID: String, appID: String, environment: APIEnvironment, createdAt: Date, ipHash: String?, networkHash: String?,
-        userAgent: String?, platform: ClientPlatform, referer: String?, query: String?, acceptLanguage: String?
+        userAgent: String?, platform: ClientPlatform, referer: String?, query: String?, acceptLanguage: String?,
+        osVersion: String? = nil, appleDevice: String? = nil
     ) {
+        self.osVersion = osVersion
+        self.appleDevice = appleDevice
         self.id = id
         self.linkID = linkID
         self.appID = appID

@@ -34,6 +34,7 @@ public func buildApplication(
         bufferLimit: configuration.clickBufferLimit, logger: logger
     )
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
+    let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, logger: logger)
     let admin = FerryAdmin(store: store)
     let router = buildRouter(
         store: store, admin: admin, cache: cache, recorder: recorder,
@@ -43,7 +44,7 @@ public func buildApplication(
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
-        services: [recorder, refresher],
+        services: [recorder, refresher, janitor],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -68,6 +69,10 @@ func buildRouter(
     }
     let authenticator = KeyAuthenticator(store: store)
     LinksController(admin: admin, authenticator: authenticator, cache: cache, maxBodyBytes: maxBodyBytes).register(on: router)
+    AttributionController(
+        store: store, authenticator: authenticator, matcher: AttributionMatcher(), addresses: addresses, hasher: hasher,
+        maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger
+    ).register(on: router)
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     EdgeController(

@@ -124,3 +124,30 @@ public struct CacheRefresher: Service {
         }
     }
 }
+
+/// Purges click signals and client hashes once they are older than their app's attribution window.
+public struct AttributionJanitor: Service {
+    let store: any FerryDatabase
+    let interval: Duration
+    let logger: Logger
+
+    /// Creates a janitor.
+    public init(store: any FerryDatabase, interval: Duration, logger: Logger) {
+        self.store = store
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Purges at start and then every `interval` until shutdown.
+    public func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let touched = try await store.purgeAttributionSignals(now: FerryAdmin.wallClock())
+                if touched > 0 { logger.info("purged expired click signals", metadata: ["rows": "\(touched)"]) }
+            } catch {
+                logger.warning("cannot purge click signals", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+        }
+    }
+}

@@ -36,6 +36,7 @@ struct EdgeController: Sendable {
             headers[Self.contentTypeOptions] = "nosniff"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: InterstitialPage.script)))
         }
+        router.post(RouterPath(HTML.signalsPath)) { request, _ in try await signals(request) }
         router.get("/") { request, _ in try await root(request) }
         router.get("/:slug") { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "") }
         router.head("/:slug") { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "", head: true) }
@@ -99,7 +100,8 @@ struct EdgeController: Sendable {
                 ipHash: address.map(hasher.hash), networkHash: address.map(hasher.hashNetwork),
                 userAgent: Self.bounded(userAgent, 1024), platform: client.platform,
                 referer: Self.bounded(request.headers[.referer], 2048), query: query,
-                acceptLanguage: Self.bounded(request.headers[.acceptLanguage], 256)
+                acceptLanguage: Self.bounded(request.headers[.acceptLanguage], 256),
+                osVersion: client.osVersion, appleDevice: client.appleDevice
             ))
         }
         switch decision {
@@ -116,6 +118,31 @@ struct EdgeController: Sendable {
         case .status(let page):
             return self.page(page, head: head)
         }
+    }
+
+    /// What the interstitial's script reports about the device: `{"click": "clk_…", "signals": {…}}`, sent with
+    /// `navigator.sendBeacon` (so any content type is accepted). Answers 204; only the first report of a click counts.
+    func signals(_ request: Request) async throws -> Response {
+        guard let host = Self.host(of: request), let app = try await app(forHost: host) else {
+            throw APIError(.notFound, code: "not_found", message: "no app serves links on this host")
+        }
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: 4096) } catch {
+            throw APIError(.contentTooLarge, code: "body_too_large", message: "signals must be at most 4096 bytes")
+        }
+        struct Report: Decodable { var click: String; var signals: DeviceSignals }
+        let report: Report
+        do { report = try FerryJSON.makeDecoder().decode(Report.self, from: Data(buffer.readableBytesView)) } catch let error as DecodingError {
+            throw APIError(error)
+        } catch {
+            throw APIError(.badRequest, code: "invalid_json", message: "request body is not valid JSON")
+        }
+        guard AttributionRules.isClickID(report.click) else {
+            throw APIError(.badRequest, code: "invalid_field", message: "click must be the page's click id", field: "click")
+        }
+        let signals = AttributionRules.sanitize(report.signals)
+        try await store.recordClickSignals(ClickSignalsRecord(clickID: report.click, appID: app.id, signals: signals, receivedAt: now()))
+        return Response(status: .noContent)
     }
 
     /// The domain's root: the app's fallback page, or a 404 page.

@@ -34,6 +34,7 @@ public struct FerryAdmin: Sendable {
         public var androidFingerprints: [String] = []
         public var fallbackURL: String?
         public var social = SocialMetadata()
+        public var attribution = AttributionSettings()
 
         /// Creates a spec with a name and domains.
         public init(name: String, domains: [String]) {
@@ -69,10 +70,14 @@ public struct FerryAdmin: Sendable {
         }
         if let fallback = spec.fallbackURL { try URLRules.validateWebURL(fallback, field: "fallbackURL") }
         try LinkRules.validateSocial(spec.social, field: "social")
+        let window = spec.attribution.window
+        guard window.isFinite, (AttributionSettings.minimumWindow...AttributionSettings.maximumWindow).contains(window) else {
+            throw ValidationError(field: "attributionWindow", "the attribution window must be from 1 hour to 7 days")
+        }
         var generator = SystemRandomNumberGenerator()
         let app = App(
             id: Identifiers.make(prefix: "app", using: &generator), name: trimmed, domains: domains, ios: ios, android: android,
-            fallbackURL: spec.fallbackURL, social: spec.social, createdAt: now()
+            fallbackURL: spec.fallbackURL, social: spec.social, attribution: spec.attribution, createdAt: now()
         )
         try await store.createApp(app)
         return app

@@ -81,6 +81,8 @@ public struct FerryConfiguration: Sendable {
     public var linkCacheCapacity = 100_000
     /// How often the cache checks whether another process changed links.
     public var cacheRefreshInterval: Duration = .seconds(1)
+    /// How often click signals older than their app's attribution window are purged.
+    public var purgeInterval: Duration = .seconds(600)
     /// Largest request body accepted, in bytes.
     public var maxBodyBytes = 64 * 1024
     /// Log level.

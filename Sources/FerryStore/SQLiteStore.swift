@@ -120,6 +120,65 @@ public final class SQLiteStore: FerryDatabase {
                 }
             }
         }
+        migrator.registerMigration("v2-attribution") { db in
+            try db.execute(sql: """
+            ALTER TABLE apps ADD COLUMN attribution_window REAL NOT NULL DEFAULT 86400;
+            ALTER TABLE apps ADD COLUMN copy_to_open INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE clicks ADD COLUMN os_version TEXT;
+            ALTER TABLE clicks ADD COLUMN apple_device TEXT;
+            CREATE INDEX clicks_app_address ON clicks(app_id, ip_hash, created_at);
+            CREATE INDEX clicks_app_network ON clicks(app_id, network_hash, created_at);
+            CREATE TABLE click_signals (
+                click_id TEXT PRIMARY KEY NOT NULL,
+                app_id TEXT NOT NULL,
+                received_at REAL NOT NULL,
+                platform TEXT,
+                screen_width INTEGER CHECK (screen_width IS NULL OR screen_width BETWEEN 1 AND 20000),
+                screen_height INTEGER CHECK (screen_height IS NULL OR screen_height BETWEEN 1 AND 20000),
+                screen_scale REAL CHECK (screen_scale IS NULL OR (screen_scale > 0 AND screen_scale <= 10)),
+                time_zone TEXT,
+                time_zone_offset INTEGER,
+                languages TEXT NOT NULL DEFAULT '[]',
+                fingerprint TEXT
+            );
+            CREATE INDEX click_signals_fingerprint ON click_signals(app_id, fingerprint, received_at);
+            CREATE INDEX click_signals_received ON click_signals(received_at);
+            CREATE TABLE attributions (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                environment TEXT NOT NULL CHECK (environment IN ('live', 'test')),
+                install_id TEXT NOT NULL CHECK (length(install_id) BETWEEN 1 AND 128),
+                click_id TEXT UNIQUE,
+                link_id TEXT,
+                match_type TEXT CHECK (match_type IS NULL OR match_type IN ('deterministic', 'probabilistic')),
+                confidence REAL CHECK (confidence IS NULL OR (confidence >= 0 AND confidence <= 1)),
+                created_at REAL NOT NULL,
+                CHECK ((click_id IS NULL) = (match_type IS NULL)),
+                UNIQUE (app_id, environment, install_id)
+            );
+            CREATE TABLE user_bindings (
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                environment TEXT NOT NULL,
+                user_id TEXT NOT NULL CHECK (length(user_id) BETWEEN 1 AND 128),
+                install_id TEXT NOT NULL,
+                attribution_seq INTEGER REFERENCES attributions(seq),
+                created_at REAL NOT NULL,
+                PRIMARY KEY (app_id, environment, user_id)
+            );
+            CREATE TABLE events (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                app_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                name TEXT NOT NULL,
+                install_id TEXT,
+                link_id TEXT,
+                properties TEXT NOT NULL DEFAULT '{}',
+                occurred_at REAL NOT NULL,
+                received_at REAL NOT NULL
+            );
+            CREATE INDEX events_app_name ON events(app_id, name, occurred_at);
+            """)
+        }
         return migrator
     }
 
@@ -143,8 +202,9 @@ public final class SQLiteStore: FerryDatabase {
         try await writer.write { db in
             try db.execute(sql: """
                 INSERT INTO apps (id, name, ios_team_id, ios_bundle_ids, ios_app_store_id, ios_url_scheme, android_package,
-                    android_sha256, fallback_url, social_title, social_description, social_image_url, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    android_sha256, fallback_url, social_title, social_description, social_image_url, attribution_window,
+                    copy_to_open, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [app.id] + Self.appArguments(app) + [app.createdAt.timeIntervalSince1970])
             try Self.insertDomains(app, db: db)
         }
@@ -155,7 +215,7 @@ public final class SQLiteStore: FerryDatabase {
             try db.execute(sql: """
                 UPDATE apps SET name = ?, ios_team_id = ?, ios_bundle_ids = ?, ios_app_store_id = ?, ios_url_scheme = ?,
                     android_package = ?, android_sha256 = ?, fallback_url = ?, social_title = ?, social_description = ?,
-                    social_image_url = ?
+                    social_image_url = ?, attribution_window = ?, copy_to_open = ?
                 WHERE id = ?
                 """, arguments: Self.appArguments(app) + [app.id])
             guard db.changesCount > 0 else { return false }
@@ -188,7 +248,7 @@ public final class SQLiteStore: FerryDatabase {
         [
             app.name, app.ios.teamID, JSONText.encode(app.ios.bundleIDs), app.ios.appStoreID, app.ios.urlScheme,
             app.android.packageName, JSONText.encode(app.android.sha256Fingerprints), app.fallbackURL,
-            app.social.title, app.social.description, app.social.imageURL,
+            app.social.title, app.social.description, app.social.imageURL, app.attribution.window, app.attribution.copyToOpen,
         ]
     }
 
@@ -212,6 +272,7 @@ public final class SQLiteStore: FerryDatabase {
             android: AndroidSettings(packageName: row["android_package"], sha256Fingerprints: JSONText.decode(row["android_sha256"]) ?? []),
             fallbackURL: row["fallback_url"],
             social: SocialMetadata(title: row["social_title"], description: row["social_description"], imageURL: row["social_image_url"]),
+            attribution: AttributionSettings(window: row["attribution_window"], copyToOpen: row["copy_to_open"]),
             createdAt: Date(timeIntervalSince1970: row["created_at"])
         )
     }
@@ -352,14 +413,14 @@ public final class SQLiteStore: FerryDatabase {
         try await writer.write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent,
-                    platform, referer, query, accept_language)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    platform, referer, query, accept_language, os_version, apple_device)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for click in clicks {
                 try statement.execute(arguments: [
                     click.id, click.linkID, click.appID, click.environment.rawValue, click.createdAt.timeIntervalSince1970,
                     click.ipHash, click.networkHash, click.userAgent, click.platform.rawValue, click.referer, click.query,
-                    click.acceptLanguage,
+                    click.acceptLanguage, click.osVersion, click.appleDevice,
                 ])
             }
         }
@@ -377,7 +438,8 @@ public final class SQLiteStore: FerryDatabase {
                     environment: APIEnvironment(rawValue: row["environment"]) ?? .live,
                     createdAt: Date(timeIntervalSince1970: row["created_at"]), ipHash: row["ip_hash"], networkHash: row["network_hash"],
                     userAgent: row["user_agent"], platform: ClientPlatform(rawValue: row["platform"]) ?? .other,
-                    referer: row["referer"], query: row["query"], acceptLanguage: row["accept_language"]
+                    referer: row["referer"], query: row["query"], acceptLanguage: row["accept_language"],
+                    osVersion: row["os_version"], appleDevice: row["apple_device"]
                 )
             }
         }

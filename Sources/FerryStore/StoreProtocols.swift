@@ -92,8 +92,52 @@ public protocol SettingsStore: Sendable {
     func insertSettingIfAbsent(_ name: String, value: String) async throws -> String
 }
 
+/// What the interstitial's script reported about the device of a click.
+public struct ClickSignalsRecord: Sendable, Hashable {
+    /// The click.
+    public var clickID: String
+    /// The app of the link domain the page was served on.
+    public var appID: String
+    /// The signals, already validated.
+    public var signals: DeviceSignals
+    /// When they arrived.
+    public var receivedAt: Date
+
+    /// Creates a record.
+    public init(clickID: String, appID: String, signals: DeviceSignals, receivedAt: Date) {
+        self.clickID = clickID
+        self.appID = appID
+        self.signals = signals
+        self.receivedAt = receivedAt
+    }
+}
+
+/// Attribution: click signals, candidates, answers given to installs, users bound to them, SDK events.
+public protocol AttributionStore: Sendable {
+    /// Stores the first report of a click's device signals (later ones are ignored).
+    func recordClickSignals(_ record: ClickSignalsRecord) async throws
+    /// The unconsumed clicks worth comparing with an install, and the counts the matcher weighs them with.
+    /// `platform` limits clicks to one platform when known.
+    func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet
+    /// One click as evidence, if it belongs to the app and environment, is recent enough and is not consumed.
+    func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence?
+    /// The answer already given to an install.
+    func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord?
+    /// Stores an answer; throws `StoreConflict` with field `installID` when the install has one, `clickID` when
+    /// another install consumed the click first.
+    func insertAttribution(_ record: AttributionRecord) async throws
+    /// Binds a user to an install's attribution the first time; afterwards returns the first binding unchanged.
+    func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding
+    /// Stores SDK events.
+    func recordEvents(_ events: [EventRecord]) async throws
+    /// How many events of a name an app has (for tests and statistics).
+    func eventCount(appID: String, name: String) async throws -> Int
+    /// Forgets click signals and client hashes older than each app's attribution window; returns rows touched.
+    func purgeAttributionSignals(now: Date) async throws -> Int
+}
+
 /// Everything the server keeps, behind one value.
-public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore {
+public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore {
     /// A counter that changes whenever links, apps, domains or keys change, whoever changed them (another
     /// process included); caches compare it to know when to drop what they hold.
     func changeEpoch() async throws -> Int64

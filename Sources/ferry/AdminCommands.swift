@@ -26,11 +26,16 @@ struct AppCommand: AsyncParsableCommand {
         @Option(help: "Default preview title.") var title: String?
         @Option(help: "Default preview description.") var description: String?
         @Option(name: .customLong("image-url"), help: "Default preview image URL.") var imageURL: String?
+        @Option(name: .customLong("attribution-window"), help: "Hours after a click an install may be attributed to it (1 to 168).")
+        var attributionWindowHours: Double = 24
+        @Flag(name: .customLong("copy-to-open"), help: "Offer 'copy and open' on the iOS interstitial (a click token on the pasteboard).")
+        var copyToOpen = false
 
         func run() async throws {
             try await runReportingErrors {
                 let admin = FerryAdmin(store: try database.open())
                 var spec = FerryAdmin.AppSpec(name: name, domains: domains)
+                spec.attribution = AttributionSettings(window: attributionWindowHours * 3600, copyToOpen: copyToOpen)
                 spec.bundleIDs = bundleIDs
                 spec.teamID = teamID
                 spec.appStoreID = appStoreID

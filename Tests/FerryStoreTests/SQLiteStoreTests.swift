@@ -222,3 +222,72 @@ struct SQLiteStoreTests {
         #expect(FileManager.default.fileExists(atPath: db.path + "-wal"))
     }
 }
+
+@Suite("SQLite attribution store")
+struct SQLiteAttributionStoreTests {
+    func click(_ id: String, address: String?, network: String?, seconds: Double) -> Click {
+        Click(id: id, linkID: "lnk_1", appID: "app_1", environment: .live, createdAt: epoch.addingTimeInterval(seconds), ipHash: address, networkHash: network,
+              userAgent: "UA", platform: .iOS, referer: nil, query: nil, acceptLanguage: "fr-FR,fr;q=0.9,en;q=0.8", osVersion: "18.1", appleDevice: "iphone")
+    }
+
+    @Test func candidatesComeByAddressNetworkAndFingerprintAndConsumedOnesLeave() async throws {
+        let store = try SQLiteStore()
+        try await store.createApp(makeApp())
+        try await store.createLink(makeLink(id: "lnk_1", slug: "a"))
+        try await store.recordClicks([
+            click("clk_address", address: "A", network: "N", seconds: 0),
+            click("clk_network", address: "B", network: "N", seconds: 10),
+            click("clk_print", address: "C", network: "M", seconds: 20),
+            click("clk_other", address: "D", network: "O", seconds: 30),
+            click("clk_old", address: "A", network: "N", seconds: -200_000),
+        ])
+        try await store.recordClickSignals(ClickSignalsRecord(clickID: "clk_print", appID: "app_1",
+            signals: DeviceSignals(screenWidth: 393, screenHeight: 852, screenScale: 3, timeZone: "Europe/Paris", languages: ["fr-FR"]), receivedAt: epoch.addingTimeInterval(21)))
+        let install = InstallEvidence(addressHash: "A", networkHash: "N",
+            signals: DeviceSignals(screenWidth: 852, screenHeight: 393, screenScale: 3, timeZone: "Europe/Paris"), at: epoch.addingTimeInterval(600))
+        let query = CandidateQuery(appID: "app_1", environment: .live, install: install, window: 86400)
+        let set = try await store.candidates(query, platform: .iOS)
+        #expect(Set(set.clicks.map(\.clickID)) == ["clk_address", "clk_network", "clk_print"])
+        #expect(set.clicksInWindow == 4)
+        #expect(set.sameAddressClicks == 1)
+        #expect(set.sameNetworkClicks == 2)
+        let print = try #require(set.clicks.first { $0.clickID == "clk_print" })
+        #expect(print.screenWidth == 393 && print.timeZone == "Europe/Paris" && print.languages == ["fr-FR"])
+        // Without a page report, languages come from Accept-Language in order of preference.
+        #expect(set.clicks.first { $0.clickID == "clk_address" }?.languages == ["fr-FR", "fr", "en"])
+        #expect(try await store.candidates(query, platform: .android).clicks.isEmpty)
+
+        try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: "clk_address", linkID: "lnk_1",
+                                                            matchType: .probabilistic, confidence: 0.9, createdAt: epoch))
+        #expect(try await !store.candidates(query, platform: .iOS).clicks.contains { $0.clickID == "clk_address" })
+        #expect(try await store.unconsumedClick(id: "clk_address", appID: "app_1", environment: .live, since: epoch) == nil)
+        #expect(try await store.unconsumedClick(id: "clk_network", appID: "app_1", environment: .live, since: epoch)?.linkID == "lnk_1")
+        #expect(try await store.unconsumedClick(id: "clk_network", appID: "app_2", environment: .live, since: epoch) == nil)
+
+        // One click, one install; one install, one answer.
+        let taken = await #expect(throws: StoreConflict.self) {
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i2", clickID: "clk_address", linkID: "lnk_1",
+                                                                matchType: .probabilistic, confidence: 0.9, createdAt: epoch))
+        }
+        #expect(taken?.field == "clickID")
+        let again = await #expect(throws: StoreConflict.self) {
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: nil, linkID: nil,
+                                                                matchType: nil, confidence: nil, createdAt: epoch))
+        }
+        #expect(again?.field == "installID")
+    }
+
+    @Test func purgingForgetsSignalsAndHashesPastTheWindow() async throws {
+        let store = try SQLiteStore()
+        try await store.createApp(makeApp())
+        try await store.recordClicks([click("clk_old", address: "A", network: "N", seconds: 0), click("clk_new", address: "B", network: "N", seconds: 90_000)])
+        for (id, seconds) in [("clk_old", 0.0), ("clk_new", 90_000)] {
+            try await store.recordClickSignals(ClickSignalsRecord(clickID: id, appID: "app_1", signals: DeviceSignals(screenWidth: 1), receivedAt: epoch.addingTimeInterval(seconds)))
+        }
+        let touched = try await store.purgeAttributionSignals(now: epoch.addingTimeInterval(100_000))
+        #expect(touched == 2)
+        #expect(try await store.click(id: "clk_old")?.ipHash == nil)
+        #expect(try await store.click(id: "clk_old")?.userAgent == nil)
+        #expect(try await store.click(id: "clk_new")?.ipHash == "B")
+    }
+}

@@ -1,0 +1,187 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Deferred deep links and attribution: the match, resolve, SDK validation, events and user binding routes.
+struct AttributionController: Sendable {
+    let store: any FerryDatabase
+    let authenticator: KeyAuthenticator
+    let matcher: AttributionMatcher
+    let addresses: ClientAddressResolver
+    let hasher: AddressHasher
+    let maxBodyBytes: Int
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    func register(on router: Router<FerryRequestContext>) {
+        router.post(RouterPath(FerryRoutes.attributionMatch)) { request, context in try await match(request, context: context) }
+        router.post(RouterPath(FerryRoutes.attributionUser)) { request, _ in try await bindUser(request) }
+        router.post(RouterPath(FerryRoutes.sdkValidate)) { request, _ in try await validate(request) }
+        router.post(RouterPath(FerryRoutes.events)) { request, _ in try await events(request) }
+        router.get("\(FerryRoutes.links)/resolve/:slug") { request, context in
+            try await resolve(request, slug: context.parameters.get("slug") ?? "")
+        }
+    }
+
+    // MARK: Match
+
+    func match(_ request: Request, context: FerryRequestContext) async throws -> Response {
+        let auth = try await authenticator.authenticate(request)
+        let body = try await JSONBody.decode(MatchRequest.self, from: request, limit: maxBodyBytes)
+        let installID: String
+        let signals: DeviceSignals
+        do {
+            installID = try AttributionRules.validateIdentifier(body.installID, field: "installID", max: AttributionRules.maxInstallIDLength)
+            signals = try AttributionRules.validate(body.signals)
+            if let token = body.clickToken { try LinkRules.checkText(token, field: "clickToken", max: 64) }
+            if let referrer = body.referrer { try LinkRules.checkText(referrer, field: "referrer", max: 2048) }
+        } catch { throw APIError(error) }
+
+        let app = auth.app, environment = auth.key.environment
+        if let previous = try await store.attribution(appID: app.id, environment: environment, installID: installID) {
+            return try JSONBody.response(try await answer(for: previous, appID: app.id))
+        }
+        let time = now()
+        let window = app.attribution.window
+        let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
+        let install = InstallEvidence(addressHash: address.map(hasher.hash), networkHash: address.map(hasher.hashNetwork), signals: signals, at: time)
+
+        // Deterministic tiers: a pasteboard token, then the Play Store referrer.
+        let tokens = [body.clickToken.flatMap(AttributionRules.clickID(fromToken:)), body.referrer.flatMap(AttributionRules.clickID(fromReferrer:))]
+        for clickID in tokens.compactMap({ $0 }) {
+            guard let click = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: time.addingTimeInterval(-window)) else {
+                continue  // another app's token, a replay, or too old: fall through to the other tiers
+            }
+            let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: click.clickID,
+                                           linkID: click.linkID, matchType: .deterministic, confidence: 1, createdAt: time)
+            if let stored = try await bind(record) { return try JSONBody.response(try await answer(for: stored, appID: app.id)) }
+        }
+
+        // The probabilistic tier; a click taken by a concurrent install is left out and the match tried again.
+        let platform: ClientPlatform? = switch signals.platform {
+        case "ios", "iphone", "ipad", "ipados": .iOS
+        case "android": .android
+        default: nil
+        }
+        var excluded = Set<String>()
+        for _ in 0..<3 {
+            var candidates = try await store.candidates(CandidateQuery(appID: app.id, environment: environment, install: install, window: window), platform: platform)
+            candidates.clicks.removeAll { excluded.contains($0.clickID) }
+            switch matcher.match(install: install, candidates: candidates, window: window) {
+            case .matched(let clickID, let linkID, let confidence):
+                let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: clickID,
+                                               linkID: linkID, matchType: .probabilistic, confidence: confidence, createdAt: time)
+                if let stored = try await bind(record) { return try JSONBody.response(try await answer(for: stored, appID: app.id)) }
+                excluded.insert(clickID)
+            case .declined(let reason):
+                logger.debug("install not matched", metadata: ["reason": "\(reason.rawValue)", "candidates": "\(candidates.clicks.count)"])
+                return try JSONBody.response(try await answer(for: try await bindNoMatch(app: app, environment: environment, installID: installID, at: time), appID: app.id))
+            }
+        }
+        return try JSONBody.response(try await answer(for: try await bindNoMatch(app: app, environment: environment, installID: installID, at: time), appID: app.id))
+    }
+
+    /// Stores a match; nil when the click went to another install first. When the same install raced itself,
+    /// the answer stored first is returned.
+    func bind(_ record: AttributionRecord) async throws -> AttributionRecord? {
+        do {
+            try await store.insertAttribution(record)
+            return record
+        } catch let conflict as StoreConflict where conflict.field == "installID" {
+            return try await store.attribution(appID: record.appID, environment: record.environment, installID: record.installID)
+        } catch is StoreConflict {
+            return nil
+        }
+    }
+
+    func bindNoMatch(app: App, environment: APIEnvironment, installID: String, at time: Date) async throws -> AttributionRecord {
+        let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: nil, linkID: nil,
+                                       matchType: nil, confidence: nil, createdAt: time)
+        return try await bind(record) ?? record
+    }
+
+    func answer(for record: AttributionRecord, appID: String) async throws -> MatchResponse {
+        guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: appID) else { return .notMatched }
+        return MatchResponse(matched: true, matchType: record.matchType, confidence: record.confidence, isDeferred: true, link: link.data)
+    }
+
+    // MARK: Users
+
+    func bindUser(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request)
+        let body = try await JSONBody.decode(AttributeUserRequest.self, from: request, limit: maxBodyBytes)
+        let installID: String, userID: String
+        do {
+            installID = try AttributionRules.validateIdentifier(body.installID, field: "installID", max: AttributionRules.maxInstallIDLength)
+            userID = try AttributionRules.validateIdentifier(body.userID, field: "userID", max: AttributionRules.maxUserIDLength)
+        } catch { throw APIError(error) }
+        let binding = try await store.bindUser(appID: auth.app.id, environment: auth.key.environment, userID: userID, installID: installID, now: now())
+        let matched = try await answer(for: binding.attribution, appID: auth.app.id)
+        return try JSONBody.response(AttributeUserResponse(
+            userID: binding.userID, attributed: matched.matched, matchType: matched.matchType, confidence: matched.confidence, link: matched.link))
+    }
+
+    // MARK: SDK
+
+    func validate(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .publishable)
+        let app = auth.app
+        return try JSONBody.response(SDKValidateResponse(
+            valid: true, appID: app.id, appName: app.name, domains: app.domains, environment: auth.key.environment,
+            urlScheme: app.ios.urlScheme, attributionWindowSeconds: Int(app.attribution.window)))
+    }
+
+    func events(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request)
+        let body = try await JSONBody.decode(EventsRequest.self, from: request, limit: maxBodyBytes)
+        let records: [EventRecord]
+        do {
+            records = try AttributionRules.events(body, appID: auth.app.id, environment: auth.key.environment, now: now())
+        } catch { throw APIError(error) }
+        for (index, record) in records.enumerated() {
+            guard let linkID = record.linkID else { continue }
+            guard let link = try await store.link(id: linkID, appID: auth.app.id), link.environment == auth.key.environment else {
+                throw APIError(.badRequest, code: "invalid_field", message: "events[\(index)].linkID names no link of this app", field: "events[\(index)].linkID")
+            }
+        }
+        try await store.recordEvents(records)
+        return try JSONBody.response(EventsResponse(accepted: records.count))
+    }
+
+    func resolve(_ request: Request, slug rawSlug: String) async throws -> Response {
+        let auth = try await authenticator.authenticate(request)
+        let query = request.uri.queryParameters
+        guard let slug = Slug.normalize(rawSlug) else { throw APIError.notFound("link '\(rawSlug.prefix(64))'") }
+        let domain: String
+        if let requested = query["domain"].map(String.init) {
+            guard let normalized = DomainName.normalizeHostHeader(requested), auth.app.domains.contains(normalized)
+                    || auth.app.domains.contains(String(DomainName.hostPart(of: normalized))) else {
+                throw APIError(.badRequest, code: "invalid_field", message: "domain is not one of this app's link domains", field: "domain")
+            }
+            domain = auth.app.domains.contains(normalized) ? normalized : String(DomainName.hostPart(of: normalized))
+        } else {
+            guard let first = auth.app.domains.first else { throw APIError.notFound("link '\(slug)'") }
+            domain = first
+        }
+        guard let link = try await store.link(domain: domain, slug: slug), link.appID == auth.app.id, link.environment == auth.key.environment else {
+            throw APIError.notFound("link '\(slug)'")
+        }
+        let time = now()
+        switch link.status(at: time) {
+        case .expired: throw APIError(.gone, code: "gone", message: "link '\(slug)' has expired")
+        case .disabled: throw APIError(.gone, code: "gone", message: "link '\(slug)' is disabled")
+        case .active: break
+        }
+        var installID: String?
+        if let text = query["installID"].map(String.init) {
+            do { installID = try AttributionRules.validateIdentifier(text, field: "installID", max: AttributionRules.maxInstallIDLength) } catch { throw APIError(error) }
+        }
+        try await store.recordEvents([EventRecord(appID: auth.app.id, environment: link.environment, name: "link_open", installID: installID,
+                                                  linkID: link.id, properties: [:], occurredAt: time, receivedAt: time)])
+        return try JSONBody.response(ResolveResponse(link: link.data))
+    }
+}

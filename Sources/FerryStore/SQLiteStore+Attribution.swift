@@ -1,0 +1,222 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    public func recordClickSignals(_ record: ClickSignalsRecord) async throws {
+        let signals = record.signals
+        let fingerprint = DeviceFingerprint.key(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO click_signals (click_id, app_id, received_at, platform, screen_width, screen_height, screen_scale,
+                    time_zone, time_zone_offset, languages, fingerprint)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [
+                    record.clickID, record.appID, record.receivedAt.timeIntervalSince1970, signals.platform, signals.screenWidth,
+                    signals.screenHeight, signals.screenScale, signals.timeZone, signals.timeZoneOffsetSeconds,
+                    JSONText.encode(signals.languages ?? []), fingerprint,
+                ])
+        }
+    }
+
+    /// Columns of a click joined with its page's signals.
+    private static let evidenceColumns = """
+        c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
+        s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
+        """
+
+    public func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
+        try await writer.read { db in
+            let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
+            let platformFilter = platform == nil ? "" : " AND c.platform = :platform"
+            var arguments: [String: (any DatabaseValueConvertible)?] = [
+                "app": query.appID, "env": query.environment.rawValue, "since": since, "until": until,
+                "platform": platform?.rawValue, "limit": CandidateQuery.limitPerKey,
+            ]
+            let unconsumed = "NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)"
+            var byID: [String: ClickEvidence] = [:]
+            func collect(_ sql: String) throws {
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) {
+                    let evidence = Self.decodeEvidence(row)
+                    byID[evidence.clickID] = evidence
+                }
+            }
+            func count(_ condition: String) throws -> Int {
+                try Int.fetchOne(db, sql: """
+                    SELECT COUNT(*) FROM clicks c WHERE c.app_id = :app AND c.environment = :env
+                      AND c.created_at BETWEEN :since AND :until\(platformFilter) AND \(condition)
+                    """, arguments: StatementArguments(arguments)) ?? 0
+            }
+            let base = """
+                SELECT \(Self.evidenceColumns) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+                WHERE c.app_id = :app AND c.environment = :env AND c.created_at BETWEEN :since AND :until\(platformFilter) AND \(unconsumed)
+                """
+            var sameAddress = 0, sameNetwork = 0
+            if let address = query.addressHash {
+                arguments["address"] = address
+                try collect(base + " AND c.ip_hash = :address ORDER BY c.created_at DESC LIMIT :limit")
+                sameAddress = try count("c.ip_hash = :address")
+            }
+            if let network = query.networkHash {
+                arguments["network"] = network
+                try collect(base + " AND c.network_hash = :network ORDER BY c.created_at DESC LIMIT :limit")
+                sameNetwork = try count("c.network_hash = :network")
+            }
+            if let fingerprint = query.fingerprint {
+                arguments["fingerprint"] = fingerprint
+                try collect("""
+                    SELECT \(Self.evidenceColumns) FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
+                    WHERE s.app_id = :app AND s.fingerprint = :fingerprint AND s.received_at BETWEEN :since AND :until
+                      AND c.environment = :env AND c.created_at BETWEEN :since AND :until\(platformFilter) AND \(unconsumed)
+                    ORDER BY c.created_at DESC LIMIT :limit
+                    """)
+            }
+            let inWindow = try count("1")
+            let clicks = byID.values.sorted { $0.createdAt > $1.createdAt || ($0.createdAt == $1.createdAt && $0.clickID < $1.clickID) }
+            return CandidateSet(clicks: clicks, clicksInWindow: inWindow, sameAddressClicks: sameAddress, sameNetworkClicks: sameNetwork)
+        }
+    }
+
+    public func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT \(Self.evidenceColumns) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+                WHERE c.id = ? AND c.app_id = ? AND c.environment = ? AND c.created_at >= ?
+                  AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
+                """, arguments: [id, appID, environment.rawValue, since.timeIntervalSince1970]).map(Self.decodeEvidence)
+        }
+    }
+
+    static func decodeEvidence(_ row: Row) -> ClickEvidence {
+        var languages: [String] = JSONText.decode(row["languages"]) ?? []
+        if languages.isEmpty, let accept: String = row["accept_language"] {
+            languages = AcceptLanguage.tags(accept)
+        }
+        return ClickEvidence(
+            clickID: row["id"], linkID: row["link_id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            addressHash: row["ip_hash"], networkHash: row["network_hash"], osVersion: row["os_version"], appleDevice: row["apple_device"],
+            screenWidth: row["screen_width"], screenHeight: row["screen_height"], screenScale: row["screen_scale"],
+            timeZone: row["time_zone"], timeZoneOffsetSeconds: row["time_zone_offset"], languages: languages
+        )
+    }
+
+    public func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?",
+                             arguments: [appID, environment.rawValue, installID]).map(Self.decodeAttribution)
+        }
+    }
+
+    static func decodeAttribution(_ row: Row) -> AttributionRecord {
+        AttributionRecord(
+            appID: row["app_id"], environment: APIEnvironment(rawValue: row["environment"]) ?? .live, installID: row["install_id"],
+            clickID: row["click_id"], linkID: row["link_id"], matchType: (row["match_type"] as String?).flatMap(MatchType.init(rawValue:)),
+            confidence: row["confidence"], createdAt: Date(timeIntervalSince1970: row["created_at"])
+        )
+    }
+
+    public func insertAttribution(_ record: AttributionRecord) async throws {
+        try await writer.write { db in
+            do {
+                try db.execute(sql: """
+                    INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [record.appID, record.environment.rawValue, record.installID, record.clickID, record.linkID,
+                                     record.matchType?.rawValue, record.confidence, record.createdAt.timeIntervalSince1970])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                let message = error.message ?? ""
+                if message.contains("click_id") {
+                    throw StoreConflict(field: "clickID", message: "the click is already attributed to another install")
+                }
+                throw StoreConflict(field: "installID", message: "the install already has an answer")
+            }
+        }
+    }
+
+    public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding {
+        try await writer.write { db in
+            func binding(_ row: Row) throws -> UserBinding {
+                let seq: Int64? = row["attribution_seq"]
+                let record = try seq.flatMap { try Row.fetchOne(db, sql: "SELECT * FROM attributions WHERE seq = ?", arguments: [$0]) }.map(Self.decodeAttribution)
+                    ?? AttributionRecord(appID: appID, environment: environment, installID: row["install_id"], clickID: nil, linkID: nil,
+                                         matchType: nil, confidence: nil, createdAt: Date(timeIntervalSince1970: row["created_at"]))
+                return UserBinding(userID: row["user_id"], installID: row["install_id"], attribution: record)
+            }
+            let select = "SELECT * FROM user_bindings WHERE app_id = ? AND environment = ? AND user_id = ?"
+            if let existing = try Row.fetchOne(db, sql: select, arguments: [appID, environment.rawValue, userID]) {
+                return try binding(existing)
+            }
+            let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?",
+                                         arguments: [appID, environment.rawValue, installID])
+            try db.execute(sql: """
+                INSERT INTO user_bindings (app_id, environment, user_id, install_id, attribution_seq, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [appID, environment.rawValue, userID, installID, seq, now.timeIntervalSince1970])
+            guard let row = try Row.fetchOne(db, sql: select, arguments: [appID, environment.rawValue, userID]) else {
+                throw DatabaseError(message: "user binding vanished")
+            }
+            return try binding(row)
+        }
+    }
+
+    public func recordEvents(_ events: [EventRecord]) async throws {
+        guard !events.isEmpty else { return }
+        try await writer.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO events (app_id, environment, name, install_id, link_id, properties, occurred_at, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for event in events {
+                try statement.execute(arguments: [
+                    event.appID, event.environment.rawValue, event.name, event.installID, event.linkID, JSONText.encode(event.properties),
+                    event.occurredAt.timeIntervalSince1970, event.receivedAt.timeIntervalSince1970,
+                ])
+            }
+        }
+    }
+
+    public func eventCount(appID: String, name: String) async throws -> Int {
+        try await writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app_id = ? AND name = ?", arguments: [appID, name]) ?? 0
+        }
+    }
+
+    public func purgeAttributionSignals(now: Date) async throws -> Int {
+        try await writer.write { db in
+            var touched = 0
+            for row in try Row.fetchAll(db, sql: "SELECT id, attribution_window FROM apps") {
+                let appID: String = row["id"]
+                let cutoff = now.timeIntervalSince1970 - (row["attribution_window"] as Double)
+                try db.execute(sql: "DELETE FROM click_signals WHERE app_id = ? AND received_at < ?", arguments: [appID, cutoff])
+                touched += db.changesCount
+                try db.execute(sql: """
+                    UPDATE clicks SET ip_hash = NULL, network_hash = NULL, user_agent = NULL, accept_language = NULL
+                    WHERE app_id = ? AND created_at < ? AND (ip_hash IS NOT NULL OR network_hash IS NOT NULL OR user_agent IS NOT NULL)
+                    """, arguments: [appID, cutoff])
+                touched += db.changesCount
+            }
+            // Signals of clicks on hosts of no app, or older than any window allows.
+            try db.execute(sql: "DELETE FROM click_signals WHERE received_at < ?", arguments: [now.timeIntervalSince1970 - AttributionSettings.maximumWindow])
+            touched += db.changesCount
+            return touched
+        }
+    }
+}
+
+/// Reads `Accept-Language` into language tags, most preferred first.
+enum AcceptLanguage {
+    static func tags(_ header: String) -> [String] {
+        let entries = header.split(separator: ",").prefix(16).compactMap { part -> (String, Double)? in
+            let pieces = part.split(separator: ";")
+            let tag = pieces[0].trimmingCharacters(in: .whitespaces)
+            guard !tag.isEmpty, tag != "*", tag.count <= 35 else { return nil }
+            var quality = 1.0
+            for piece in pieces.dropFirst() {
+                let p = piece.trimmingCharacters(in: .whitespaces)
+                if p.hasPrefix("q="), let q = Double(p.dropFirst(2)) { quality = q }
+            }
+            return (tag, quality)
+        }
+        return entries.enumerated().sorted { ($0.element.1, -$0.offset) > ($1.element.1, -$1.offset) }.map(\.element.0)
+    }
+}

@@ -1,0 +1,263 @@
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// An iPhone 15 in New York, as the SDK describes it.
+let iPhoneSignals = DeviceSignals(
+    platform: "ios", osVersion: "18.1", model: "iPhone16,1", screenWidth: 393, screenHeight: 852, screenScale: 3,
+    timeZone: "America/New_York", timeZoneOffsetSeconds: -18000, languages: ["en-US"])
+
+/// The same device, as the interstitial's script reports it.
+let iPhoneBrowserReport = #"{"platform": "iPhone", "screenWidth": 393, "screenHeight": 852, "screenScale": 3, "timeZone": "America/New_York", "timeZoneOffsetSeconds": -18000, "languages": ["en-US", "en"]}"#
+
+@Suite("Deferred deep links and attribution over HTTP")
+struct AttributionAPITests {
+    /// Clicks a link as an iPhone from an address; returns the click id the interstitial carries.
+    func clickOnIPhone(_ client: some TestClientProtocol, slug: String, address: String, report: String? = iPhoneBrowserReport) async throws -> String {
+        let page = try await client.execute(uri: "/\(slug)", method: .get, headers: headers(userAgent: UA.iPhoneSafari, extra: [(.forwardedFor, address)]))
+        #expect(page.status == .ok)
+        let text = page.text
+        let start = try #require(text.range(of: "data-click=\"")).upperBound
+        let clickID = String(text[start...].prefix(26))
+        #expect(AttributionRules.isClickID(clickID))
+        if let report {
+            let beacon = try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(extra: [(.contentType, "text/plain;charset=UTF-8")]),
+                                                  body: jsonBody(#"{"click": "\#(clickID)", "signals": \#(report)}"#))
+            #expect(beacon.status == .noContent)
+        }
+        return clickID
+    }
+
+    func match(_ client: some TestClientProtocol, key: String, installID: String, address: String, signals: DeviceSignals = iPhoneSignals,
+               token: String? = nil, referrer: String? = nil) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/v1/attribution/match", method: .post, headers: headers(key: key, json: true, extra: [(.forwardedFor, address)]),
+            body: jsonBody(MatchRequest(installID: installID, signals: signals, clickToken: token, referrer: referrer)))
+    }
+
+    @Test func aPasteboardTokenMatchesDeterministicallyOnceAndTheAnswerRepeats() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo", iosURL: "example://promo",
+                                                                        params: ["coupon": "SPRING"], campaign: "spring"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let clickID = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.10")
+            #expect(try await fixture.eventually { try await fixture.store.click(id: clickID) != nil })
+            // From another network entirely: the token alone decides.
+            let first = try await match(client, key: fixture.publishable, installID: "IDFV-1", address: "198.51.100.99", token: "ferry:\(clickID)")
+            #expect(first.status == .ok)
+            let answer = try first.decode(MatchResponse.self)
+            #expect(answer.matched)
+            #expect(answer.matchType == .deterministic)
+            #expect(answer.confidence == 1)
+            #expect(answer.isDeferred == true)
+            #expect(answer.link == link.data)
+            #expect(answer.link?.params == ["coupon": "SPRING"])
+            // The same install asking again gets the same answer.
+            let again = try await match(client, key: fixture.publishable, installID: "IDFV-1", address: "192.0.2.1", signals: DeviceSignals())
+            #expect(try again.decode(MatchResponse.self) == answer)
+            // A replay of the consumed token by another install gets nothing of it.
+            let replay = try await match(client, key: fixture.publishable, installID: "IDFV-2", address: "192.0.2.200",
+                                         signals: DeviceSignals(platform: "ios", screenWidth: 430, screenHeight: 932, screenScale: 3, timeZone: "Asia/Tokyo"),
+                                         token: "ferry:\(clickID)")
+            #expect(try replay.decode(MatchResponse.self) == .notMatched)
+            // The other app cannot use this app's token.
+            let otherPublishable = try await fixture.admin.createKey(appID: fixture.otherApp.id, kind: .publishable, environment: .live).key
+            let foreign = try await match(client, key: otherPublishable, installID: "IDFV-9", address: "203.0.113.10", token: clickID)
+            #expect(try foreign.decode(MatchResponse.self) == .notMatched)
+        }
+    }
+
+    @Test func thePlayStoreReferrerMatchesDeterministically() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "droid", destination: "https://example.com/"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let click = try await client.execute(uri: "/droid", method: .get, headers: headers(userAgent: UA.android, extra: [(.forwardedFor, "203.0.113.20")]))
+            let location = try #require(click.headers[.location])
+            let referrer = QueryString.decode(Substring(try #require(location.components(separatedBy: "referrer=").last)))
+            let clickID = try #require(AttributionRules.clickID(fromReferrer: referrer))
+            #expect(try await fixture.eventually { try await fixture.store.click(id: clickID) != nil })
+            let response = try await match(client, key: fixture.publishable, installID: "android-1", address: "198.51.100.1",
+                                           signals: DeviceSignals(platform: "android", osVersion: "14"), referrer: referrer)
+            let answer = try response.decode(MatchResponse.self)
+            #expect(answer.matchType == .deterministic)
+            #expect(answer.link?.slug == "droid")
+        }
+    }
+
+    @Test func theSameDeviceOnTheSameNetworkMatchesProbabilistically() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "deferred", destination: "https://example.com/d", iosURL: "example://d"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let clickID = try await clickOnIPhone(client, slug: "deferred", address: "203.0.113.30")
+            #expect(try await fixture.eventually { try await fixture.store.click(id: clickID) != nil })
+            // An organic install elsewhere, with another phone, is not matched.
+            let organic = try await match(client, key: fixture.publishable, installID: "organic", address: "198.51.100.50",
+                                          signals: DeviceSignals(platform: "ios", osVersion: "17.5", model: "iPhone14,2", screenWidth: 390, screenHeight: 844,
+                                                                 screenScale: 3, timeZone: "Europe/Berlin", timeZoneOffsetSeconds: 3600, languages: ["de-DE"]))
+            #expect(try organic.decode(MatchResponse.self) == .notMatched)
+            // The phone that clicked, after installing, from the same Wi-Fi.
+            let response = try await match(client, key: fixture.publishable, installID: "IDFV-clicker", address: "203.0.113.30")
+            let answer = try response.decode(MatchResponse.self)
+            #expect(answer.matched)
+            #expect(answer.matchType == .probabilistic)
+            #expect((answer.confidence ?? 0) >= 0.75)
+            #expect((answer.confidence ?? 2) <= 1)
+            #expect(answer.link?.iosURL == "example://d")
+            // The click is consumed: a second install with the same signals on the same network gets nothing.
+            let second = try await match(client, key: fixture.publishable, installID: "IDFV-twin", address: "203.0.113.30")
+            #expect(try second.decode(MatchResponse.self) == .notMatched)
+            // Test keys never see live clicks.
+            let testKey = try await fixture.admin.createKey(appID: fixture.app.id, kind: .publishable, environment: .test).key
+            let test = try await match(client, key: testKey, installID: "IDFV-test", address: "203.0.113.30")
+            #expect(try test.decode(MatchResponse.self) == .notMatched)
+        }
+    }
+
+    @Test func absurdSignalsAreRefusedByName() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let huge = String(repeating: "x", count: 10 * 1024 * 1024)
+        try await fixture.application().test(.router) { client in
+            let cases: [(String, HTTPResponse.Status, String?)] = [
+                (#"{"installID": "a", "signals": {"screenWidth": -1}}"#, .badRequest, "signals.screenWidth"),
+                (#"{"installID": "a", "signals": {"screenScale": 0}}"#, .badRequest, "signals.screenScale"),
+                (#"{"installID": "a", "signals": {"timeZone": "Mars/Olympus_Mons"}}"#, .badRequest, "signals.timeZone"),
+                (#"{"installID": "a", "signals": {"timeZoneOffsetSeconds": 999999}}"#, .badRequest, "signals.timeZoneOffsetSeconds"),
+                (#"{"installID": "a", "signals": {"languages": ["en US"]}}"#, .badRequest, "signals.languages"),
+                (#"{"installID": "a", "signals": {"osVersion": "eighteen"}}"#, .badRequest, "signals.osVersion"),
+                (#"{"installID": "", "signals": {}}"#, .badRequest, "installID"),
+                (#"{"signals": {}}"#, .badRequest, "installID"),
+                (#"{"installID": "a"}"#, .badRequest, "signals"),
+                (#"{"installID": "a", "signals": {"screenWidth": "wide"}}"#, .badRequest, "signals.screenWidth"),
+                (#"{"installID": "a", "signals": {"model": "\#(huge)"}}"#, .contentTooLarge, nil),
+            ]
+            for (body, status, field) in cases {
+                let response = try await client.execute(uri: "/v1/attribution/match", method: .post, headers: headers(key: fixture.publishable, json: true), body: jsonBody(body))
+                #expect(response.status == status, "\(body.prefix(80))")
+                #expect(response.error?.field == field, "\(response.text.prefix(200))")
+            }
+            // A token or referrer of the wrong shape is simply no token.
+            let odd = try await match(client, key: fixture.publishable, installID: "odd", address: "192.0.2.9", signals: DeviceSignals(), token: "clk_../../etc", referrer: "%%%")
+            #expect(try odd.decode(MatchResponse.self) == .notMatched)
+        }
+    }
+
+    @Test func aUserIsBoundOnceAndAlwaysGetsTheSameAnswer() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "invite", destination: "https://example.com/i", referrer: "user-1"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let clickID = try await clickOnIPhone(client, slug: "invite", address: "203.0.113.40")
+            #expect(try await fixture.eventually { try await fixture.store.click(id: clickID) != nil })
+            _ = try await match(client, key: fixture.publishable, installID: "IDFV-user", address: "198.51.100.2", token: clickID)
+            func bind(_ installID: String, _ userID: String) async throws -> AttributeUserResponse {
+                let response = try await client.execute(uri: "/v1/attribution/user", method: .post, headers: headers(key: fixture.publishable, json: true),
+                                                        body: jsonBody(AttributeUserRequest(installID: installID, userID: userID)))
+                #expect(response.status == .ok)
+                return try response.decode(AttributeUserResponse.self)
+            }
+            let first = try await bind("IDFV-user", "alice")
+            #expect(first.attributed)
+            #expect(first.link?.referrer == "user-1")
+            #expect(first.matchType == .deterministic)
+            // The same user from another (organic) install keeps the first answer.
+            #expect(try await bind("IDFV-other", "alice") == first)
+            // An organic install's user is bound as not attributed, and stays so.
+            let bob = try await bind("IDFV-organic", "bob")
+            #expect(!bob.attributed)
+            #expect(try await bind("IDFV-user", "bob") == bob)
+            let bad = try await client.execute(uri: "/v1/attribution/user", method: .post, headers: headers(key: fixture.publishable, json: true),
+                                               body: jsonBody(#"{"installID": "x", "userID": "\#(String(repeating: "u", count: 129))"}"#))
+            #expect(bad.status == .badRequest)
+            #expect(bad.error?.field == "userID")
+        }
+    }
+
+    @Test func validateEventsAndResolve() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "open", destination: "https://example.com/o", iosURL: "example://o"), app: fixture.app, environment: .live)
+        let otherLink = try await fixture.admin.createLink(CreateLinkRequest(slug: "theirs", destination: "https://other.test/"), app: fixture.otherApp, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let valid = try await client.execute(uri: "/v1/sdk/validate", method: .post, headers: headers(key: fixture.publishable))
+            let settings = try valid.decode(SDKValidateResponse.self)
+            #expect(settings.valid)
+            #expect(settings.domains == ["go.example.com", "links.example.com"])
+            #expect(settings.environment == .live)
+            #expect(settings.urlScheme == "example")
+            #expect(settings.attributionWindowSeconds == 86400)
+            #expect(try await client.execute(uri: "/v1/sdk/validate", method: .post, headers: headers(key: fixture.secret)).status == .forbidden)
+            #expect(try await client.execute(uri: "/v1/sdk/validate", method: .post, headers: headers()).status == .unauthorized)
+
+            let resolved = try await client.execute(uri: "/v1/links/resolve/OPEN?domain=go.example.com&installID=IDFV-5", method: .get, headers: headers(key: fixture.publishable))
+            #expect(resolved.status == .ok)
+            #expect(try resolved.decode(ResolveResponse.self) == ResolveResponse(link: link.data))
+            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_open") == 1)
+            #expect(try await client.execute(uri: "/v1/links/resolve/theirs", method: .get, headers: headers(key: fixture.publishable)).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/links/resolve/open?domain=other.test", method: .get, headers: headers(key: fixture.publishable)).status == .badRequest)
+
+            let events = EventsRequest(events: [
+                SDKEvent(name: "install", installID: "IDFV-5"),
+                SDKEvent(name: "open", installID: "IDFV-5", linkID: link.id),
+                SDKEvent(name: "purchase.completed", installID: "IDFV-5", properties: ["plan": "yearly"]),
+            ])
+            let accepted = try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: fixture.publishable, json: true), body: jsonBody(events))
+            #expect(try accepted.decode(EventsResponse.self).accepted == 3)
+            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "purchase.completed") == 1)
+            let refusals: [(EventsRequest, String)] = [
+                (EventsRequest(events: []), "events"),
+                (EventsRequest(events: Array(repeating: SDKEvent(name: "open", installID: "i"), count: 101)), "events"),
+                (EventsRequest(events: [SDKEvent(name: "Bad Name", installID: "i")]), "events[0].name"),
+                (EventsRequest(events: [SDKEvent(name: "open", installID: "i", timestamp: Date().addingTimeInterval(7 * 86400))]), "events[0].timestamp"),
+                (EventsRequest(events: [SDKEvent(name: "open", installID: "i", linkID: otherLink.id)]), "events[0].linkID"),
+            ]
+            for (request, field) in refusals {
+                let response = try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: fixture.publishable, json: true), body: jsonBody(request))
+                #expect(response.status == .badRequest, "\(field)")
+                #expect(response.error?.field == field)
+            }
+            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "open") == 1)
+        }
+    }
+
+    @Test func pageReportsAreBoundedAndLenient() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let good = #"{"click": "clk_AAAAAAAAAAAAAAAAAAAAAA", "signals": {"screenWidth": 390, "timeZone": "Not/AZone", "screenScale": 3}}"#
+            #expect(try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(), body: jsonBody(good)).status == .noContent)
+            let badClick = try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(), body: jsonBody(#"{"click": "nope", "signals": {}}"#))
+            #expect(badClick.status == .badRequest)
+            #expect(badClick.error?.field == "click")
+            let big = #"{"click": "clk_AAAAAAAAAAAAAAAAAAAAAA", "signals": {"model": "\#(String(repeating: "m", count: 5000))"}}"#
+            #expect(try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(), body: jsonBody(big)).status == .contentTooLarge)
+            #expect(try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(host: "nobody.example"), body: jsonBody(good)).status == .notFound)
+        }
+    }
+
+    @Test func copyToOpenPutsTheTokenBehindATap() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        var spec = FerryAdmin.AppSpec(name: "Copy", domains: ["copy.example"])
+        spec.appStoreID = "99"
+        spec.attribution = AttributionSettings(window: 3600, copyToOpen: true)
+        let app = try await fixture.admin.createApp(spec)
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "c", destination: "https://example.com/"), app: app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let page = try await client.execute(uri: "/c", method: .get, headers: headers(host: "copy.example", userAgent: UA.iPhoneSafari)).text
+            #expect(page.contains(#"id="ferry-copy""#))
+            #expect(page.contains(#"data-token="ferry:clk_"#))
+            #expect(page.contains(#"data-auto="0""#))
+        }
+    }
+}

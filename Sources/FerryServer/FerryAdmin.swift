@@ -41,10 +41,43 @@ public struct FerryAdmin: Sendable {
             self.name = name
             self.domains = domains
         }
+
+        /// The spec an existing app was made from.
+        public init(app: App) {
+            name = app.name
+            domains = app.domains
+            teamID = app.ios.teamID
+            bundleIDs = app.ios.bundleIDs
+            appStoreID = app.ios.appStoreID
+            urlScheme = app.ios.urlScheme
+            androidPackage = app.android.packageName
+            androidFingerprints = app.android.sha256Fingerprints
+            fallbackURL = app.fallbackURL
+            social = app.social
+            attribution = app.attribution
+        }
     }
 
     /// Validates a spec and stores the app.
     public func createApp(_ spec: AppSpec) async throws -> App {
+        var generator = SystemRandomNumberGenerator()
+        let app = try Self.makeApp(spec, id: Identifiers.make(prefix: "app", using: &generator), createdAt: now())
+        try await store.createApp(app)
+        return app
+    }
+
+    /// Validates a changed spec and replaces the app's settings and domains.
+    public func updateApp(id: String, _ change: (inout AppSpec) -> Void) async throws -> App {
+        guard let current = try await store.app(id: id) else { throw ValidationError(code: "not_found", field: "app", "no app with id '\(id)'") }
+        var spec = AppSpec(app: current)
+        change(&spec)
+        let app = try Self.makeApp(spec, id: current.id, createdAt: current.createdAt)
+        guard try await store.updateApp(app) else { throw ValidationError(code: "not_found", field: "app", "no app with id '\(id)'") }
+        return app
+    }
+
+    /// Every rule an app's settings follow, whether new or changed.
+    static func makeApp(_ spec: AppSpec, id: String, createdAt: Date) throws(ValidationError) -> App {
         let trimmed = spec.name.trimmingCharacters(in: .whitespaces)
         guard (1...200).contains(trimmed.count) else { throw ValidationError(field: "name", "name must be 1 to 200 characters") }
         try LinkRules.checkText(trimmed, field: "name", max: 800)
@@ -74,13 +107,10 @@ public struct FerryAdmin: Sendable {
         guard window.isFinite, (AttributionSettings.minimumWindow...AttributionSettings.maximumWindow).contains(window) else {
             throw ValidationError(field: "attributionWindow", "the attribution window must be from 1 hour to 7 days")
         }
-        var generator = SystemRandomNumberGenerator()
-        let app = App(
-            id: Identifiers.make(prefix: "app", using: &generator), name: trimmed, domains: domains, ios: ios, android: android,
-            fallbackURL: spec.fallbackURL, social: spec.social, attribution: spec.attribution, createdAt: now()
+        return App(
+            id: id, name: trimmed, domains: domains, ios: ios, android: android,
+            fallbackURL: spec.fallbackURL, social: spec.social, attribution: spec.attribution, createdAt: createdAt
         )
-        try await store.createApp(app)
-        return app
     }
 
     /// Creates a key for an app; returns the record and the key text, which is never stored and never shown again.

@@ -9,7 +9,7 @@ extension APIKeyKind: ExpressibleByArgument {}
 extension APIEnvironment: ExpressibleByArgument {}
 
 struct AppCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "app", abstract: "Manage apps.", subcommands: [Create.self, List.self])
+    static let configuration = CommandConfiguration(commandName: "app", abstract: "Manage apps.", subcommands: [Create.self, Update.self, List.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an app; prints only its id.")
@@ -46,6 +46,55 @@ struct AppCommand: AsyncParsableCommand {
                 spec.social = SocialMetadata(title: title, description: description, imageURL: imageURL)
                 let app = try await admin.createApp(spec)
                 print(app.id)
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change an app's settings; options left out keep their value. A running server sees the change within a second.")
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The app's id.") var id: String
+        @Option(help: "A new name.") var name: String?
+        @Option(name: .customLong("add-domain"), help: "Add a link domain; repeatable.") var addDomains: [String] = []
+        @Option(name: .customLong("remove-domain"), help: "Remove a link domain; repeatable.") var removeDomains: [String] = []
+        @Option(name: .customLong("bundle-id"), help: "iOS bundle id; repeatable; replaces the list.") var bundleIDs: [String] = []
+        @Option(name: .customLong("team-id"), help: "Apple developer team id.") var teamID: String?
+        @Option(name: .customLong("app-store-id"), help: "Numeric App Store id.") var appStoreID: String?
+        @Option(name: .customLong("url-scheme"), help: "The app's custom URL scheme.") var urlScheme: String?
+        @Option(name: .customLong("android-package"), help: "Android application id.") var androidPackage: String?
+        @Option(name: .customLong("android-sha256"), help: "Signing certificate fingerprint; repeatable; replaces the list.") var androidFingerprints: [String] = []
+        @Option(name: .customLong("fallback-url"), help: "Web page for the domain root and store-less visitors.") var fallbackURL: String?
+        @Option(help: "Default preview title.") var title: String?
+        @Option(help: "Default preview description.") var description: String?
+        @Option(name: .customLong("image-url"), help: "Default preview image URL.") var imageURL: String?
+        @Option(name: .customLong("attribution-window"), help: "Hours after a click an install may be attributed to it (1 to 168).")
+        var attributionWindowHours: Double?
+        @Option(name: .customLong("copy-to-open"), help: "on or off: offer 'copy and open' on the iOS interstitial.")
+        var copyToOpen: Toggle?
+
+        enum Toggle: String, ExpressibleByArgument { case on, off }
+
+        func run() async throws {
+            try await runReportingErrors {
+                let admin = FerryAdmin(store: try database.open())
+                let removed = Set(try removeDomains.map { d throws(FerryCore.ValidationError) in try DomainName.validate(d) })
+                let app = try await admin.updateApp(id: id) { spec in
+                    if let name { spec.name = name }
+                    spec.domains = spec.domains.filter { !removed.contains($0) } + addDomains
+                    if !bundleIDs.isEmpty { spec.bundleIDs = bundleIDs }
+                    if let teamID { spec.teamID = teamID }
+                    if let appStoreID { spec.appStoreID = appStoreID }
+                    if let urlScheme { spec.urlScheme = urlScheme }
+                    if let androidPackage { spec.androidPackage = androidPackage }
+                    if !androidFingerprints.isEmpty { spec.androidFingerprints = androidFingerprints }
+                    if let fallbackURL { spec.fallbackURL = fallbackURL }
+                    if let title { spec.social.title = title }
+                    if let description { spec.social.description = description }
+                    if let imageURL { spec.social.imageURL = imageURL }
+                    if let attributionWindowHours { spec.attribution.window = attributionWindowHours * 3600 }
+                    if let copyToOpen { spec.attribution.copyToOpen = copyToOpen == .on }
+                }
+                print("\(app.id)\t\(app.name)\t\(app.domains.joined(separator: ","))")
             }
         }
     }

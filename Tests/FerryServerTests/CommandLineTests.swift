@@ -98,7 +98,7 @@ func matches(_ text: String, _ pattern: String) -> Bool {
 
 @Suite("The ferry command", .serialized)
 struct CommandLineTests {
-    @Test func adminCommandsPrintOnlyWhatScriptsNeed() throws {
+    @Test func adminCommandsPrintOnlyWhatScriptsNeed() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = "sqlite:" + directory.appendingPathComponent("admin.sqlite").path
@@ -145,9 +145,32 @@ struct CommandLineTests {
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains(message), "\(result.stderr)")
         }
+        // Changing an app keeps what is not named, and refuses what breaks a rule without changing anything.
+        let updated = try FerryProcess.run(["app", "update", appID, "--database", database, "--add-domain", "links.demo.test",
+                                            "--attribution-window", "48", "--copy-to-open", "on", "--name", "Demo 2"])
+        #expect(updated.status == 0, "\(updated.stderr)")
+        #expect(updated.stdout == "\(appID)\tDemo 2\tgo.demo.test,links.demo.test\n")
+        let other = try FerryProcess.run(["app", "create", "--database", database, "--name", "Other", "--domain", "other.demo.test"])
+        #expect(other.status == 0)
+        for (arguments, message) in [
+            (["--attribution-window", "500"], "attribution window"),
+            (["--add-domain", "other.demo.test"], "already belongs"),
+            (["--remove-domain", "go.demo.test", "--remove-domain", "links.demo.test"], "at least one link domain"),
+        ] {
+            let refused = try FerryProcess.run(["app", "update", appID, "--database", database] + arguments)
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains(message), "\(refused.stderr)")
+        }
+        let apps = try FerryProcess.run(["app", "list", "--database", database])
+        #expect(apps.stdout.contains("\(appID)\tDemo 2\tgo.demo.test,links.demo.test"))
+        let store = try SQLiteStore(path: String(database.dropFirst("sqlite:".count)))
+        let stored = try #require(try await store.app(id: appID))
+        #expect(stored.attribution == AttributionSettings(window: 48 * 3600, copyToOpen: true))
+        #expect(stored.ios.teamID == "ABCDE12345")
+
         let bad = try FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", "admin"])
         #expect(bad.status != 0)
-        let count = try FerryProcess.run(["link", "list", "--database", database])
+        let count = try FerryProcess.run(["link", "list", "--database", database, "--app", appID])
         #expect(count.stdout.split(separator: "\n").count == 1)
     }
 

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import FerryCore
+
+/// Runs the interstitial's real script in Node with a small stand-in for the browser's window, and reads what it
+/// did: the beacon it sent, the pasteboard it wrote, where it navigated.
+@Suite("The interstitial's script")
+struct InterstitialScriptTests {
+    static let node: String? = ["/usr/bin/node", "/usr/local/bin/node", "/opt/homebrew/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    func run(body attributes: [String: String], clickCopy: Bool = false, sendBeaconWorks: Bool = true) throws -> [String: Any] {
+        let node = try #require(Self.node)
+        let harness = """
+        const record = { beacons: [], xhr: [], copied: null, navigated: null, timers: [] };
+        const attributes = \(String(decoding: try JSONSerialization.data(withJSONObject: attributes), as: UTF8.self));
+        const listeners = {};
+        global.window = {
+          screen: { width: 393, height: 852 }, devicePixelRatio: 3,
+          location: { replace: (url) => { record.navigated = url; } },
+          setTimeout: (fn, ms) => { record.timers.push(ms); fn(); }
+        };
+        global.document = {
+          body: { getAttribute: (name) => (name in attributes ? attributes[name] : null) },
+          getElementById: (id) => id === "ferry-copy" ? { addEventListener: (type, fn) => { listeners[type] = fn; } } : null
+        };
+        global.navigator = {
+          platform: "iPhone", languages: ["en-US", "en"], language: "en-US",
+          sendBeacon: \(sendBeaconWorks ? "(url, data) => { record.beacons.push({ url, data: JSON.parse(data) }); return true; }" : "undefined"),
+          clipboard: { writeText: (text) => { record.copied = text; return { then: (ok) => ok() }; } }
+        };
+        global.window.navigator = global.navigator;
+        global.XMLHttpRequest = function () { this.open = (m, u) => { this.url = u; }; this.send = (d) => { record.xhr.push({ url: this.url, data: JSON.parse(d) }); }; };
+        global.Intl = { DateTimeFormat: () => ({ resolvedOptions: () => ({ timeZone: "America/New_York" }) }) };
+        \(InterstitialPage.script)
+        if (\(clickCopy ? "true" : "false") && listeners.click) { listeners.click({ preventDefault: () => {} }); }
+        process.stdout.write(JSON.stringify(record));
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: node)
+        process.arguments = ["-e", harness]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(errors)")
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test(.enabled(if: node != nil, "needs Node.js to run the page's script"))
+    func itReportsTheDeviceThenLeadsToTheStore() throws {
+        let record = try run(body: ["data-click": "clk_AAAAAAAAAAAAAAAAAAAAAA", "data-store": "https://apps.apple.com/app/id1", "data-auto": "1"])
+        let beacons = try #require(record["beacons"] as? [[String: Any]])
+        #expect(beacons.count == 1)
+        #expect(beacons.first?["url"] as? String == HTML.signalsPath)
+        let payload = try #require(beacons.first?["data"] as? [String: Any])
+        #expect(payload["click"] as? String == "clk_AAAAAAAAAAAAAAAAAAAAAA")
+        let signals = try #require(payload["signals"] as? [String: Any])
+        #expect(signals["screenWidth"] as? Int == 393)
+        #expect(signals["screenHeight"] as? Int == 852)
+        #expect(signals["screenScale"] as? Int == 3)
+        #expect(signals["timeZone"] as? String == "America/New_York")
+        #expect(signals["languages"] as? [String] == ["en-US", "en"])
+        #expect(signals["platform"] as? String == "iPhone")
+        #expect(record["navigated"] as? String == "https://apps.apple.com/app/id1")
+    }
+
+    @Test(.enabled(if: node != nil, "needs Node.js to run the page's script"))
+    func withoutSendBeaconItPostsAndInAppBrowsersAreNotRedirected() throws {
+        let record = try run(body: ["data-click": "clk_BBBBBBBBBBBBBBBBBBBBBB", "data-store": "https://apps.apple.com/app/id1", "data-auto": "0"], sendBeaconWorks: false)
+        #expect((record["xhr"] as? [[String: Any]])?.first?["url"] as? String == HTML.signalsPath)
+        #expect(record["navigated"] is NSNull)
+    }
+
+    @Test(.enabled(if: node != nil, "needs Node.js to run the page's script"))
+    func copyToOpenWritesTheTokenBeforeLeaving() throws {
+        let record = try run(body: ["data-click": "clk_CCCCCCCCCCCCCCCCCCCCCC", "data-store": "https://apps.apple.com/app/id1", "data-auto": "0",
+                                    "data-token": "ferry:clk_CCCCCCCCCCCCCCCCCCCCCC"], clickCopy: true)
+        #expect(record["copied"] as? String == "ferry:clk_CCCCCCCCCCCCCCCCCCCCCC")
+        #expect(record["navigated"] as? String == "https://apps.apple.com/app/id1")
+    }
+
+    @Test(.enabled(if: node != nil, "needs Node.js to run the page's script"))
+    func itNeverNavigatesToAScriptURL() throws {
+        let record = try run(body: ["data-click": "clk_DDDDDDDDDDDDDDDDDDDDDD", "data-store": "javascript:alert(1)", "data-auto": "1"])
+        #expect(record["navigated"] is NSNull)
+    }
+}

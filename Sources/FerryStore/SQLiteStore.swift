@@ -128,6 +128,7 @@ public final class SQLiteStore: FerryDatabase {
             ALTER TABLE clicks ADD COLUMN apple_device TEXT;
             CREATE INDEX clicks_app_address ON clicks(app_id, ip_hash, created_at);
             CREATE INDEX clicks_app_network ON clicks(app_id, network_hash, created_at);
+            CREATE INDEX clicks_app_crowd ON clicks(app_id, environment, platform, created_at);
             CREATE TABLE click_signals (
                 click_id TEXT PRIMARY KEY NOT NULL,
                 app_id TEXT NOT NULL,

@@ -110,6 +110,7 @@ public enum AttributionRules {
     public static func validate(_ signals: DeviceSignals, field: String = "signals") throws(ValidationError) -> DeviceSignals {
         var clean = signals
         if let platform = signals.platform {
+            guard !platform.isEmpty else { throw ValidationError(field: "\(field).platform", "\(field).platform must not be empty") }
             try LinkRules.checkText(platform, field: "\(field).platform", max: 32)
             clean.platform = platform.lowercased()
         }
@@ -118,7 +119,10 @@ public enum AttributionRules {
                 throw ValidationError(field: "\(field).osVersion", "\(field).osVersion must look like 18.1")
             }
         }
-        if let model = signals.model { try LinkRules.checkText(model, field: "\(field).model", max: 64) }
+        if let model = signals.model {
+            guard !model.isEmpty else { throw ValidationError(field: "\(field).model", "\(field).model must not be empty") }
+            try LinkRules.checkText(model, field: "\(field).model", max: 64)
+        }
         for (value, name) in [(signals.screenWidth, "screenWidth"), (signals.screenHeight, "screenHeight")] {
             if let value, !(1...20_000).contains(value) {
                 throw ValidationError(field: "\(field).\(name)", "\(field).\(name) must be from 1 to 20000 points")
@@ -213,12 +217,13 @@ public enum AttributionRules {
                 throw ValidationError(field: "\(field).properties", "an event may have at most \(maxEventProperties) properties")
             }
             for (key, value) in properties {
+                guard !key.isEmpty else { throw ValidationError(field: "\(field).properties", "property names must not be empty") }
                 try LinkRules.checkText(key, field: "\(field).properties", max: 64)
                 try LinkRules.checkText(value, field: "\(field).properties.\(key.prefix(64))", max: 256)
             }
             var occurred = event.timestamp ?? now
             if occurred > now.addingTimeInterval(86400) || occurred < now.addingTimeInterval(-30 * 86400) {
-                throw ValidationError(field: "\(field).timestamp", "timestamp must be within the last 30 days and not in the future")
+                throw ValidationError(field: "\(field).timestamp", "timestamp must be within the last 30 days and at most one day ahead of the server's clock")
             }
             occurred = min(occurred, now)
             records.append(EventRecord(appID: appID, environment: environment, name: event.name, installID: installID, linkID: event.linkID,

@@ -76,7 +76,7 @@ public struct ClickRouter: Sendable {
     func interstitialPage(link: Link, app: App, client: ClientInfo, clickQuery: QueryString, clickID: String) -> InterstitialPage {
         let web = webDestination(link: link, clickQuery: clickQuery)
         let store = app.ios.appStoreURL
-        return InterstitialPage(
+        var page = InterstitialPage(
             appName: app.name,
             title: link.social.title ?? app.social.title ?? app.name,
             description: link.social.description ?? app.social.description,
@@ -91,6 +91,8 @@ public struct ClickRouter: Sendable {
             inAppBrowser: client.inAppBrowser,
             copyToken: app.attribution.copyToOpen && store != nil ? "ferry:\(clickID)" : nil
         )
+        page.inBlockingBrowser = client.blocksUniversalLinks
+        return page
     }
 
     /// Play Store (with the click id and UTM in `referrer`) or, for a custom-scheme Android link, an intent URL that

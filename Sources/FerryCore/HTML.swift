@@ -145,6 +145,9 @@ public struct InterstitialPage: Sendable, Hashable {
     public var inAppBrowser: String?
     /// With "copy to open": the token the store button puts on the pasteboard (`ferry:clk_…`) for the app to read.
     public var copyToken: String?
+    /// Whether the visitor is in an in-app browser that keeps Universal Links from the app: the page then offers
+    /// "Open in app" and explains how to reach the real browser.
+    public var inBlockingBrowser: Bool
 
     /// Creates an interstitial page.
     public init(
@@ -152,6 +155,7 @@ public struct InterstitialPage: Sendable, Hashable {
         openInAppURL: String?, webURL: String, clickID: String, autoRedirect: Bool, inAppBrowser: String?, copyToken: String? = nil
     ) {
         self.copyToken = copyToken
+        self.inBlockingBrowser = !autoRedirect && copyToken == nil
         self.appName = appName
         self.title = title
         self.description = description
@@ -174,7 +178,7 @@ public struct InterstitialPage: Sendable, Hashable {
         var body = "<h1>\(HTML.escape(title))</h1>\n"
         if let imageURL { body += "<img class=\"preview\" src=\"\(HTML.attributeURL(imageURL))\" alt=\"\">\n" }
         if let description { body += "<p>\(HTML.escape(description))</p>\n" }
-        if !autoRedirect, let openInAppURL {
+        if inBlockingBrowser, let openInAppURL {
             body += "<a class=\"button\" id=\"ferry-open\" href=\"\(HTML.attributeURL(openInAppURL))\">Open in \(HTML.escape(appName))</a>\n"
         }
         let storeLabel = isAppStore ? "Get \(appName) on the App Store" : "Continue"
@@ -188,7 +192,7 @@ public struct InterstitialPage: Sendable, Hashable {
         if webURL != storeURL {
             body += "<a class=\"button secondary\" id=\"ferry-web\" href=\"\(HTML.attributeURL(webURL))\">Continue on the web</a>\n"
         }
-        if !autoRedirect {
+        if inBlockingBrowser {
             body += "<p>Already have the app? Use the menu (•••) and choose “Open in browser”, then tap the link again.</p>\n"
         }
         var attributes = " data-click=\"\(HTML.escape(clickID))\" data-store=\"\(HTML.attributeURL(storeURL))\" data-auto=\"\(autoRedirect ? "1" : "0")\""

@@ -70,9 +70,18 @@ func buildRouter(
     let authenticator = KeyAuthenticator(store: store)
     LinksController(admin: admin, authenticator: authenticator, cache: cache, maxBodyBytes: maxBodyBytes).register(on: router)
     AttributionController(
-        store: store, authenticator: authenticator, matcher: AttributionMatcher(), addresses: addresses, hasher: hasher,
+        store: store, recorder: recorder, authenticator: authenticator, matcher: AttributionMatcher(), addresses: addresses, hasher: hasher,
         maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger
     ).register(on: router)
+    MethodGuard.register(on: router, [
+        (FerryRoutes.links, ["GET", "POST"]),
+        ("\(FerryRoutes.links)/:id", ["GET", "PATCH", "DELETE"]),
+        ("\(FerryRoutes.links)/resolve/:slug", ["GET"]),
+        (FerryRoutes.attributionMatch, ["POST"]),
+        (FerryRoutes.attributionUser, ["POST"]),
+        (FerryRoutes.sdkValidate, ["POST"]),
+        (FerryRoutes.events, ["POST"]),
+    ])
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     EdgeController(
@@ -80,6 +89,22 @@ func buildRouter(
         addresses: addresses, hasher: hasher, now: admin.now
     ).register(on: router)
     return router
+}
+
+/// Answers 405 with `Allow` for the methods an API route does not have.
+enum MethodGuard {
+    static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete]
+
+    static func register(on router: Router<FerryRequestContext>, _ routes: [(path: String, allowed: [String])]) {
+        for (path, allowed) in routes {
+            let list = allowed.joined(separator: ", ")
+            for method in methods where !allowed.contains(method.rawValue) {
+                router.on(RouterPath(path), method: method) { _, _ -> Response in
+                    throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "use \(list) on this route", headers: [.allow: list])
+                }
+            }
+        }
+    }
 }
 
 /// Turns unexpected errors into a JSON 500 without details, and logs them; API errors pass through.

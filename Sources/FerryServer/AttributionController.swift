@@ -9,6 +9,7 @@ import Logging
 /// Deferred deep links and attribution: the match, resolve, SDK validation, events and user binding routes.
 struct AttributionController: Sendable {
     let store: any FerryDatabase
+    let recorder: ClickRecorder
     let authenticator: KeyAuthenticator
     let matcher: AttributionMatcher
     let addresses: ClientAddressResolver
@@ -53,7 +54,14 @@ struct AttributionController: Sendable {
         // Deterministic tiers: a pasteboard token, then the Play Store referrer.
         let tokens = [body.clickToken.flatMap(AttributionRules.clickID(fromToken:)), body.referrer.flatMap(AttributionRules.clickID(fromReferrer:))]
         for clickID in tokens.compactMap({ $0 }) {
-            guard let click = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: time.addingTimeInterval(-window)) else {
+            let since = time.addingTimeInterval(-window)
+            var found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
+            if found == nil, recorder.isPending(clickID: clickID) {
+                // The click happened moments ago and still waits in the recorder: write it now.
+                await recorder.flush()
+                found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
+            }
+            guard let click = found else {
                 continue  // another app's token, a replay, or too old: fall through to the other tiers
             }
             let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: click.clickID,

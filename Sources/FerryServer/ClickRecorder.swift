@@ -45,6 +45,11 @@ public final class ClickRecorder: Service, Sendable {
         }
     }
 
+    /// Whether a click is still waiting to be written.
+    public func isPending(clickID: String) -> Bool {
+        state.withLock { $0.pending.contains { $0.id == clickID } }
+    }
+
     /// Counters: clicks waiting, written, and dropped since start.
     public var statistics: (pending: Int, recorded: Int, dropped: Int) {
         state.withLock { ($0.pending.count, $0.recorded, $0.dropped) }

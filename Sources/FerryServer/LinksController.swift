@@ -20,16 +20,6 @@ struct LinksController: Sendable {
         router.get("\(FerryRoutes.links)/:id") { request, context in try await read(request, id: context.parameters.get("id") ?? "") }
         router.patch("\(FerryRoutes.links)/:id") { request, context in try await update(request, id: context.parameters.get("id") ?? "") }
         router.delete("\(FerryRoutes.links)/:id") { request, context in try await delete(request, id: context.parameters.get("id") ?? "") }
-        for (path, allowed, methods) in [
-            (RouterPath(FerryRoutes.links), "GET, POST", [HTTPRequest.Method.put, .patch, .delete]),
-            (RouterPath("\(FerryRoutes.links)/:id"), "GET, PATCH, DELETE", [.put, .post]),
-        ] {
-            for method in methods {
-                router.on(path, method: method) { _, _ -> Response in
-                    throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this route", headers: [.allow: allowed])
-                }
-            }
-        }
     }
 
     func create(_ request: Request) async throws -> Response {

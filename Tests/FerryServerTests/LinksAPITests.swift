@@ -300,11 +300,16 @@ struct LinksAPITests {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
         try await fixture.application().test(.router) { client in
-            for (method, uri) in [(HTTPRequest.Method.put, "/v1/links"), (.delete, "/v1/links"), (.post, "/v1/links/lnk_x"), (.put, "/v1/links/lnk_x")] {
+            let cases: [(HTTPRequest.Method, String, String)] = [
+                (.put, "/v1/links", "GET, POST"), (.delete, "/v1/links", "GET, POST"), (.post, "/v1/links/lnk_x", "GET, PATCH, DELETE"),
+                (.put, "/v1/links/lnk_x", "GET, PATCH, DELETE"), (.put, "/v1/attribution/match", "POST"), (.get, "/v1/sdk/validate", "POST"),
+                (.delete, "/v1/events", "POST"), (.post, "/v1/links/resolve/abc", "GET"), (.get, "/v1/attribution/user", "POST"),
+            ]
+            for (method, uri, allowed) in cases {
                 let response = try await client.execute(uri: uri, method: method, headers: headers(key: fixture.secret, json: true), body: jsonBody("{}"))
                 #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
                 #expect(response.error?.code == "method_not_allowed")
-                #expect(response.headers[.allow] == (uri == "/v1/links" ? "GET, POST" : "GET, PATCH, DELETE"))
+                #expect(response.headers[.allow] == allowed)
             }
         }
     }

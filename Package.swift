@@ -52,6 +52,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: strict
         ),
         .executableTarget(

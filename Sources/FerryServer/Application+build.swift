@@ -67,6 +67,15 @@ func buildRouter(
             return try JSONBody.response(["status": "unavailable"], status: .serviceUnavailable)
         }
     }
+    router.get("/openapi.yaml") { _, _ in
+        guard let text = OpenAPIDocument.text else {
+            throw APIError(.notFound, code: "not_found", message: "the API description was not deployed with this binary (Ferry_FerryServer.resources)")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/yaml; charset=utf-8"
+        headers[.cacheControl] = "public, max-age=300"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
     let authenticator = KeyAuthenticator(store: store)
     LinksController(admin: admin, authenticator: authenticator, cache: cache, maxBodyBytes: maxBodyBytes).register(on: router)
     AttributionController(

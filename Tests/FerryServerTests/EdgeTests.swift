@@ -267,3 +267,25 @@ struct EdgeTests {
         }
     }
 }
+
+@Suite("The API description")
+struct OpenAPIDocumentTests {
+    @Test func theServerServesTheDocumentedSpecAndItNamesEveryRoute() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/openapi.yaml")
+        let documented = try String(contentsOf: file, encoding: .utf8)
+        try await fixture.application().test(.router) { client in
+            let response = try await client.execute(uri: "/openapi.yaml", method: .get, headers: headers())
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("application/yaml") == true)
+            #expect(response.text == documented)
+        }
+        #expect(documented.hasPrefix("openapi: 3.1"))
+        for path in ["/v1/links:", "/v1/links/{id}:", "/v1/links/resolve/{slug}:", "/v1/attribution/match:", "/v1/attribution/user:",
+                     "/v1/sdk/validate:", "/v1/events:", "/.ferry/signals:", "/.well-known/apple-app-site-association:",
+                     "/.well-known/assetlinks.json:", "/healthz:", "/readyz:", "/{slug}:"] {
+            #expect(documented.contains("\n  \(path)\n"), "\(path) is not described")
+        }
+    }
+}

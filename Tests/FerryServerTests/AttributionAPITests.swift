@@ -260,4 +260,28 @@ struct AttributionAPITests {
             #expect(page.contains(#"data-auto="0""#))
         }
     }
+
+    @Test func concurrentInstallsNeverShareAClick() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "race", destination: "https://example.com/r"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let clickID = try await clickOnIPhone(client, slug: "race", address: "203.0.113.77")
+            #expect(try await fixture.eventually { try await fixture.store.click(id: clickID) != nil })
+            let answers = try await withThrowingTaskGroup(of: MatchResponse.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        // Half claim it with the token, half with the same signals from the same address.
+                        let token = index.isMultiple(of: 2) ? "ferry:\(clickID)" : nil
+                        return try await match(client, key: fixture.publishable, installID: "racer-\(index)", address: "203.0.113.77", token: token)
+                            .decode(MatchResponse.self)
+                    }
+                }
+                var all: [MatchResponse] = []
+                for try await answer in group { all.append(answer) }
+                return all
+            }
+            #expect(answers.filter(\.matched).count == 1)
+        }
+    }
 }

@@ -63,7 +63,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The attribution simulator: `swift run -c release AttributionSimulator` (see docs/attribution.md).
+        .executableTarget(name: "AttributionSimulator", dependencies: ["FerryCore"], path: "Benchmarks/AttributionSimulator", swiftSettings: strict),
         .testTarget(name: "FerryAPITests", dependencies: ["FerryAPI"], swiftSettings: strict),
+        .testTarget(name: "AttributionSimulatorTests", dependencies: ["AttributionSimulator", "FerryCore"], swiftSettings: strict),
         .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"], swiftSettings: strict),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"], swiftSettings: strict),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore"], swiftSettings: strict),

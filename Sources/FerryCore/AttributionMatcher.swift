@@ -94,36 +94,62 @@ public struct CandidateSet: Sendable, Hashable {
 
 /// The numbers behind the probabilistic matcher. Each `p…` is how often a signal agrees between a click and the
 /// install it caused; each `q…` how often it agrees between unrelated devices. The defaults come from the
-/// attribution simulator (`Benchmarks/AttributionSimulator`), which also measures how well they are calibrated.
+/// attribution simulator (`Benchmarks/AttributionSimulator`), which also measures how well they are calibrated
+/// (docs/attribution.md).
 public struct MatchModel: Sendable, Hashable {
-    /// Prior probability that an install came from some click at all (the rest are organic).
-    public var clickedShare = 0.5
-    /// The install comes from the very address of its click (same Wi-Fi, same carrier address).
-    public var pSameAddress = 0.72
-    /// The install comes from another address of the same /24 or /64.
-    public var pSameNetworkOnly = 0.06
+    /// Prior probability that an install reaching the probabilistic tier came from some click at all (the rest are
+    /// organic).
+    public var clickedShare = 0.52
+    /// The same prior for Android installs: clicks there carry the Play Store referrer, so the Android installs
+    /// left for this tier are mostly organic.
+    public var androidClickedShare = 0.06
+    /// Share of click-caused installs that come from another network than their click's once a long time has
+    /// passed (Wi-Fi at home, cellular on the way, the office by day)…
+    public var networkChangeShare = 0.59
+    /// …approached as `1 - exp(-delay / networkChangeTime)`: minutes after a click, almost everyone is still
+    /// where they clicked.
+    public var networkChangeTime: TimeInterval = 3.25 * 3600
+    /// Of the installs still on their click's network, the share that comes from another address of it (IPv6
+    /// privacy addresses renewed daily, a DHCP lease, a carrier's NAT pool) once a long time has passed…
+    public var addressChangeShare = 0.50
+    /// …approached the same way.
+    public var addressChangeTime: TimeInterval = 14.25 * 3600
+    /// The install shares neither address, network nor device fingerprint with its click, so its click is not
+    /// even a candidate: the weight left to the clicks the store did not hand over.
+    public var pNoSharedKey = 0.015
     /// OS versions (major.minor) agree between a click and its install.
-    public var pSameOS = 0.95
-    /// How often unrelated devices share an OS version.
-    public var qSameOS = 0.22
+    public var pSameOS = 0.98
+    /// How often unrelated devices share an OS version (before the candidates say how common the install's is).
+    public var qSameOS = 0.17
+    /// How many iOS clicks report Safari's frozen `18.6`.
+    public var qFrozenOS = 0.62
     /// Screens agree.
-    public var pSameScreen = 0.985
-    /// How often unrelated devices share a screen (a popular model).
-    public var qSameScreen = 0.18
+    public var pSameScreen = 0.99
+    /// How often unrelated devices share a screen, when the candidates cannot tell how common the install's is.
+    public var qSameScreen = 0.16
     /// Time zones agree.
-    public var pSameTimeZone = 0.97
-    /// How often unrelated devices share a time zone.
-    public var qSameTimeZone = 0.35
+    public var pSameTimeZone = 0.99
+    /// How often unrelated devices share a time zone, when the candidates cannot tell.
+    public var qSameTimeZone = 0.24
     /// First languages agree.
-    public var pSameLanguage = 0.92
-    /// How often unrelated devices share a first language.
-    public var qSameLanguage = 0.45
-    /// Median delay between a click and the first launch of the app it installed.
-    public var medianDelay: TimeInterval = 20 * 60
+    public var pSameLanguage = 0.98
+    /// How often unrelated devices share a first language (before the candidates say how common the install's is).
+    public var qSameLanguage = 0.53
+    /// How many candidates' worth of weight the `q` numbers above carry against what the candidate set shows
+    /// (how common the install's OS version and language are among the clicks around it).
+    public var priorWeight = 20.0
+    /// Share of clicks whose first launch comes soon (minutes); the rest come hours later.
+    public var quickDelayShare = 0.67
+    /// Median delay between a click and the first launch, for quick launches.
+    public var medianDelay: TimeInterval = 6 * 60
     /// Spread of that delay (standard deviation of its natural logarithm).
-    public var delaySpread = 1.7
+    public var delaySpread = 0.7
+    /// Median delay of the later launches.
+    public var slowMedianDelay: TimeInterval = 3.37 * 3600
+    /// Spread of the later launches' delay.
+    public var slowDelaySpread = 1.08
     /// A match is made only at or above this posterior.
-    public var acceptThreshold = 0.75
+    public var acceptThreshold = 0.85
     /// Declines when a click of another link comes within this factor of the best.
     public var ambiguityRatio = 0.25
 
@@ -140,8 +166,11 @@ public enum MatchOutcome: Sendable, Hashable {
 
     /// Why no click was chosen.
     public enum DeclineReason: String, Sendable, Hashable {
+        /// No click shares the install's address, network or fingerprint inside the window.
         case noCandidates = "no_candidates"
+        /// The likeliest click is not likely enough (organic installs mostly end here).
         case tooWeak = "too_weak"
+        /// Clicks of two links are close: the install likely came from one of them, but which cannot be told.
         case ambiguous
     }
 }
@@ -165,18 +194,34 @@ public struct AttributionMatcher: Sendable {
 
     /// Posterior probability per candidate that it caused the install.
     public func posteriors(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval) -> [(click: ClickEvidence, posterior: Double)] {
+        // Only clicks inside the window that share the install's address, network or device fingerprint: the
+        // store's own rule (`CandidateQuery`), kept here too so that nothing else can ever be matched.
+        let fingerprint = DeviceFingerprint.key(
+            width: install.signals.screenWidth, height: install.signals.screenHeight, scale: install.signals.screenScale, timeZone: install.signals.timeZone)
         let usable = candidates.clicks.filter { click in
             let delay = install.at.timeIntervalSince(click.createdAt)
-            return delay >= -60 && delay <= window
+            guard delay >= -60, delay <= window else { return false }
+            if let address = install.addressHash, address == click.addressHash { return true }
+            if let network = install.networkHash, network == click.networkHash { return true }
+            return fingerprint != nil
+                && fingerprint == DeviceFingerprint.key(width: click.screenWidth, height: click.screenHeight, scale: click.screenScale, timeZone: click.timeZone)
         }
         guard !usable.isEmpty else { return [] }
         let crowd = Double(max(candidates.clicksInWindow, usable.count, 1))
-        let priorPerClick = model.clickedShare / crowd
-        let weights = usable.map { priorPerClick * likelihoodRatio(install: install, click: $0, candidates: candidates, crowd: crowd, window: window) }
-        // Clicks that are not candidates share nothing distinctive with the install; on average their likelihood
-        // ratio is 1, so together they weigh their share of the prior.
-        let others = model.clickedShare * max(0, crowd - Double(usable.count)) / crowd
-        let total = (1 - model.clickedShare) + others + weights.reduce(0, +)
+        // Counts that contradict each other are taken at their most cautious.
+        var candidates = candidates
+        candidates.clicksInWindow = Int(crowd)
+        candidates.sameAddressClicks = min(max(candidates.sameAddressClicks, 0), Int(crowd))
+        candidates.sameNetworkClicks = min(max(candidates.sameNetworkClicks, candidates.sameAddressClicks), Int(crowd))
+        let clickedShare = min(0.99, max(0.01, install.signals.platform?.lowercased() == "android" ? model.androidClickedShare : model.clickedShare))
+        let priorPerClick = clickedShare / crowd
+        let context = Context(install: install, usable: usable, crowd: crowd, window: window, model: model)
+        let weights = usable.map { priorPerClick * likelihoodRatio(install: install, click: $0, candidates: candidates, context: context) }
+        // Clicks that are not candidates share no address, network or fingerprint with the install: that is
+        // evidence against each of them, by the odds of a click-caused install sharing nothing with its click.
+        let others = clickedShare * max(0, crowd - Double(usable.count)) / crowd * min(1, model.pNoSharedKey / max(0.05, 1 - Double(usable.count) / crowd))
+        let total = (1 - clickedShare) + others + weights.reduce(0, +)
+        guard total.isFinite, total > 0 else { return [] }
         return zip(usable, weights).map { ($0, $1 / total) }
     }
 
@@ -184,93 +229,211 @@ public struct AttributionMatcher: Sendable {
     public func match(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval) -> MatchOutcome {
         let ranked = posteriors(install: install, candidates: candidates, window: window).sorted { $0.posterior > $1.posterior }
         guard let best = ranked.first else { return .declined(reason: .noCandidates) }
-        if best.posterior < model.acceptThreshold { return .declined(reason: .tooWeak) }
-        if ranked.dropFirst().contains(where: { $0.click.linkID != best.click.linkID && $0.posterior >= best.posterior * model.ambiguityRatio }) {
-            return .declined(reason: .ambiguous)
+        guard best.posterior.isFinite else { return .declined(reason: .tooWeak) }
+        // The strongest click of another link.
+        let rival = ranked.dropFirst().first { $0.click.linkID != best.click.linkID }?.posterior ?? 0
+        if best.posterior < model.acceptThreshold {
+            // Sure enough it is one of two links, not which: say so.
+            return .declined(reason: best.posterior + rival >= model.acceptThreshold ? .ambiguous : .tooWeak)
         }
+        if rival >= best.posterior * model.ambiguityRatio { return .declined(reason: .ambiguous) }
         return .matched(clickID: best.click.clickID, linkID: best.click.linkID, confidence: calibration.confidence(forPosterior: best.posterior))
     }
 
-    /// How much likelier the install's signals are if `click` caused it than if it did not.
-    func likelihoodRatio(install: InstallEvidence, click: ClickEvidence, candidates: CandidateSet, crowd: Double, window: TimeInterval) -> Double {
-        var ratio = networkRatio(install: install, click: click, candidates: candidates, crowd: crowd)
-        ratio *= delayRatio(install.at.timeIntervalSince(click.createdAt), window: window)
-        let signals = install.signals
-        ratio *= osRatio(click: click.osVersion, install: signals.osVersion)
-        ratio *= deviceRatio(click: click, signals: signals)
-        ratio *= timeZoneRatio(click: click, signals: signals)
-        ratio *= languageRatio(click: click.languages, install: signals.languages ?? [])
-        return ratio
+    /// What the whole candidate set says about the install, computed once.
+    struct Context {
+        /// The install's fingerprint (screen and time zone).
+        var fingerprint: String?
+        /// How common that fingerprint is among the window's clicks, measured on the candidates the fingerprint
+        /// brought (extrapolated over the window when the store's per-key limit cut them short).
+        var fingerprintShare: Double?
+        /// The attribution window.
+        var window: TimeInterval
+        /// How many usable candidates report each OS version (major.minor) and first language.
+        var osCounts: [String: Int] = [:]
+        var osTotal = 0
+        var languageCounts: [String: Int] = [:]
+        var languageTotal = 0
+
+        init(install: InstallEvidence, usable: [ClickEvidence], crowd: Double, window: TimeInterval, model: MatchModel) {
+            self.window = window
+            for click in usable {
+                if let os = click.osVersion.flatMap(AttributionMatcher.majorMinor) {
+                    osCounts[os, default: 0] += 1
+                    osTotal += 1
+                }
+                if let language = click.languages.first, AttributionMatcher.plausibleTag(language, max: 35) {
+                    languageCounts[language.lowercased(), default: 0] += 1
+                    languageTotal += 1
+                }
+            }
+            let signals = install.signals
+            fingerprint = DeviceFingerprint.key(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
+            guard let fingerprint else { return }
+            var count = 0
+            var oldest = install.at
+            for click in usable where DeviceFingerprint.key(width: click.screenWidth, height: click.screenHeight, scale: click.screenScale, timeZone: click.timeZone) == fingerprint {
+                count += 1
+                oldest = min(oldest, click.createdAt)
+            }
+            guard count > 0 else { return }
+            var estimate = Double(count)
+            if count >= CandidateQuery.limitPerKey {
+                // The store gave the newest `limit`; scale them up to the whole window.
+                let span = max(install.at.timeIntervalSince(oldest), 60)
+                if span.isFinite, window.isFinite { estimate *= max(1, window / span) }
+            }
+            // Shrunk toward how often unrelated devices share a screen and a time zone, for the same reason.
+            let prior = model.qSameScreen * model.qSameTimeZone
+            fingerprintShare = min(1, (estimate + model.priorWeight * prior) / (crowd + model.priorWeight))
+        }
     }
 
-    func networkRatio(install: InstallEvidence, click: ClickEvidence, candidates: CandidateSet, crowd: Double) -> Double {
+    /// How much likelier the install's signals are if `click` caused it than if it did not.
+    func likelihoodRatio(install: InstallEvidence, click: ClickEvidence, candidates: CandidateSet, context: Context) -> Double {
+        let crowd = Double(max(candidates.clicksInWindow, 1))
+        let delay = install.at.timeIntervalSince(click.createdAt)
+        var ratio = networkRatio(install: install, click: click, candidates: candidates, crowd: max(crowd, Double(candidates.clicks.count)), delay: delay)
+        ratio *= delayRatio(delay, window: context.window)
+        let signals = install.signals
+        ratio *= osRatio(click: click.osVersion, install: signals.osVersion, platform: signals.platform, context: context)
+        ratio *= deviceRatio(click: click, signals: signals, context: context)
+        ratio *= languageRatio(click: click.languages, install: signals.languages ?? [], context: context)
+        return ratio.isFinite ? ratio : 0
+    }
+
+    /// How likely the install is to come from where it does relative to its click, `delay` after it.
+    func networkRatio(install: InstallEvidence, click: ClickEvidence, candidates: CandidateSet, crowd: Double, delay: TimeInterval) -> Double {
         guard let installAddress = install.addressHash, let clickAddress = click.addressHash else { return 1 }
+        let elapsed = max(0, delay.isFinite ? delay : 0)
+        func approach(_ share: Double, _ time: TimeInterval) -> Double {
+            min(1, max(0, share)) * (1 - Foundation.exp(-elapsed / max(time, 1)))
+        }
+        let stay = 1 - approach(model.networkChangeShare, model.networkChangeTime)
+        let moved = approach(model.addressChangeShare, model.addressChangeTime)
         if installAddress == clickAddress {
             // How rare the address is among recent clicks: one household versus a carrier's shared address.
-            let share = Double(max(candidates.sameAddressClicks, 1)) / crowd
-            return model.pSameAddress / min(1, share)
+            // Shrunk toward a small prior share, so that a young app with few clicks is not told every address is common.
+            let share = (Double(max(candidates.sameAddressClicks, 1)) + model.priorWeight * 0.001) / (crowd + model.priorWeight)
+            return stay * (1 - moved) / min(1, share)
         }
         if let network = install.networkHash, network == click.networkHash {
-            let share = Double(max(candidates.sameNetworkClicks, 1)) / crowd
-            return model.pSameNetworkOnly / min(1, share)
+            let share = (Double(max(candidates.sameNetworkClicks, 1)) + model.priorWeight * 0.005) / (crowd + model.priorWeight)
+            return max(stay * moved, 0.002) / min(1, share)
         }
-        let share = Double(candidates.sameNetworkClicks) / crowd
-        return (1 - model.pSameAddress - model.pSameNetworkOnly) / max(0.05, 1 - share)
+        let share = Double(max(candidates.sameNetworkClicks, 0)) / crowd
+        return max(1 - stay, 0.005) / max(0.05, 1 - share)
     }
 
-    /// Log-normal density of the click-to-launch delay against a uniform spread over the window.
+    /// The click-to-launch delay's density (a mixture of a quick and a slow log-normal) against a uniform spread
+    /// over the window.
     func delayRatio(_ delay: TimeInterval, window: TimeInterval) -> Double {
         let seconds = max(delay, 1)
-        let mu = Foundation.log(model.medianDelay)
-        let z = (Foundation.log(seconds) - mu) / model.delaySpread
-        let density = Foundation.exp(-0.5 * z * z) / (seconds * model.delaySpread * (2 * Double.pi).squareRoot())
-        return min(50, max(0.02, density * window))
+        func logNormal(median: Double, spread: Double) -> Double {
+            let z = (Foundation.log(seconds) - Foundation.log(max(median, 1))) / max(spread, 0.05)
+            return Foundation.exp(-0.5 * z * z) / (seconds * max(spread, 0.05) * (2 * Double.pi).squareRoot())
+        }
+        let quick = min(1, max(0, model.quickDelayShare))
+        let density = quick * logNormal(median: model.medianDelay, spread: model.delaySpread)
+            + (1 - quick) * logNormal(median: model.slowMedianDelay, spread: model.slowDelaySpread)
+        let ratio = density * window
+        return ratio.isFinite ? min(100, max(0.02, ratio)) : 1
     }
 
-    func osRatio(click: String?, install: String?) -> Double {
+    func osRatio(click: String?, install: String?, platform: String?, context: Context) -> Double {
         guard let click = click.flatMap(Self.majorMinor), let install = install.flatMap(Self.majorMinor) else { return 1 }
         // Browsers from iOS 26 on report a frozen 18.6; that says nothing.
         if click == "18.6", let major = Int(install.split(separator: ".")[0]), major >= 26 { return 1 }
-        if click == install { return model.pSameOS / model.qSameOS }
+        // Chrome's reduced user agent says Android 10 whatever the version.
+        if click == "10.0", platform?.lowercased() == "android" { return 1 }
+        if click == install {
+            // As common as the version is among the clicks around (18.6 is every iOS 26 Safari's too).
+            let prior = click == "18.6" ? model.qFrozenOS : model.qSameOS
+            let q = shrunk(count: context.osCounts[click, default: 0], total: context.osTotal, prior: prior)
+            return model.pSameOS / q
+        }
         // An update between click and launch is rare, and goes forward only.
         if Self.versionLess(click, install) { return (1 - model.pSameOS) * 0.8 / (1 - model.qSameOS) }
         return (1 - model.pSameOS) * 0.2 / (1 - model.qSameOS)
     }
 
-    func deviceRatio(click: ClickEvidence, signals: DeviceSignals) -> Double {
+    /// The device family, screen and time zone.
+    func deviceRatio(click: ClickEvidence, signals: DeviceSignals, context: Context) -> Double {
+        let qScreen = model.qSameScreen, qZone = model.qSameTimeZone
         var ratio = 1.0
         if let device = click.appleDevice, let model = signals.model?.lowercased() {
             let family = model.hasPrefix("ipad") ? "ipad" : model.hasPrefix("ipod") ? "ipod" : model.hasPrefix("iphone") ? "iphone" : nil
             if let family, family != device { ratio *= 0.01 }
         }
-        if let cw = click.screenWidth, let ch = click.screenHeight, let iw = signals.screenWidth, let ih = signals.screenHeight {
+        var sameScreen: Bool?
+        if let cw = click.screenWidth, let ch = click.screenHeight, let iw = signals.screenWidth, let ih = signals.screenHeight,
+           Self.plausibleSize(cw), Self.plausibleSize(ch), Self.plausibleSize(iw), Self.plausibleSize(ih) {
             let sameSize = (min(cw, ch), max(cw, ch)) == (min(iw, ih), max(iw, ih))
-            let sameScale = click.screenScale.flatMap { c in signals.screenScale.map { abs(c - $0) < 0.05 } } ?? true
-            ratio *= sameSize && sameScale ? model.pSameScreen / model.qSameScreen : (1 - model.pSameScreen) / (1 - model.qSameScreen)
+            var sameScale = true
+            if let c = click.screenScale, let i = signals.screenScale {
+                sameScale = Self.plausibleScale(c) && Self.plausibleScale(i) && abs(c - i) < 0.05
+            }
+            sameScreen = sameSize && sameScale
+        }
+        let sameZone = zoneAgreement(click: click, signals: signals)
+        if sameScreen == true, sameZone == 1, let share = context.fingerprintShare,
+           context.fingerprint == DeviceFingerprint.key(width: click.screenWidth, height: click.screenHeight, scale: click.screenScale, timeZone: click.timeZone) {
+            // Screen and time zone together: as rare as the candidates show the install's fingerprint to be.
+            let q = max(share, model.qSameScreen * model.qSameTimeZone * 0.02)
+            return ratio * min(model.pSameScreen * model.pSameTimeZone / q, 1e6)
+        }
+        if let sameScreen {
+            ratio *= sameScreen ? model.pSameScreen / qScreen : (1 - model.pSameScreen) / max(0.01, 1 - qScreen)
+        }
+        switch sameZone {
+        case 1: ratio *= model.pSameTimeZone / qZone
+        case -1: ratio *= (1 - model.pSameTimeZone) / max(0.01, 1 - qZone)
+        default: break
         }
         return ratio
     }
 
-    func timeZoneRatio(click: ClickEvidence, signals: DeviceSignals) -> Double {
-        if let a = click.timeZone, let b = signals.timeZone {
-            if a == b { return model.pSameTimeZone / model.qSameTimeZone }
-            if let x = click.timeZoneOffsetSeconds, let y = signals.timeZoneOffsetSeconds, x == y { return 1 }
-            return (1 - model.pSameTimeZone) / (1 - model.qSameTimeZone)
+    /// 1 when the time zones agree, -1 when they disagree, 0 when it cannot be told (or only the offsets agree).
+    func zoneAgreement(click: ClickEvidence, signals: DeviceSignals) -> Int {
+        if let a = click.timeZone, let b = signals.timeZone, Self.plausibleTag(a, max: 64), Self.plausibleTag(b, max: 64) {
+            if a == b { return 1 }
+            if let x = click.timeZoneOffsetSeconds, let y = signals.timeZoneOffsetSeconds, x == y { return 0 }
+            return -1
         }
-        if let x = click.timeZoneOffsetSeconds, let y = signals.timeZoneOffsetSeconds {
-            return x == y ? 1.5 : (1 - model.pSameTimeZone) / (1 - model.qSameTimeZone)
-        }
-        return 1
+        if let x = click.timeZoneOffsetSeconds, let y = signals.timeZoneOffsetSeconds, x != y { return -1 }
+        return 0
     }
 
-    func languageRatio(click: [String], install: [String]) -> Double {
-        guard let a = click.first?.lowercased(), let b = install.first?.lowercased() else { return 1 }
-        if a == b { return model.pSameLanguage / model.qSameLanguage }
+    func languageRatio(click: [String], install: [String], context: Context) -> Double {
+        guard let first = click.first, let other = install.first, Self.plausibleTag(first, max: 35), Self.plausibleTag(other, max: 35) else { return 1 }
+        let a = first.lowercased(), b = other.lowercased()
+        if a == b {
+            // As common as the language is among the clicks around.
+            let q = shrunk(count: context.languageCounts[a, default: 0], total: context.languageTotal, prior: model.qSameLanguage)
+            return model.pSameLanguage / q
+        }
+        let q = model.qSameLanguage
         if a.prefix(while: { $0 != "-" && $0 != "_" }) == b.prefix(while: { $0 != "-" && $0 != "_" }) { return 1 }
-        return (1 - model.pSameLanguage) / (1 - model.qSameLanguage)
+        return (1 - model.pSameLanguage) / max(0.01, 1 - q)
     }
+
+    /// A share seen on the candidates, pulled towards the model's prior: `(count + w·prior) / (total + w)`.
+    func shrunk(count: Int, total: Int, prior: Double) -> Double {
+        let weight = max(0, model.priorWeight)
+        let value = (Double(count) + weight * prior) / (Double(total) + weight)
+        return value.isFinite ? min(1, max(0.005, value)) : prior
+    }
+
+    /// Screen sizes as `AttributionRules` accepts them; anything else says nothing.
+    static func plausibleSize(_ value: Int) -> Bool { (1...20_000).contains(value) }
+
+    static func plausibleScale(_ value: Double) -> Bool { value.isFinite && value > 0 && value <= 10 }
+
+    /// A time zone name or language tag short enough to be one.
+    static func plausibleTag(_ text: String, max: Int) -> Bool { !text.isEmpty && text.utf8.count <= max }
 
     static func majorMinor(_ version: String) -> String? {
+        guard version.utf8.count <= 32 else { return nil }
         let parts = version.split(whereSeparator: { $0 == "." || $0 == "_" }).prefix(2)
         guard let major = parts.first, Int(major) != nil else { return nil }
         let minor = parts.count > 1 && Int(parts[parts.index(after: parts.startIndex)]) != nil ? parts[parts.index(after: parts.startIndex)] : "0"
@@ -297,8 +460,22 @@ public struct Calibration: Sendable, Hashable {
     /// The identity: the posterior is the confidence.
     public static let identity = Calibration(points: [(0, 0), (1, 1)])
 
-    /// The calibration measured by the simulator (see docs/attribution.md).
-    public static let `default` = identity
+    /// The calibration measured by the simulator (docs/attribution.md): an isotonic fit of observed precision
+    /// against the posterior over the matches of seed 1 (`swift run -c release AttributionSimulator --seed 1 --fit
+    /// --raw`), checked on seed 2. Below the fitted range it follows the posterior, which the simulator finds nearly
+    /// calibrated; it never states more than 0.998, certainty being for deterministic matches.
+    public static let `default` = Calibration(points: [
+        (0, 0),
+        (0.892299, 0.8950),
+        (0.938966, 0.9150),
+        (0.965680, 0.9400),
+        (0.987177, 0.9833),
+        (0.996103, 0.9863),
+        (0.998134, 0.9925),
+        (0.999548, 0.9978),
+        (0.999977, 0.9979),
+        (0.999998, 0.9980),
+    ])
 
     /// The stated confidence for a posterior, in 0…1.
     public func confidence(forPosterior posterior: Double) -> Double {
@@ -360,7 +537,8 @@ public struct CandidateQuery: Sendable, Hashable {
 public enum DeviceFingerprint {
     /// `393x852@3|America/New_York` (portrait size), or nil when a part is unknown.
     public static func key(width: Int?, height: Int?, scale: Double?, timeZone: String?) -> String? {
-        guard let width, let height, let scale, let timeZone, width > 0, height > 0, scale > 0, scale <= 10 else { return nil }
+        guard let width, let height, let scale, let timeZone, (1...20_000).contains(width), (1...20_000).contains(height),
+              scale.isFinite, scale > 0, scale <= 10, !timeZone.isEmpty, timeZone.utf8.count <= 64 else { return nil }
         let roundedScale = (scale * 100).rounded() / 100
         let scaleText = roundedScale == roundedScale.rounded() ? String(Int(roundedScale)) : String(roundedScale)
         return "\(min(width, height))x\(max(width, height))@\(scaleText)|\(timeZone)"

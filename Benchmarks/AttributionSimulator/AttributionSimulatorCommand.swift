@@ -1,0 +1,106 @@
+import FerryCore
+import Foundation
+
+/// `swift run -c release AttributionSimulator [--seed N] [--installs N] [--days N] [--fit] [--sweep] [--raw] [--explain N]`
+///
+/// Generates a population, replays it against the real `AttributionMatcher` and prints precision, recall,
+/// organic false attribution, calibration and a per-scenario breakdown.
+///
+/// - `--fit` also measures the model's numbers on the population and fits a calibration (to paste into
+///   `MatchModel` and `Calibration.default`; fit on one seed, report on another).
+/// - `--sweep` reruns the population at several acceptance thresholds.
+/// - `--raw` states posteriors as they are (identity calibration).
+/// - `--explain N` lists N wrong matches with what the install and the chosen click had in common.
+@main
+struct AttributionSimulatorCommand {
+    static func main() {
+        var config = SimulationConfig()
+        var fit = false, sweep = false, raw = false, explain = 0
+        var arguments = CommandLine.arguments.dropFirst()
+        func value(_ name: String) -> String {
+            guard let next = arguments.popFirst() else { fail("\(name) needs a value") }
+            return next
+        }
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--seed":
+                guard let seed = UInt64(value(argument)) else { fail("--seed takes a non-negative integer") }
+                config.seed = seed
+            case "--installs":
+                guard let installs = Int(value(argument)), installs >= 100 else { fail("--installs takes an integer ≥ 100") }
+                config.installs = installs
+            case "--days":
+                guard let days = Int(value(argument)), (1...30).contains(days) else { fail("--days takes 1…30") }
+                config.days = days
+            case "--fit": fit = true
+            case "--sweep": sweep = true
+            case "--raw": raw = true
+            case "--explain":
+                guard let count = Int(value(argument)), count >= 0 else { fail("--explain takes a count") }
+                explain = count
+            case "-h", "--help":
+                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--fit] [--sweep] [--raw] [--explain N]")
+                return
+            default: fail("unknown argument \(argument)")
+            }
+        }
+
+        var generator = PopulationGenerator(config: config)
+        let population = generator.generate()
+        let matcher = AttributionMatcher(calibration: raw ? .identity : .default)
+        let outcomes = Simulation(population: population, matcher: matcher).run()
+        let metrics = Metrics(population: population, outcomes: outcomes)
+        print(Report(population: population, metrics: metrics, matcher: matcher).render())
+
+        if ProcessInfo.processInfo.environment["SIM_DEBUG"] != nil {
+            var cells: [String: (n: Int, sum: Double, right: Int)] = [:]
+            for o in outcomes where o.tier == .probabilistic && !o.best.isNaN && population.installs[o.install].t >= 0 {
+                let a = (o.sameAddress <= 5 ? "private" : "crowd") + (o.bestDelay < 1800 ? " <30m" : " >30m")
+                let b = o.best < 0.3 ? "0.0-0.3" : o.best < 0.5 ? "0.3-0.5" : o.best < 0.7 ? "0.5-0.7" : o.best < 0.85 ? "0.7-0.85" : o.best < 0.95 ? "0.85-0.95" : "0.95-1"
+                var c = cells[a + " " + b, default: (0, 0, 0)]
+                c.n += 1; c.sum += o.best; if o.bestRight { c.right += 1 }
+                cells[a + " " + b] = c
+            }
+            for (k, c) in cells.sorted(by: { $0.key < $1.key }) { print(String(format: "DEBUG %-20@ n=%6d mean=%.3f prec=%.3f", k as NSString, c.n, c.sum / Double(c.n), Double(c.right) / Double(c.n))) }
+        }
+        if explain > 0 {
+            print("")
+            print(Explanation.wrongMatches(population: population, outcomes: outcomes, limit: explain))
+        }
+
+        if fit {
+            print("")
+            print(ModelEstimate(population: population).render())
+            let samples = outcomes.compactMap { outcome -> (posterior: Double, correct: Bool)? in
+                guard population.installs[outcome.install].t >= 0, outcome.tier == .probabilistic, let posterior = outcome.posterior else { return nil }
+                return (posterior, outcome.correct)
+            }
+            let points = CalibrationFit.fit(samples)
+            print("")
+            print("Calibration fitted on this seed (posterior → observed precision), \(samples.count) matches:")
+            print("    public static let `default` = Calibration(points: [")
+            for point in points { print(String(format: "        (%.6f, %.4f),", point.posterior, point.confidence)) }
+            print("    ])")
+        }
+
+        if sweep {
+            print("")
+            var table = TextTable(header: ["threshold", "matched", "precision", "recall", "organic false", "worst band gap"])
+            for threshold in [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95] {
+                var swept = matcher
+                swept.model.acceptThreshold = threshold
+                let result = Metrics(population: population, outcomes: Simulation(population: population, matcher: swept).run())
+                let p = result.probabilistic
+                table.rows.append([Format.number(threshold, digits: 2), "\(p.right + p.wrong)", Format.percent(p.precision), Format.percent(p.recall),
+                                   Format.percent(p.organicFalseRate), Format.number(result.worstCalibrationGap())])
+            }
+            print("Acceptance threshold sweep (probabilistic tier)")
+            print(table.render())
+        }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("AttributionSimulator: \(message)\n".utf8))
+        exit(2)
+    }
+}

@@ -1,0 +1,112 @@
+import FerryAPI
+import FerryCore
+import Foundation
+
+/// What happened to one install.
+struct InstallOutcome: Sendable {
+    enum Tier: Sendable { case deterministic, probabilistic }
+
+    /// Index into the population's installs.
+    var install: Int
+    var tier: Tier
+    /// The click the install was tied to.
+    var matchedClick: Int?
+    /// The stated confidence of a match.
+    var confidence: Double?
+    /// The model's posterior for the matched click, before calibration.
+    var posterior: Double?
+    var decline: MatchOutcome.DeclineReason?
+    /// A match to a click the installing device made on the link that caused the install.
+    var correct = false
+    /// A wrong match that at least names the right link (another member of the household clicked it too).
+    var rightLinkOtherDevice = false
+    /// The install carried a click token or referrer, but its click had already gone to another install.
+    var tokenClickTaken = false
+    /// The install's true click was among its candidates.
+    var trueClickOffered = false
+    var candidates = 0
+    var sameAddress = 0
+    var best: Double = .nan
+    var bestRight = false
+    var bestDelay = 0.0
+}
+
+/// Replays a population against the real `AttributionMatcher`, in install order, consuming matched clicks.
+struct Simulation {
+    let population: Population
+    let matcher: AttributionMatcher
+
+    func run() -> [InstallOutcome] {
+        let config = population.config
+        var index = ClickIndex(clicks: population.clicks, start: config.start)
+        var idToIndex: [String: Int] = [:]
+        for click in population.clicks { idToIndex[click.evidence.clickID] = click.index }
+        var outcomes: [InstallOutcome] = []
+        outcomes.reserveCapacity(population.installs.count)
+
+        for (position, install) in population.installs.enumerated() {
+            let at = population.date(install.t)
+            let evidence = InstallEvidence(addressHash: install.endpoint.address, networkHash: install.endpoint.network, signals: install.signals, at: at)
+            var outcome = InstallOutcome(install: position, tier: .probabilistic)
+
+            // Deterministic tiers, as the server tries them: the pasteboard token, then the Play Store referrer.
+            if let signal = install.deterministic {
+                let clickID: String? = switch signal {
+                case .clickToken(let token): AttributionRules.clickID(fromToken: token)
+                case .referrer(let referrer): AttributionRules.clickID(fromReferrer: referrer)
+                }
+                if let clickID, let found = idToIndex[clickID],
+                   let click = index.unconsumedClick(index: found, since: at.addingTimeInterval(-config.window)) {
+                    index.consume(click)
+                    outcome.tier = .deterministic
+                    outcome.matchedClick = click
+                    outcome.confidence = 1
+                    outcome.correct = isCorrect(click: click, install: install)
+                    outcomes.append(outcome)
+                    continue
+                }
+                outcome.tokenClickTaken = true
+            }
+
+            let query = CandidateQuery(appID: "app_sim", environment: .live, install: evidence, window: config.window)
+            let candidates = index.candidates(query, platform: install.signals.platform ?? "ios", now: at)
+            outcome.candidates = candidates.clicks.count
+            outcome.sameAddress = candidates.sameAddressClicks
+            if let top = matcher.posteriors(install: evidence, candidates: candidates, window: config.window).max(by: { $0.posterior < $1.posterior }) {
+                outcome.best = top.posterior
+                outcome.bestDelay = at.timeIntervalSince(top.click.createdAt)
+                if let i = idToIndex[top.click.clickID] { outcome.bestRight = isCorrect(click: i, install: install) }
+            }
+            if let truth = install.truth.clickIndex {
+                let id = population.clicks[truth].evidence.clickID
+                outcome.trueClickOffered = candidates.clicks.contains { $0.clickID == id }
+            }
+            switch matcher.match(install: evidence, candidates: candidates, window: config.window) {
+            case .matched(let clickID, _, let confidence):
+                guard let click = idToIndex[clickID], candidates.clicks.contains(where: { $0.clickID == clickID }) else {
+                    fatalError("the matcher returned a click that was not offered")
+                }
+                index.consume(click)
+                outcome.matchedClick = click
+                outcome.confidence = confidence
+                outcome.posterior = matcher.posteriors(install: evidence, candidates: candidates, window: config.window)
+                    .first { $0.click.clickID == clickID }?.posterior
+                outcome.correct = isCorrect(click: click, install: install)
+                if !outcome.correct, let truth = install.truth.clickIndex {
+                    outcome.rightLinkOtherDevice = population.clicks[click].linkID == population.clicks[truth].linkID
+                }
+            case .declined(let reason):
+                outcome.decline = reason
+            }
+            outcomes.append(outcome)
+        }
+        return outcomes
+    }
+
+    /// Right when the click is one the installing device made, before the install, on the link that caused it.
+    func isCorrect(click: Int, install: SimInstall) -> Bool {
+        guard let truth = install.truth.clickIndex else { return false }
+        let matched = population.clicks[click], real = population.clicks[truth]
+        return matched.device == install.device && matched.linkID == real.linkID && matched.t <= install.t
+    }
+}

@@ -52,17 +52,6 @@ struct AttributionSimulatorCommand {
         let metrics = Metrics(population: population, outcomes: outcomes)
         print(Report(population: population, metrics: metrics, matcher: matcher).render())
 
-        if ProcessInfo.processInfo.environment["SIM_DEBUG"] != nil {
-            var cells: [String: (n: Int, sum: Double, right: Int)] = [:]
-            for o in outcomes where o.tier == .probabilistic && !o.best.isNaN && population.installs[o.install].t >= 0 {
-                let a = (o.sameAddress <= 5 ? "private" : "crowd") + (o.bestDelay < 1800 ? " <30m" : " >30m")
-                let b = o.best < 0.3 ? "0.0-0.3" : o.best < 0.5 ? "0.3-0.5" : o.best < 0.7 ? "0.5-0.7" : o.best < 0.85 ? "0.7-0.85" : o.best < 0.95 ? "0.85-0.95" : "0.95-1"
-                var c = cells[a + " " + b, default: (0, 0, 0)]
-                c.n += 1; c.sum += o.best; if o.bestRight { c.right += 1 }
-                cells[a + " " + b] = c
-            }
-            for (k, c) in cells.sorted(by: { $0.key < $1.key }) { print(String(format: "DEBUG %-20@ n=%6d mean=%.3f prec=%.3f", k as NSString, c.n, c.sum / Double(c.n), Double(c.right) / Double(c.n))) }
-        }
         if explain > 0 {
             print("")
             print(Explanation.wrongMatches(population: population, outcomes: outcomes, limit: explain))

@@ -94,8 +94,7 @@ struct Metrics {
             add(&probabilistic)
             for scenario in install.scenarios { add(&perScenario[scenario, default: Tally()]) }
 
-            if let click = outcome.matchedClick, let confidence = outcome.confidence {
-                _ = click
+            if outcome.matchedClick != nil, let confidence = outcome.confidence {
                 if !outcome.correct {
                     if truthDelay == nil { wrongOrganic += 1 } else if outcome.rightLinkOtherDevice { wrongRightLink += 1 } else { wrongOtherLink += 1 }
                 }

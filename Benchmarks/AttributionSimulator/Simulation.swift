@@ -25,10 +25,6 @@ struct InstallOutcome: Sendable {
     /// The install's true click was among its candidates.
     var trueClickOffered = false
     var candidates = 0
-    var sameAddress = 0
-    var best: Double = .nan
-    var bestRight = false
-    var bestDelay = 0.0
 }
 
 /// Replays a population against the real `AttributionMatcher`, in install order, consuming matched clicks.
@@ -71,12 +67,6 @@ struct Simulation {
             let query = CandidateQuery(appID: "app_sim", environment: .live, install: evidence, window: config.window)
             let candidates = index.candidates(query, platform: install.signals.platform ?? "ios", now: at)
             outcome.candidates = candidates.clicks.count
-            outcome.sameAddress = candidates.sameAddressClicks
-            if let top = matcher.posteriors(install: evidence, candidates: candidates, window: config.window).max(by: { $0.posterior < $1.posterior }) {
-                outcome.best = top.posterior
-                outcome.bestDelay = at.timeIntervalSince(top.click.createdAt)
-                if let i = idToIndex[top.click.clickID] { outcome.bestRight = isCorrect(click: i, install: install) }
-            }
             if let truth = install.truth.clickIndex {
                 let id = population.clicks[truth].evidence.clickID
                 outcome.trueClickOffered = candidates.clicks.contains { $0.clickID == id }

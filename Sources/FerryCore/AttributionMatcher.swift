@@ -462,18 +462,19 @@ public struct Calibration: Sendable, Hashable {
 
     /// The calibration measured by the simulator (docs/attribution.md): an isotonic fit of observed precision
     /// against the posterior over the matches of seed 1 (`swift run -c release AttributionSimulator --seed 1 --fit
-    /// --raw`), checked on seed 2. Below the fitted range it follows the posterior, which the simulator finds nearly
+    /// --raw`), checked on seed 3. Below the fitted range it follows the posterior, which the simulator finds nearly
     /// calibrated; it never states more than 0.998, certainty being for deterministic matches.
     public static let `default` = Calibration(points: [
         (0, 0),
-        (0.892299, 0.8950),
-        (0.938966, 0.9150),
-        (0.965680, 0.9400),
-        (0.987177, 0.9833),
-        (0.996103, 0.9863),
-        (0.998134, 0.9925),
-        (0.999548, 0.9978),
-        (0.999977, 0.9979),
+        (0.892445, 0.8975),
+        (0.939096, 0.9175),
+        (0.965703, 0.9400),
+        (0.980582, 0.9800),
+        (0.990445, 0.9850),
+        (0.996086, 0.9850),
+        (0.998121, 0.9950),
+        (0.999584, 0.9978),
+        (0.999983, 0.9980),
         (0.999998, 0.9980),
     ])
 

@@ -102,6 +102,16 @@ public struct App: Sendable, Hashable {
     }
 }
 
+extension App {
+    /// The domain of this app a request host stands for: the host itself, or the host without its port (an app on
+    /// `localhost` answers on any port); nil when the host is not one of the app's.
+    public func linkDomain(forHost host: String) -> String? {
+        if domains.contains(host) { return host }
+        let bare = String(DomainName.hostPart(of: host))
+        return domains.contains(bare) ? bare : nil
+    }
+}
+
 /// A short link as stored.
 public struct Link: Sendable, Hashable {
     /// `lnk_…`.

@@ -166,11 +166,10 @@ struct AttributionController: Sendable {
         guard let slug = Slug.normalize(rawSlug) else { throw APIError.notFound("link '\(rawSlug.prefix(64))'") }
         let domain: String
         if let requested = query["domain"].map(String.init) {
-            guard let normalized = DomainName.normalizeHostHeader(requested), auth.app.domains.contains(normalized)
-                    || auth.app.domains.contains(String(DomainName.hostPart(of: normalized))) else {
+            guard let normalized = DomainName.normalizeHostHeader(requested), let own = auth.app.linkDomain(forHost: normalized) else {
                 throw APIError(.badRequest, code: "invalid_field", message: "domain is not one of this app's link domains", field: "domain")
             }
-            domain = auth.app.domains.contains(normalized) ? normalized : String(DomainName.hostPart(of: normalized))
+            domain = own
         } else {
             guard let first = auth.app.domains.first else { throw APIError.notFound("link '\(slug)'") }
             domain = first

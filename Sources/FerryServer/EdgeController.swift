@@ -62,16 +62,9 @@ struct EdgeController: Sendable {
         return app
     }
 
-    /// The domain string links of this app are stored under for a request host.
-    static func linkDomain(for host: String, app: App) -> String {
-        if app.domains.contains(host) { return host }
-        let bare = String(DomainName.hostPart(of: host))
-        return app.domains.contains(bare) ? bare : host
-    }
-
     func resolve(host: String, slug: String) async throws -> ResolvedLink? {
         guard let app = try await app(forHost: host) else { return nil }
-        let domain = Self.linkDomain(for: host, app: app)
+        let domain = app.linkDomain(forHost: host) ?? host
         if let entry = cache.link(domain: domain, slug: slug) {
             if case .found(let link) = entry { return ResolvedLink(link: link, app: app) }
             return nil

@@ -103,7 +103,4 @@ public final class LinkCache: Sendable {
             state = State(generation: state.generation + 1)
         }
     }
-
-    /// How many links are held.
-    public var count: Int { state.withLock { $0.links.count } }
 }

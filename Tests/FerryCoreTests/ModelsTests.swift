@@ -123,3 +123,15 @@ struct IdentifiersTests {
         #expect(Set(text.utf8) == Set(Identifiers.base36))
     }
 }
+
+@Suite("App.linkDomain")
+struct AppLinkDomainTests {
+    @Test func aHostStandsForTheAppsDomainWithOrWithoutItsPort() {
+        let app = App(id: "app_1", name: "A", domains: ["go.example.com", "localhost:8080", "localhost"], createdAt: Date())
+        #expect(app.linkDomain(forHost: "go.example.com") == "go.example.com")
+        #expect(app.linkDomain(forHost: "go.example.com:443") == "go.example.com")
+        #expect(app.linkDomain(forHost: "localhost:8080") == "localhost:8080")
+        #expect(app.linkDomain(forHost: "localhost:9999") == "localhost")
+        #expect(app.linkDomain(forHost: "other.example.com") == nil)
+    }
+}

@@ -160,6 +160,11 @@ struct EdgeTests {
         }
         let rows = try await fixture.store.clickCount(linkID: link.id)
         #expect(rows == 4)
+        // The keyed hash of the forwarded address is what was stored: every click is found by it.
+        let hash = AddressHasher(key: Fixture.configuration.ipHashKey!).hash(try #require(IPAddress("203.0.113.9")))
+        let install = InstallEvidence(addressHash: hash, networkHash: nil, signals: DeviceSignals(), at: Date())
+        let found = try await fixture.store.candidates(CandidateQuery(appID: fixture.app.id, environment: .live, install: install, window: 3600), platform: nil)
+        #expect(found.sameAddressClicks == 4)
         var text = try String(contentsOfFile: fixture.path, encoding: .isoLatin1)
         text += (try? String(contentsOfFile: fixture.path + "-wal", encoding: .isoLatin1)) ?? ""
         // The address itself is never written, only its keyed hash.

@@ -70,6 +70,15 @@ let package = Package(
         .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"], swiftSettings: strict),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"], swiftSettings: strict),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore"], swiftSettings: strict),
+        // The real FerryKit over URLSession against the real server on a real port.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "FerryKit", "FerryServer", "FerryStore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "FerryServerTests",
             dependencies: [

@@ -1,0 +1,112 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends FerryKit's requests: the key in `Authorization`, JSON in FerryAPI's conventions, retries with backoff for
+/// failures that may pass (no answer, timeouts, 5xx) and never for a 4xx, and every failure as a ``FerryError``.
+struct APIClient: Sendable {
+    let baseURL: URL
+    let apiKey: String
+    let transport: any FerryTransport
+    let retryPolicy: RetryPolicy
+    let timeout: TimeInterval
+    let userAgent: String
+    let logger: FerryLogger
+    var sleep: @Sendable (TimeInterval) async throws -> Void = { seconds in
+        try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+    }
+
+    func get<Answer: Decodable>(_ path: String, query: [URLQueryItem] = [], as type: Answer.Type) async throws(FerryError) -> Answer {
+        try await send(method: "GET", path: path, query: query, body: nil, as: type)
+    }
+
+    func post<Body: Encodable, Answer: Decodable>(_ path: String, body: Body, as type: Answer.Type) async throws(FerryError) -> Answer {
+        let data: Data
+        do { data = try FerryJSON.makeEncoder().encode(body) } catch {
+            throw FerryError(.invalidArgument, "the request body for \(path) could not be encoded", underlying: error)
+        }
+        return try await send(method: "POST", path: path, query: [], body: data, as: type)
+    }
+
+    func makeRequest(method: String, path: String, query: [URLQueryItem], body: Data?) throws(FerryError) -> URLRequest {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+            throw FerryError(.invalidConfiguration, "the server URL \(baseURL) cannot be used")
+        }
+        let basePath = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        components.path = basePath + path
+        components.queryItems = query.isEmpty ? nil : query
+        // `+` in a query value would read as a space on the server.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let url = components.url else { throw FerryError(.invalidArgument, "\(path) does not make a valid URL") }
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = method
+        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+
+    func send<Answer: Decodable>(method: String, path: String, query: [URLQueryItem], body: Data?, as type: Answer.Type) async throws(FerryError) -> Answer {
+        let request = try makeRequest(method: method, path: path, query: query, body: body)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let failure: FerryError
+            do {
+                if Task.isCancelled { throw CancellationError() }
+                logger.debug("\(method) \(path) (try \(attempt))")
+                let (data, response) = try await transport.send(request)
+                switch response.statusCode {
+                case 200..<300:
+                    do { return try FerryJSON.makeDecoder().decode(Answer.self, from: data) } catch {
+                        throw FerryError(.invalidResponse, "the server's answer to \(method) \(path) could not be read: \(error)",
+                                         httpStatus: response.statusCode, underlying: error)
+                    }
+                case 400..<500:
+                    throw Self.error(status: response.statusCode, data: data, method: method, path: path)
+                default:
+                    failure = Self.error(status: response.statusCode, data: data, method: method, path: path)
+                }
+            } catch let error as FerryError {
+                throw error
+            } catch is CancellationError {
+                throw FerryError(.cancelled, "\(method) \(path) was cancelled")
+            } catch let error as URLError where error.code == .cancelled {
+                throw FerryError(.cancelled, "\(method) \(path) was cancelled", underlying: error)
+            } catch let error as URLError where error.code == .timedOut {
+                failure = FerryError(.timeout, "the server did not answer \(method) \(path) within \(timeout) s", underlying: error)
+            } catch {
+                failure = FerryError(.network, "the server could not be reached for \(method) \(path): \(error.localizedDescription)", underlying: error)
+            }
+            guard attempt < retryPolicy.maxAttempts else {
+                logger.warning(failure.message)
+                throw failure
+            }
+            let delay = retryPolicy.delay(afterAttempt: attempt)
+            logger.debug("\(failure.message); trying again in \(String(format: "%.2f", delay)) s")
+            do { try await sleep(delay) } catch { throw FerryError(.cancelled, "\(method) \(path) was cancelled", underlying: error) }
+        }
+    }
+
+    /// The error for an HTTP error answer, with the server's code and message when its body is Ferry's error body.
+    static func error(status: Int, data: Data, method: String, path: String) -> FerryError {
+        let body = try? FerryJSON.makeDecoder().decode(ErrorResponse.self, from: data)
+        let code: FerryError.Code = switch status {
+        case 401: .unauthorized
+        case 403: .forbidden
+        case 404, 410: .notFound
+        case 429: .rateLimited
+        case 400..<500: .badRequest
+        default: .server
+        }
+        var message = "\(method) \(path) failed with HTTP \(status)"
+        if let detail = body?.error { message += ": \(detail.message)" }
+        if status == 401 { message += " (is the key right, and not revoked?)" }
+        return FerryError(code, message, httpStatus: status, serverCode: body?.error.code)
+    }
+}

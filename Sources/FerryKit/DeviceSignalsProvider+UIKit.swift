@@ -1,0 +1,49 @@
+#if canImport(UIKit)
+import UIKit
+
+/// ``DeviceSignalsProvider`` from UIKit: the main screen's size and scale, time zone, preferred languages,
+/// iOS version, hardware model and the IDFV. The default on iOS.
+public struct UIKitDeviceSignalsProvider: DeviceSignalsProvider {
+    /// Creates the provider.
+    public init() {}
+
+    /// Reads the screen and device on the main actor.
+    public func signals() async -> DeviceSignals {
+        let (width, height, scale, osVersion) = await MainActor.run { () -> (Int, Int, Double, String) in
+            let screen = UIScreen.main
+            let bounds = screen.bounds
+            return (Int(min(bounds.width, bounds.height)), Int(max(bounds.width, bounds.height)), Double(screen.scale), UIDevice.current.systemVersion)
+        }
+        return DeviceSignals(
+            platform: "ios", osVersion: osVersion, model: DeviceInfo.hardwareModel,
+            screenWidth: width, screenHeight: height, screenScale: scale,
+            timeZone: TimeZone.current.identifier, timeZoneOffsetSeconds: TimeZone.current.secondsFromGMT(),
+            languages: DeviceInfo.preferredLanguages)
+    }
+
+    /// `UIDevice.identifierForVendor`.
+    public func installIdentifier() async -> String? {
+        await MainActor.run { UIDevice.current.identifierForVendor?.uuidString }
+    }
+}
+
+/// ``ClickTokenProvider`` that reads the general pasteboard for a `ferry:clk_…` token the link's page copied.
+///
+/// Reading the pasteboard makes iOS 16 and later ask the user whether the app may paste; opt in only when your
+/// links use "copy to open" (`ferry app update --copy-to-open`), and say why in your onboarding. FerryKit reads
+/// it at most once per install, and only when the pasteboard holds text.
+public struct PasteboardClickTokenProvider: ClickTokenProvider {
+    /// Creates the provider.
+    public init() {}
+
+    /// The token on the pasteboard, cleared after reading; nil when the pasteboard holds something else.
+    public func clickToken() async -> String? {
+        await MainActor.run {
+            let pasteboard = UIPasteboard.general
+            guard pasteboard.hasStrings, let text = pasteboard.string, text.hasPrefix("ferry:clk_"), text.utf8.count <= 64 else { return nil }
+            pasteboard.string = ""
+            return text
+        }
+    }
+}
+#endif

@@ -1,0 +1,169 @@
+import Foundation
+
+/// Something FerryKit did that an app may want in its own analytics: a link opened the app, first touch was
+/// set, the install was matched. Subscribe with ``Ferry/onEvent(_:)``.
+///
+/// ```swift
+/// Ferry.onEvent { event in
+///     Analytics.logEvent(event.name.rawValue, parameters: event.parameters)
+/// }
+/// ```
+public struct FerryEvent: Sendable, Hashable {
+    /// An event name; the ones FerryKit sends are below, and any `[a-z0-9_.-]` name is valid.
+    public struct Name: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+        /// The name as text.
+        public var rawValue: String
+        /// Creates a name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Creates a name from a literal.
+        public init(stringLiteral value: String) { rawValue = value }
+        /// The name as text.
+        public var description: String { rawValue }
+
+        /// A link opened the app (a Universal Link, a custom-scheme URL, or a deferred link on the first launch).
+        public static let deepLinkOpened: Name = "deep_link_opened"
+        /// The first link ever to open this install was recorded as its first touch (once per install).
+        public static let firstTouchAttributed: Name = "first_touch_attributed"
+        /// The first launch of this install (sent to the server too).
+        public static let install: Name = "install"
+        /// A launch (sent to the server too).
+        public static let open: Name = "open"
+        /// The first launch was matched to the link clicked before the install.
+        public static let deferredDeepLinkMatched: Name = "deferred_deep_link_matched"
+    }
+
+    /// What happened.
+    public var name: Name
+    /// Details: `url`, `path`, the `utm_*` parameters and `dl_target` when present, `link_id`, `slug`,
+    /// `match_type` and `confidence` for deferred links.
+    public var parameters: [String: String]
+    /// When it happened.
+    public var timestamp: Date
+
+    /// Creates an event.
+    public init(name: Name, parameters: [String: String] = [:], timestamp: Date = Date()) {
+        self.name = name
+        self.parameters = parameters
+        self.timestamp = timestamp
+    }
+
+    /// The parameters FerryKit reports for a link: url, path, the campaign parameters and target, link id and slug.
+    static func parameters(for link: DeepLink) -> [String: String] {
+        var parameters = ["url": link.url.absoluteString, "path": DeepLinkRequest(url: link.url).path]
+        let utm = link.utm
+        for (name, value) in [("utm_source", utm.source), ("utm_medium", utm.medium), ("utm_campaign", utm.campaign),
+                              ("utm_content", utm.content), ("utm_term", utm.term), (DeepLinkParameter.target, link.target),
+                              ("link_id", link.linkID), ("slug", link.slug)] {
+            if let value, !value.isEmpty { parameters[name] = value }
+        }
+        if link.isDeferred {
+            parameters["is_deferred"] = "true"
+            if let matchType = link.matchType { parameters["match_type"] = matchType.rawValue }
+            if let confidence = link.confidence { parameters["confidence"] = String(format: "%.3f", confidence) }
+        }
+        return parameters
+    }
+}
+
+/// A subscription made by ``Ferry/onEvent(_:)``; ``cancel()`` ends it.
+public final class FerryEventSubscription: Sendable {
+    private let onCancel: @Sendable () -> Void
+    init(onCancel: @escaping @Sendable () -> Void) { self.onCancel = onCancel }
+    /// Stops the handler from receiving further events.
+    public func cancel() { onCancel() }
+}
+
+/// The handlers subscribed to events.
+final class EventHandlers: Sendable {
+    private let handlers = Locked<[UInt64: @Sendable (FerryEvent) -> Void]>([:])
+    private let nextID = Locked<UInt64>(0)
+
+    func add(_ handler: @escaping @Sendable (FerryEvent) -> Void) -> FerryEventSubscription {
+        let id = nextID.withLock { value -> UInt64 in
+            value += 1
+            return value
+        }
+        handlers.withLock { $0[id] = handler }
+        return FerryEventSubscription { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
+    }
+
+    func publish(_ event: FerryEvent) {
+        let current = handlers.withLock { Array($0.values) }
+        for handler in current { handler(event) }
+    }
+}
+
+/// Sends the install and open events to the server in batches: kept in storage until the server has them,
+/// sent a few seconds after the first one waits, dropped when the server refuses them as malformed or when
+/// they are too old for it to take.
+actor EventUploader {
+    static let storageKey = "events.pending"
+    static let maxPending = 500
+    static let maxAge: TimeInterval = 29 * 86400
+
+    let client: APIClient
+    let storage: any FerryStorage
+    let logger: FerryLogger
+    let flushDelay: TimeInterval
+    let now: @Sendable () -> Date
+    private var pending: [SDKEvent]
+    private var scheduled: Task<Void, Never>?
+    private var running: Task<Void, Never>?
+
+    init(client: APIClient, storage: any FerryStorage, logger: FerryLogger, flushDelay: TimeInterval, now: @escaping @Sendable () -> Date) {
+        self.client = client
+        self.storage = storage
+        self.logger = logger
+        self.flushDelay = flushDelay
+        self.now = now
+        pending = storage.value([SDKEvent].self, forKey: Self.storageKey) ?? []
+    }
+
+    var pendingCount: Int { pending.count }
+
+    func enqueue(_ event: SDKEvent) {
+        pending.append(event)
+        if running == nil, pending.count > Self.maxPending { pending.removeFirst(pending.count - Self.maxPending) }
+        storage.setValue(pending, forKey: Self.storageKey)
+        guard scheduled == nil else { return }
+        let delay = flushDelay
+        scheduled = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(max(0, delay) * 1_000_000_000))
+            await self?.flush()
+        }
+    }
+
+    /// Sends everything waiting; a second caller waits for the flush already under way.
+    func flush() async {
+        scheduled?.cancel()
+        scheduled = nil
+        if let running {
+            await running.value
+            return
+        }
+        let task = Task { await self.drain() }
+        running = task
+        await task.value
+        running = nil
+    }
+
+    private func drain() async {
+        let oldest = now().addingTimeInterval(-Self.maxAge)
+        pending.removeAll { ($0.timestamp ?? .distantPast) < oldest }
+        while !pending.isEmpty {
+            let batch = Array(pending.prefix(100))
+            do {
+                let answer = try await client.post(FerryRoutes.events, body: EventsRequest(events: batch), as: EventsResponse.self)
+                logger.debug("server took \(answer.accepted) events")
+            } catch where error.code == .badRequest {
+                logger.warning("the server refused \(batch.count) events and they were dropped: \(error.message)")
+            } catch {
+                logger.info("events stay queued: \(error.message)")
+                storage.setValue(pending, forKey: Self.storageKey)
+                return
+            }
+            pending.removeFirst(min(batch.count, pending.count))
+            storage.setValue(pending, forKey: Self.storageKey)
+        }
+    }
+}

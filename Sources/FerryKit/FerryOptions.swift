@@ -1,0 +1,109 @@
+import Foundation
+
+/// How much FerryKit logs.
+public enum FerryLogLevel: Int, Sendable, Comparable, CaseIterable {
+    /// Everything, including each request.
+    case debug
+    /// Links handled, matches found.
+    case info
+    /// Things an app developer should look at (the default).
+    case warning
+    /// Failures only.
+    case error
+    /// Nothing.
+    case none
+
+    /// Orders levels from the most talkative to silence.
+    public static func < (lhs: FerryLogLevel, rhs: FerryLogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// How FerryKit retries a request that failed for a reason that may pass: no answer, a timeout, or a 5xx.
+/// A 4xx answer is never retried.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Tries in all, the first included (1 means no retry).
+    public var maxAttempts: Int
+    /// The wait before the first retry, in seconds; it doubles for each further retry.
+    public var initialDelay: TimeInterval
+    /// The longest wait between two tries, in seconds.
+    public var maxDelay: TimeInterval
+
+    /// Creates a policy.
+    public init(maxAttempts: Int = 3, initialDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 8) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.initialDelay = max(0, initialDelay)
+        self.maxDelay = max(0, maxDelay)
+    }
+
+    /// Three tries, waiting about 0.5 s and then 1 s.
+    public static let `default` = RetryPolicy()
+    /// One try.
+    public static let none = RetryPolicy(maxAttempts: 1)
+
+    /// The wait before try number `attempt + 1` (attempt counts from 1), with up to 25% taken off at random
+    /// so that many devices failing together do not retry together.
+    func delay(afterAttempt attempt: Int) -> TimeInterval {
+        let base = min(maxDelay, initialDelay * pow(2, Double(attempt - 1)))
+        return base * Double.random(in: 0.75...1)
+    }
+}
+
+/// Everything ``Ferry/configure(apiKey:options:)`` can be told. Only the server URL is required.
+///
+/// ```swift
+/// var options = FerryOptions(serverURL: URL(string: "https://links.example.com")!)
+/// options.linkDomains = ["go.example.com"]
+/// options.logLevel = .info
+/// try Ferry.configure(apiKey: "fk_live_…", options: options)
+/// ```
+public struct FerryOptions: Sendable {
+    /// Where your Ferry server answers API calls, such as `https://links.example.com`.
+    public var serverURL: URL
+    /// Hosts whose links are Ferry's short links (`go.example.com`). The domains the server reports when it
+    /// validates the key are added to these; links on a subdomain are recognised in the `/link/{slug}` form.
+    public var linkDomains: [String]
+    /// The app's custom URL schemes (`myapp`), read on the device without a network call. The scheme the
+    /// server reports for the app is added to these.
+    public var urlSchemes: [String]
+    /// How much to log. Default: ``FerryLogLevel/warning``.
+    public var logLevel: FerryLogLevel
+    /// Where log lines go; the default writes to the unified log on Apple platforms and to standard error elsewhere.
+    public var logHandler: (@Sendable (FerryLogLevel, String) -> Void)?
+    /// Seconds to wait for each request. Default: 10.
+    public var networkTimeout: TimeInterval
+    /// Retries of failed requests. Default: ``RetryPolicy/default``.
+    public var retryPolicy: RetryPolicy
+    /// Where FerryKit keeps its state. Default: a `UserDefaults` suite of its own (``UserDefaultsStorage``).
+    public var storage: any FerryStorage
+    /// What sends requests. Default: ``URLSessionTransport`` with ``networkTimeout``.
+    public var transport: (any FerryTransport)?
+    /// What tells the device's signals for deferred deep links. Default: ``UIKitDeviceSignalsProvider`` where
+    /// UIKit exists, ``PortableDeviceSignalsProvider`` elsewhere.
+    public var deviceSignalsProvider: (any DeviceSignalsProvider)?
+    /// What reads a click token ("copy to open") on the first launch. Default: none, because reading the
+    /// pasteboard shows iOS's paste prompt; see ``PasteboardClickTokenProvider``.
+    public var clickTokenProvider: (any ClickTokenProvider)?
+    /// Whether `configure` checks the key with the server in the background (at most once a day). Default: true.
+    public var validatesKeyOnLaunch: Bool
+    /// Seconds events wait before they are sent together. Default: 5.
+    public var eventFlushDelay: TimeInterval
+    /// The clock; tests move it.
+    public var now: @Sendable () -> Date
+
+    /// Options for the Ferry server at `serverURL`.
+    public init(serverURL: URL, linkDomains: [String] = [], urlSchemes: [String] = []) {
+        self.serverURL = serverURL
+        self.linkDomains = linkDomains
+        self.urlSchemes = urlSchemes
+        logLevel = .warning
+        logHandler = nil
+        networkTimeout = 10
+        retryPolicy = .default
+        storage = UserDefaultsStorage()
+        transport = nil
+        deviceSignalsProvider = nil
+        clickTokenProvider = nil
+        validatesKeyOnLaunch = true
+        eventFlushDelay = 5
+        now = { Date() }
+    }
+}

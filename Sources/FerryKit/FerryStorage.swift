@@ -1,0 +1,85 @@
+import Foundation
+
+/// Where FerryKit keeps what must survive a relaunch: the first-launch mark, the deferred link answer,
+/// the key validation, first and last touch, events not yet sent.
+///
+/// The default is ``UserDefaultsStorage`` on a suite of its own; tests and apps with their own store
+/// pass something else through ``FerryOptions/storage``. Implementations must be safe to call from any thread.
+public protocol FerryStorage: Sendable {
+    /// The data stored under `key`, or nil.
+    func data(forKey key: String) -> Data?
+    /// Stores `data` under `key`, replacing what was there; nil removes the key.
+    func setData(_ data: Data?, forKey key: String)
+}
+
+extension FerryStorage {
+    func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
+        guard let data = data(forKey: key) else { return nil }
+        return try? FerryJSON.makeDecoder().decode(T.self, from: data)
+    }
+
+    func setValue<T: Encodable>(_ value: T?, forKey key: String) {
+        setData(value.flatMap { try? FerryJSON.makeEncoder().encode($0) }, forKey: key)
+    }
+}
+
+/// ``FerryStorage`` in a `UserDefaults` suite (`dev.ferry.sdk` unless told otherwise).
+///
+/// Values survive relaunches and app updates; they go when the app is deleted, and may come back from a
+/// device backup (see docs/ios-integration.md for what that means for first-launch detection).
+public final class UserDefaultsStorage: FerryStorage, @unchecked Sendable {
+    // @unchecked: UserDefaults is documented as thread-safe, and this class holds nothing else.
+    private let defaults: UserDefaults
+    private let prefix: String
+
+    /// The suite FerryKit uses by default.
+    public static let defaultSuiteName = "dev.ferry.sdk"
+
+    /// Stores in the named suite (or `UserDefaults.standard` when the suite cannot be opened), every key prefixed with `ferry.`.
+    public init(suiteName: String = UserDefaultsStorage.defaultSuiteName) {
+        defaults = UserDefaults(suiteName: suiteName) ?? .standard
+        prefix = "ferry."
+    }
+
+    /// The data stored under `key`, or nil.
+    public func data(forKey key: String) -> Data? { defaults.data(forKey: prefix + key) }
+
+    /// Stores `data` under `key`; nil removes it.
+    public func setData(_ data: Data?, forKey key: String) {
+        if let data { defaults.set(data, forKey: prefix + key) } else { defaults.removeObject(forKey: prefix + key) }
+    }
+}
+
+/// ``FerryStorage`` in memory: for tests, previews, and apps that must not write to disk. Nothing survives the process.
+public final class InMemoryStorage: FerryStorage, @unchecked Sendable {
+    // @unchecked: every access to `values` goes through `lock`.
+    private let lock = NSLock()
+    private var values: [String: Data] = [:]
+
+    /// An empty store.
+    public init() {}
+
+    /// The data stored under `key`, or nil.
+    public func data(forKey key: String) -> Data? { lock.withLock { values[key] } }
+
+    /// Stores `data` under `key`; nil removes it.
+    public func setData(_ data: Data?, forKey key: String) { lock.withLock { values[key] = data } }
+
+    /// Every key stored, sorted (for tests and debugging).
+    public var keys: [String] { lock.withLock { values.keys.sorted() } }
+}
+
+/// A value behind a lock, for the few places where an actor would force callers to `await`.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `value` is only touched inside `lock`.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// What a URL the app was opened with is to FerryKit.
+enum LinkURL: Equatable {
+    /// A short link: `https://{domain}/{slug}`, or `https://{domain or subdomain}/link/{slug}`.
+    case shortLink(domain: String, slug: String)
+    /// A URL in one of the app's custom schemes.
+    case customScheme
+    /// Anything else.
+    case notFerry
+
+    static let maxSlugLength = 64
+
+    /// Classifies `url` against the app's link domains and custom schemes (both compared without regard to case).
+    init(_ url: URL, domains: Set<String>, schemes: Set<String>) {
+        guard let scheme = url.scheme?.lowercased() else { self = .notFerry; return }
+        if scheme != "http" && scheme != "https" {
+            self = schemes.contains(scheme) ? .customScheme : .notFerry
+            return
+        }
+        guard var host = url.host?.lowercased(), !host.isEmpty else { self = .notFerry; return }
+        if host.hasSuffix(".") { host.removeLast() }
+        let exact = domains.contains(host)
+        let parent = exact ? host : domains.first { host.hasSuffix("." + $0) }
+        guard let domain = parent else { self = .notFerry; return }
+        let segments = url.path.split(separator: "/", omittingEmptySubsequences: true)
+        let slugText: Substring
+        if segments.count == 2, segments[0].lowercased() == "link" {
+            slugText = segments[1]
+        } else if exact, segments.count == 1 {
+            slugText = segments[0]
+        } else {
+            self = .notFerry
+            return
+        }
+        guard let slug = Self.normalizeSlug(slugText) else { self = .notFerry; return }
+        self = .shortLink(domain: domain, slug: slug)
+    }
+
+    /// A slug lowercased, or nil when it has characters a slug cannot have (`[a-z0-9_-]`, 1 to 64).
+    static func normalizeSlug(_ text: Substring) -> String? {
+        guard (1...maxSlugLength).contains(text.utf8.count) else { return nil }
+        for byte in text.utf8 {
+            let ok = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            if !ok { return nil }
+        }
+        return text.lowercased()
+    }
+
+    /// A host or domain as FerryKit compares them: lowercased, without a trailing dot or a port.
+    static func normalizeDomain(_ text: String) -> String? {
+        var host = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let scheme = host.range(of: "://") { host = String(host[scheme.upperBound...]) }
+        if let slash = host.firstIndex(of: "/") { host = String(host[..<slash]) }
+        if !host.hasPrefix("["), let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
+        if host.hasSuffix(".") { host.removeLast() }
+        return host.isEmpty ? nil : host
+    }
+}
+
+/// The two path levels an app routes on, read from a link such as `https://go.example.com/link/product/42`.
+///
+/// ```swift
+/// let path = Ferry.parsePathParams(from: url)
+/// if path.mainPath == "product", let id = path.subPath { showProduct(id) }
+/// ```
+public struct PathParams: Sendable, Hashable {
+    /// The first path segment (after a leading `link`, as in the `/link/{slug}` form), lowercased; empty for `/`.
+    public var mainPath: String
+    /// The segment after it, as written (ids keep their case); nil when there is none.
+    public var subPath: String?
+    /// Every segment after ``mainPath``, as written.
+    public var remainingSegments: [String]
+
+    /// Creates path params.
+    public init(mainPath: String, subPath: String?, remainingSegments: [String] = []) {
+        self.mainPath = mainPath
+        self.subPath = subPath
+        self.remainingSegments = remainingSegments.isEmpty ? (subPath.map { [$0] } ?? []) : remainingSegments
+    }
+
+    /// Reads `url`: for a custom scheme the host is the first segment (`myapp://product/42`).
+    public init(url: URL) {
+        var segments: [String] = []
+        let scheme = url.scheme?.lowercased()
+        if scheme != "http", scheme != "https", let host = url.host, !host.isEmpty { segments.append(host) }
+        segments += url.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if segments.count > 1, segments[0].lowercased() == "link" { segments.removeFirst() }
+        let main = segments.first?.lowercased() ?? ""
+        let rest = Array(segments.dropFirst())
+        self.init(mainPath: main, subPath: rest.first, remainingSegments: rest)
+    }
+}

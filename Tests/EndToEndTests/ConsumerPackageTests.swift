@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// An app that adds this repository and links only FerryKit must resolve none of the server's dependencies.
+@Suite("An app depending on FerryKit")
+struct ConsumerPackageTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs `swift` with arguments; returns its exit status and output.
+    static func swift(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    static func dependencyIdentities(_ json: String) throws -> [String: [String]] {
+        // show-dependencies prints a tree: each package with its own dependencies.
+        guard let start = json.firstIndex(of: "{") else { return [:] }
+        let tree = try #require(try JSONSerialization.jsonObject(with: Data(json[start...].utf8)) as? [String: Any])
+        var result: [String: [String]] = [:]
+        func walk(_ node: [String: Any]) {
+            let children = node["dependencies"] as? [[String: Any]] ?? []
+            result[(node["identity"] as? String) ?? "?"] = children.compactMap { $0["identity"] as? String }
+            children.forEach(walk)
+        }
+        walk(tree)
+        return result
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func resolvesNothingButFerryAndBuildsAndRuns() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-consumer-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sources = directory.appendingPathComponent("Sources/ExampleApp")
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        let identity = Self.repository.lastPathComponent
+        try """
+        // swift-tools-version:5.9
+        import PackageDescription
+
+        let package = Package(
+            name: "ExampleApp",
+            platforms: [.macOS(.v14), .iOS(.v15)],
+            dependencies: [.package(path: "\(Self.repository.path)")],
+            targets: [.executableTarget(name: "ExampleApp", dependencies: [.product(name: "FerryKit", package: "\(identity)")])]
+        )
+        """.write(to: directory.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        try """
+        import FerryKit
+        import Foundation
+
+        var options = FerryOptions(serverURL: URL(string: "https://links.example.com")!, linkDomains: ["go.example.com"])
+        options.storage = InMemoryStorage()
+        options.validatesKeyOnLaunch = false
+        options.logLevel = .none
+        let ferry = try Ferry(apiKey: "fk_live_" + String(repeating: "x", count: 32), options: options)
+        let path = Ferry.parsePathParams(from: URL(string: "https://go.example.com/link/product/42")!)
+        print(ferry.canHandle(URL(string: "https://go.example.com/summer")!), path.mainPath, path.subPath ?? "-")
+        """.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+
+        let packagePath = ["--package-path", directory.path]
+        let resolve = try Self.swift(["package"] + packagePath + ["resolve"])
+        #expect(resolve.status == 0, "\(resolve.output)")
+        let shown = try Self.swift(["package"] + packagePath + ["show-dependencies", "--format", "json"])
+        #expect(shown.status == 0, "\(shown.output)")
+        let consumer = try Self.dependencyIdentities(shown.output)
+        #expect(consumer[directory.lastPathComponent.lowercased()] == [identity.lowercased()])
+        #expect(consumer[identity.lowercased()] == [], "an app linking FerryKit resolved \(consumer[identity.lowercased()] ?? [])")
+        let checkouts = directory.appendingPathComponent(".build/checkouts")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: checkouts.path))?.isEmpty ?? true)
+
+        // The repository itself does depend on the server's packages: the check above is not vacuous.
+        // (A scratch path of its own, so this does not wait for the lock of the build running these tests.)
+        let root = try Self.swift(["package", "--package-path", Self.repository.path, "--scratch-path", directory.appendingPathComponent("root-scratch").path, "dump-package"])
+        #expect(root.status == 0 && root.output.contains("hummingbird-project/hummingbird") && root.output.contains("GRDB.swift"), "\(root.output)")
+
+        let build = try Self.swift(["build"] + packagePath)
+        #expect(build.status == 0, "\(build.output)")
+        let run = try Self.swift(["run", "--skip-build"] + packagePath + ["ExampleApp"])
+        #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("true product 42"), "\(run.output)")
+    }
+}

@@ -1,0 +1,302 @@
+@testable import FerryKit
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Ferry: configuration and key checks")
+struct FerryConfigurationTests {
+    @Test func aWellFormedPublishableKeyIsTakenAndItsEnvironmentRead() throws {
+        let ferry = try Ferry(apiKey: "  \(Kit.testKey)\n", options: Kit.options(transport: ScriptedTransport()))
+        #expect(ferry.environment == .test)
+        #expect(ferry.isFirstLaunch)
+    }
+
+    @Test(arguments: ["", "fk_live_short", "fk_prod_" + String(repeating: "a", count: 32), "pk_live_" + String(repeating: "a", count: 32),
+                      "fk_live_" + String(repeating: "a", count: 31) + "-", "fk_live_" + String(repeating: "é", count: 32)])
+    func malformedKeysAreRefusedAtOnce(key: String) {
+        let transport = ScriptedTransport()
+        #expect { try Ferry(apiKey: key, options: Kit.options(transport: transport)) } throws: { error in
+            (error as? FerryError)?.code == .invalidAPIKey
+        }
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func aSecretKeyIsRefusedWithAWarningNeverToShipIt() {
+        let transport = ScriptedTransport()
+        do {
+            _ = try Ferry(apiKey: "fs_live_" + String(repeating: "Z", count: 32), options: Kit.options(transport: transport))
+            Issue.record("a secret key was accepted")
+        } catch {
+            #expect(error.code == .secretKeyInApp)
+            #expect(error.message.contains("never ship"))
+            #expect(!error.message.contains(String(repeating: "Z", count: 32)), "the message must not repeat the secret")
+        }
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test(arguments: ["ftp://api.example.com", "file:///tmp/x", "https://", "api.example.com"])
+    func serverURLsThatCannotWorkAreRefused(url: String) throws {
+        var options = Kit.options(transport: ScriptedTransport())
+        options.serverURL = try #require(URL(string: url))
+        #expect { try Ferry(apiKey: Kit.key, options: options) } throws: { ($0 as? FerryError)?.code == .invalidConfiguration }
+    }
+
+    @Test func theKeyIsValidatedInTheBackgroundAndTrustedForADay() async throws {
+        let storage = InMemoryStorage(), clock = TestClock()
+        let transport = ScriptedTransport { request in
+            #expect(["Bearer \(Kit.key)", "Bearer \(Kit.testKey)"].contains(request.value(forHTTPHeaderField: "Authorization") ?? ""))
+            #expect(request.httpMethod == "POST")
+            return .encoded(Kit.validation(domains: ["go.example.com", "links.example.org"]))
+        }
+        let first = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: transport, clock: clock, validate: true))
+        _ = await first.validationTask.withLock { $0 }?.value
+        #expect(transport.sent(path: FerryRoutes.sdkValidate).count == 1)
+        #expect(first.validation?.appName == "Example")
+        // The server's domains and scheme now count as Ferry's.
+        #expect(first.canHandle(URL(string: "https://links.example.org/abc")!))
+        #expect(first.canHandle(URL(string: "exampleapp://product/1")!))
+
+        clock.advance(23 * 3600)
+        let second = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: transport, clock: clock, validate: true))
+        #expect(second.validationTask.withLock { $0 } == nil)
+        #expect(second.canHandle(URL(string: "https://links.example.org/abc")!), "the cached answer's domains are used without asking")
+
+        clock.advance(2 * 3600)
+        let third = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: transport, clock: clock, validate: true))
+        _ = await third.validationTask.withLock { $0 }?.value
+        #expect(transport.sent(path: FerryRoutes.sdkValidate).count == 2)
+
+        let otherKey = try Ferry(apiKey: Kit.testKey, options: Kit.options(storage: storage, transport: transport, clock: clock, validate: true))
+        _ = await otherKey.validationTask.withLock { $0 }?.value
+        #expect(transport.sent(path: FerryRoutes.sdkValidate).count == 3, "a different key is checked again")
+    }
+
+    @Test func aRevokedKeyIsReportedAndNotCached() async throws {
+        let storage = InMemoryStorage()
+        let logs = Collector<String>()
+        let transport = ScriptedTransport { _ in .json(401, #"{"error":{"code":"unauthorized","message":"unknown or revoked API key","field":null}}"#) }
+        var options = Kit.options(storage: storage, transport: transport)
+        options.logLevel = .error
+        options.logHandler = { _, message in logs.append(message) }
+        let ferry = try Ferry(apiKey: Kit.key, options: options)
+        do {
+            try await ferry.validateKey()
+            Issue.record("a revoked key validated")
+        } catch {
+            #expect(error.code == .unauthorized)
+            #expect(error.httpStatus == 401)
+            #expect(error.serverCode == "unauthorized")
+        }
+        #expect(transport.sent.count == 1, "a 401 is not retried")
+        #expect(storage.data(forKey: StorageKey.validation) == nil)
+        #expect(logs.all.contains { $0.contains("refused the API key") })
+    }
+
+    @Test func staticCallsBeforeConfigureFailAndAfterwardsUseTheSharedInstance() async throws {
+        // The only test that touches the shared instance.
+        if Ferry.shared == nil {
+            await #expect { try await Ferry.checkDeferredDeepLink() } throws: { ($0 as? FerryError)?.code == .notConfigured }
+        }
+        let transport = ScriptedTransport { request in
+            request.url?.path == FerryRoutes.attributionMatch ? .encoded(MatchResponse.notMatched) : .json(500, "{}")
+        }
+        let ferry = try Ferry.configure(apiKey: Kit.key, options: Kit.options(transport: transport))
+        #expect(Ferry.shared === ferry)
+        #expect(Ferry.attribution === ferry.attribution)
+        #expect(try await Ferry.checkDeferredDeepLink() == nil)
+        #expect(try await Ferry.handleDeepLink(URL(string: "myapp://product/9")!)?.source == .customScheme)
+        #expect(Ferry.parsePathParams(from: URL(string: "https://go.example.com/link/product/42")!).subPath == "42")
+    }
+}
+
+@Suite("Ferry: links the app is opened with")
+struct HandleDeepLinkTests {
+    static func resolving(_ data: LinkData = Kit.linkData()) -> ScriptedTransport {
+        ScriptedTransport { request in
+            guard request.url?.path == FerryRoutes.resolve(slug: data.slug) else {
+                return .json(404, #"{"error":{"code":"not_found","message":"link not found","field":null}}"#)
+            }
+            return .encoded(ResolveResponse(link: data))
+        }
+    }
+
+    @Test func aUniversalLinkIsResolvedWithTheOpenedQueryLaidOverTheLink() async throws {
+        let transport = Self.resolving()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        let url = URL(string: "https://GO.example.com/Summer?utm_source=push&coupon=SAVE10&productID=43")!
+        let link = try #require(try await ferry.handleDeepLink(url))
+        #expect(link.slug == "summer")
+        #expect(link.linkID == "lnk_0123456789abcdefghijkl")
+        #expect(link.url == url)
+        #expect(link.destination?.absoluteString == "https://example.com/sale")
+        #expect(link.iosURL?.absoluteString == "myapp://product/42")
+        #expect(link.params == ["productID": "43", "coupon": "SAVE10"])
+        #expect(link.utm == UTMParameters(source: "push", campaign: "spring"))
+        #expect(link.campaign == "spring-sale")
+        #expect(link.referrer == "user-7")
+        #expect(!link.isDeferred && link.matchType == nil && link.confidence == nil && link.source == .universalLink)
+
+        let request = try #require(transport.sent.first)
+        #expect(request.httpMethod == "GET")
+        #expect(Kit.query(request)["domain"] == "go.example.com")
+        #expect(Kit.query(request)["installID"] == FixedSignals().idfv)
+        #expect(request.value(forHTTPHeaderField: "User-Agent")?.hasPrefix("FerryKit/\(Ferry.sdkVersion)") == true)
+    }
+
+    @Test func theLinkFormOnASubdomainResolvesOnTheParentDomain() async throws {
+        let transport = Self.resolving()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        let link = try await ferry.handleDeepLink(URL(string: "https://abc123.go.example.com/link/summer?campaign=x")!)
+        #expect(link?.slug == "summer")
+        #expect(link?.params["campaign"] == "x")
+        #expect(Kit.query(try #require(transport.sent.first))["domain"] == "go.example.com")
+    }
+
+    @Test(arguments: [
+        "https://evil.com/summer", "https://go.example.com.evil.com/summer", "https://evilgo.example.com/summer",
+        "https://go.example.com/", "https://go.example.com/a/b", "https://abc.go.example.com/summer",
+        "https://go.example.com/.well-known", "https://go.example.com/sum%20mer", "https://go.example.com/" + String(repeating: "a", count: 65),
+        "otherapp://product/1", "mailto:someone@example.com",
+    ])
+    func urlsThatAreNotFerrysGiveNilWithoutANetworkCall(text: String) async throws {
+        let transport = Self.resolving()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        let url = try #require(URL(string: text))
+        #expect(try await ferry.handleDeepLink(url) == nil)
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func aCustomSchemeURLIsReadOnTheDevice() async throws {
+        let transport = Self.resolving()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        let url = URL(string: "MyApp://product/42?color=red&utm_campaign=spring&utm_source=sms")!
+        let link = try #require(try await ferry.handleDeepLink(url))
+        #expect(link.source == .customScheme)
+        #expect(link.iosURL == url && link.slug == nil && link.linkID == nil)
+        #expect(link.params == ["color": "red"])
+        #expect(link.utm == UTMParameters(source: "sms", campaign: "spring"))
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test(arguments: [404, 410])
+    func aLinkTheServerDoesNotServeIsNilNotAnError(status: Int) async throws {
+        let transport = ScriptedTransport { _ in .json(status, #"{"error":{"code":"gone","message":"link 'summer' has expired","field":null}}"#) }
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        #expect(try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) == nil)
+        #expect(transport.sent.count == 1)
+        #expect(ferry.attribution.lastTouch == nil)
+    }
+
+    @Test func serverFailuresAreRetriedWithBackoffThenThrown() async throws {
+        let transport = ScriptedTransport { _ in .json(503, "<html>busy</html>") }
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        await #expect { try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { error in
+            guard let error = error as? FerryError else { return false }
+            return error.code == .server && error.httpStatus == 503
+        }
+        #expect(transport.sent.count == 3)
+    }
+
+    @Test func aClientErrorIsNeverRetried() async throws {
+        let transport = ScriptedTransport { _ in .json(400, #"{"error":{"code":"invalid_field","message":"installID must be 1 to 128 printable ASCII characters","field":"installID"}}"#) }
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        await #expect { try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { error in
+            guard let error = error as? FerryError else { return false }
+            return error.code == .badRequest && error.serverCode == "invalid_field" && error.message.contains("installID")
+        }
+        #expect(transport.sent.count == 1)
+    }
+
+    @Test func aDroppedConnectionIsRetriedAndTheSecondTrySucceeds() async throws {
+        let attempts = Collector<Int>()
+        let transport = ScriptedTransport { _ in
+            attempts.append(1)
+            if attempts.all.count == 1 { throw URLError(.networkConnectionLost) }
+            return .encoded(ResolveResponse(link: Kit.linkData()))
+        }
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        #expect(try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)?.slug == "summer")
+        #expect(transport.sent.count == 2)
+    }
+
+    @Test func timeoutsAndUnreachableServersBecomeTypedErrors() async throws {
+        let timeout = ScriptedTransport { _ in throw URLError(.timedOut) }
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: timeout))
+        await #expect { try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { error in
+            (error as? FerryError)?.code == .timeout && (error as? FerryError)?.underlying is URLError
+        }
+        let offline = ScriptedTransport { _ in throw URLError(.notConnectedToInternet) }
+        let other = try Ferry(apiKey: Kit.key, options: Kit.options(transport: offline))
+        await #expect { try await other.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { ($0 as? FerryError)?.code == .network }
+        #expect(offline.sent.count == 3)
+    }
+
+    @Test func anUnreadableAnswerIsAnInvalidResponseError() async throws {
+        let transport = ScriptedTransport { _ in .json(200, #"{"link": {"id": 7}}"#) }
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        await #expect { try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { ($0 as? FerryError)?.code == .invalidResponse }
+        #expect(transport.sent.count == 1)
+    }
+
+    @Test func aLinkOnADomainOnlyTheServerKnowsWaitsForTheKeyCheck() async throws {
+        let transport = ScriptedTransport { request in
+            switch request.url?.path {
+            case FerryRoutes.sdkValidate?:
+                try await Task.sleep(nanoseconds: 50_000_000)
+                return .encoded(Kit.validation(domains: ["links.example.org"]))
+            case FerryRoutes.resolve(slug: "summer")?: return .encoded(ResolveResponse(link: Kit.linkData()))
+            default: return .json(404, "{}")
+            }
+        }
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport, domains: [], validate: true))
+        let link = try await ferry.handleDeepLink(URL(string: "https://links.example.org/summer")!)
+        #expect(link?.slug == "summer")
+        #expect(Kit.query(try #require(transport.sent(path: FerryRoutes.resolve(slug: "summer")).first))["domain"] == "links.example.org")
+    }
+
+    @Test func everyLinkIsLastTouchTheFirstIsFirstTouchAndEventsSayWhich() async throws {
+        let transport = Self.resolving()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        let events = Collector<FerryEvent>()
+        let subscription = ferry.onEvent { events.append($0) }
+        _ = try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer?utm_source=push&dl_target=Paywall")!)
+        _ = try await ferry.handleDeepLink(URL(string: "myapp://product/7?utm_source=sms&utm_medium=text")!)
+
+        #expect(ferry.attribution.firstTouch?.source == "push")
+        #expect(ferry.attribution.firstTouch?.target == "paywall")
+        #expect(ferry.attribution.firstTouch?.linkID == "lnk_0123456789abcdefghijkl")
+        #expect(ferry.attribution.lastTouch?.source == "sms")
+        #expect(ferry.attribution.lastTouch?.landingPath == "/product/7")
+
+        let names = events.all.map(\.name)
+        #expect(names == [.deepLinkOpened, .firstTouchAttributed, .deepLinkOpened])
+        let first = events.all[0].parameters
+        #expect(first["url"] == "https://go.example.com/summer?utm_source=push&dl_target=Paywall")
+        #expect(first["path"] == "/summer")
+        #expect(first["utm_source"] == "push" && first["utm_campaign"] == "spring" && first["dl_target"] == "paywall")
+        #expect(first["slug"] == "summer" && first["link_id"] == "lnk_0123456789abcdefghijkl")
+
+        subscription.cancel()
+        _ = try await ferry.handleDeepLink(URL(string: "myapp://x")!)
+        #expect(events.all.count == 3, "a cancelled subscription hears nothing more")
+    }
+
+    @Test func theCompletionHandlerTwinAnswersOnTheMainActor() async throws {
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: Self.resolving()))
+        let result: Result<DeepLink?, FerryError> = await withCheckedContinuation { continuation in
+            ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) { result in
+                MainActor.assertIsolated()
+                continuation.resume(returning: result)
+            }
+        }
+        #expect(try result.get()?.slug == "summer")
+
+        let failing = try Ferry(apiKey: Kit.key, options: Kit.options(transport: ScriptedTransport { _ in .json(500, "{}") }))
+        let failure: Result<DeepLink?, FerryError> = await withCheckedContinuation { continuation in
+            failing.handleDeepLink(URL(string: "https://go.example.com/summer")!) { continuation.resume(returning: $0) }
+        }
+        #expect(throws: FerryError.self) { try failure.get() }
+    }
+}

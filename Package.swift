@@ -25,7 +25,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "FerryAPI", swiftSettings: strict),
-        .target(name: "FerryKit", dependencies: ["FerryAPI"], swiftSettings: strict),
+        .target(name: "FerryKit", dependencies: ["FerryAPI"], resources: [.copy("PrivacyInfo.xcprivacy")], swiftSettings: strict),
         .target(
             name: "FerryCore",
             dependencies: ["FerryAPI"],

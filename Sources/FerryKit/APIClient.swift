@@ -67,7 +67,8 @@ struct APIClient: Sendable {
                         throw FerryError(.invalidResponse, "the server's answer to \(method) \(path) could not be read: \(error)",
                                          httpStatus: response.statusCode, underlying: error)
                     }
-                case 400..<500:
+                case 300..<500:
+                    // Not retried: a 4xx will not change, and the API never redirects.
                     throw Self.error(status: response.statusCode, data: data, method: method, path: path)
                 default:
                     failure = Self.error(status: response.statusCode, data: data, method: method, path: path)
@@ -102,6 +103,7 @@ struct APIClient: Sendable {
         case 404, 410: .notFound
         case 429: .rateLimited
         case 400..<500: .badRequest
+        case 300..<400: .invalidResponse
         default: .server
         }
         var message = "\(method) \(path) failed with HTTP \(status)"

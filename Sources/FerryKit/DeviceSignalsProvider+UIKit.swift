@@ -30,8 +30,8 @@ public struct UIKitDeviceSignalsProvider: DeviceSignalsProvider {
 /// ``ClickTokenProvider`` that reads the general pasteboard for a `ferry:clk_…` token the link's page copied.
 ///
 /// Reading the pasteboard makes iOS 16 and later ask the user whether the app may paste; opt in only when your
-/// links use "copy to open" (`ferry app update --copy-to-open`), and say why in your onboarding. FerryKit reads
-/// it at most once per install, and only when the pasteboard holds text.
+/// links use "copy to open" (`ferry app update --copy-to-open`), and say why in your onboarding. FerryKit asks
+/// it only on the first launch, keeps a token it read until the server has answered, and never asks again after that.
 public struct PasteboardClickTokenProvider: ClickTokenProvider {
     /// Creates the provider.
     public init() {}

@@ -40,9 +40,12 @@ public final class Ferry: Sendable {
     let identity: InstallIdentity
     let uploader: EventUploader
     let handlers = EventHandlers()
+    /// The install and open events of this launch, replayed to handlers that subscribe after `configure`.
+    let launchEvents: [FerryEvent]
     let deferredRequest = SharedRequest<DeepLink?>()
     let known: Locked<KnownLinks>
     let validationTask = Locked<Task<Void, Never>?>(nil)
+    let takeLock = Locked(0)
     let now: @Sendable () -> Date
 
     /// How long keys are trusted after the server last said they were good.
@@ -94,7 +97,7 @@ public final class Ferry: Sendable {
         identity = InstallIdentity(storage: storage, provider: signalsProvider)
         uploader = EventUploader(client: client, storage: storage, logger: logger, flushDelay: options.eventFlushDelay, now: options.now)
 
-        let cachedValidation = storage.value(CachedValidation.self, forKey: StorageKey.validation).flatMap { $0.apiKey == key ? $0 : nil }
+        let cachedValidation = storage.value(CachedValidation.self, forKey: StorageKey.validation).flatMap { $0.keyFingerprint == CachedValidation.fingerprint(of: key) ? $0 : nil }
         known = Locked(KnownLinks(options: options, validated: cachedValidation?.settings))
 
         if let firstLaunch = storage.value(Date.self, forKey: StorageKey.firstLaunch) {
@@ -106,14 +109,16 @@ public final class Ferry: Sendable {
             logger.info("first launch of this install")
         }
 
+        let launched = options.now()
+        launchEvents = (isFirstLaunch ? [FerryEvent.Name.install, .open] : [.open]).map { FerryEvent(name: $0, timestamp: launched) }
+
         if options.validatesKeyOnLaunch,
            cachedValidation.map({ options.now().timeIntervalSince($0.validatedAt) >= Self.validationLifetime || $0.validatedAt > options.now() }) ?? true {
             validationTask.withLock { task in
                 task = Task { [weak self] in _ = try? await self?.validateKey() }
             }
         }
-        if isFirstLaunch { record(.install) }
-        record(.open)
+        for event in launchEvents { record(event) }
     }
 
     // MARK: The shared instance
@@ -186,11 +191,13 @@ public final class Ferry: Sendable {
     }
     private static let fallbackAttribution = AttributionStore(storage: UserDefaultsStorage())
 
-    /// Subscribes `handler` to the events of every instance, including one configured later.
-    /// The handler is called on the thread that produced the event; hop to the main actor yourself if you need it.
+    /// Subscribes `handler` to the events of every instance, including one configured later. A handler that
+    /// subscribes after ``configure(apiKey:options:)`` first hears that launch's `install` (on a first launch) and
+    /// `open` events. The handler is called on the thread that produced the event; hop to the main actor yourself
+    /// if you need it.
     @discardableResult
     public static func onEvent(_ handler: @escaping @Sendable (FerryEvent) -> Void) -> FerryEventSubscription {
-        globalHandlers.add(handler)
+        globalHandlers.add(handler, replaying: shared?.launchEvents ?? [])
     }
 
     /// Sends the shared instance's queued events now (for example when the app goes to the background).
@@ -218,8 +225,9 @@ public final class Ferry: Sendable {
     public func handleDeepLink(_ url: URL) async throws(FerryError) -> DeepLink? {
         var kind = classify(url)
         if kind == .notFerry, let pending = validationTask.withLock({ $0 }) {
-            // The app may be opened by a link before the key check has told FerryKit the app's domains.
-            await pending.value
+            // The app may be opened by a link before the key check has told FerryKit the app's domains:
+            // wait for it, but not for long, since most URLs that are not Ferry's are the app's own.
+            await Self.wait(for: pending, atMost: min(3, options.networkTimeout))
             kind = classify(url)
         }
         let link: DeepLink
@@ -260,6 +268,25 @@ public final class Ferry: Sendable {
     /// decided on the device without a network call.
     public func canHandle(_ url: URL) -> Bool { classify(url) != .notFerry }
 
+    /// Waits until `task` ends or `seconds` pass, whichever comes first (the task is not cancelled).
+    static func wait(for task: Task<Void, Never>, atMost seconds: TimeInterval) async {
+        let resumed = Locked(false)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            @Sendable func resumeOnce() {
+                if resumed.withLock({ done in defer { done = true }; return !done }) { continuation.resume() }
+            }
+            let timer = Task {
+                try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+                resumeOnce()
+            }
+            Task {
+                await task.value
+                timer.cancel()
+                resumeOnce()
+            }
+        }
+    }
+
     func classify(_ url: URL) -> LinkURL {
         let (domains, schemes) = known.withLock { ($0.domains, $0.schemes) }
         return LinkURL(url, domains: domains, schemes: schemes)
@@ -293,6 +320,22 @@ public final class Ferry: Sendable {
         }
     }
 
+    /// The deferred deep link, handed over once: the first call that finds one returns it, every later call
+    /// (in this launch or another) returns nil. For apps that route to the link and must not do it twice.
+    ///
+    /// ```swift
+    /// if let link = try await Ferry.shared?.takeDeferredDeepLink() { router.open(link) }
+    /// ```
+    public func takeDeferredDeepLink() async throws(FerryError) -> DeepLink? {
+        guard let link = try await checkDeferredDeepLink() else { return nil }
+        let first = takeLock.withLock { _ -> Bool in
+            guard storage.value(Bool.self, forKey: StorageKey.deferredTaken) != true else { return false }
+            storage.setValue(true, forKey: StorageKey.deferredTaken)
+            return true
+        }
+        return first ? link : nil
+    }
+
     /// ``checkDeferredDeepLink()-swift.method`` for code that is not async: `completion` runs on the main actor.
     public func checkDeferredDeepLink(completion: @escaping @MainActor @Sendable (Result<DeepLink?, FerryError>) -> Void) {
         Task {
@@ -313,11 +356,17 @@ public final class Ferry: Sendable {
         }
         let installID = await identity.id()
         let signals = await signalsProvider.signals()
-        let token = await options.clickTokenProvider?.clickToken()
+        // A token read from the pasteboard is kept until the server has answered: the pasteboard may be gone by the retry.
+        var token = storage.value(String.self, forKey: StorageKey.clickToken)
+        if token == nil, let read = await options.clickTokenProvider?.clickToken() {
+            token = read
+            storage.setValue(read, forKey: StorageKey.clickToken)
+        }
         let answer = try await client.post(
             FerryRoutes.attributionMatch, body: MatchRequest(installID: installID, signals: signals, clickToken: token), as: MatchResponse.self)
         let link: DeepLink? = if answer.matched, let data = answer.link { DeepLink(link: data, openedURL: nil, deferred: answer) } else { nil }
         storage.setValue(CachedMatch(checkedAt: now(), link: link), forKey: StorageKey.deferred)
+        storage.setData(nil, forKey: StorageKey.clickToken)
         if let link {
             logger.info("install matched to link \(link.slug ?? "?") (\(link.matchType?.rawValue ?? "?"), confidence \(link.confidence ?? 0))")
             publish(FerryEvent(name: .deferredDeepLinkMatched, parameters: FerryEvent.parameters(for: link), timestamp: now()))
@@ -333,8 +382,9 @@ public final class Ferry: Sendable {
     /// Binds this install's attribution to your user id after sign-up or log-in, so the server can tell which link
     /// brought the user. Idempotent: the same user id gets the same answer, from storage after the first time.
     ///
-    /// On a first launch whose deferred deep link check has not run yet, it runs first (the server binds the user to
-    /// what the install was matched to).
+    /// When the install's deferred deep link check has not run yet, it runs first, because the server binds the user
+    /// to what the install was matched to; if that check fails, `identify` fails with it rather than bind the user
+    /// as not attributed for good.
     ///
     /// - Throws: ``FerryError/Code/invalidArgument`` for a user id that is empty, longer than 128 characters or has
     ///   spaces or control characters; otherwise as the network calls do.
@@ -344,7 +394,7 @@ public final class Ferry: Sendable {
             throw FerryError(.invalidArgument, "userID must be 1 to 128 printable ASCII characters without spaces")
         }
         if let cached = storage.value(UserAttribution.self, forKey: StorageKey.identifiedUser), cached.userID == userID { return cached }
-        if storage.data(forKey: StorageKey.deferred) == nil { _ = try? await checkDeferredDeepLink() }
+        if storage.data(forKey: StorageKey.deferred) == nil { _ = try await checkDeferredDeepLink() }
         let installID = await identity.id()
         let answer = try await client.post(FerryRoutes.attributionUser, body: AttributeUserRequest(installID: installID, userID: userID),
                                            as: AttributeUserResponse.self)
@@ -365,7 +415,8 @@ public final class Ferry: Sendable {
     public func validateKey() async throws(FerryError) -> SDKValidateResponse {
         do {
             let settings = try await client.post(FerryRoutes.sdkValidate, body: EmptyBody(), as: SDKValidateResponse.self)
-            storage.setValue(CachedValidation(apiKey: apiKey, validatedAt: now(), settings: settings), forKey: StorageKey.validation)
+            storage.setValue(CachedValidation(keyFingerprint: CachedValidation.fingerprint(of: apiKey), validatedAt: now(), settings: settings),
+                             forKey: StorageKey.validation)
             known.withLock { $0 = KnownLinks(options: options, validated: settings) }
             logger.debug("key valid for app \(settings.appName) (\(settings.environment.rawValue)); link domains \(settings.domains)")
             return settings
@@ -382,10 +433,12 @@ public final class Ferry: Sendable {
 
     // MARK: Events
 
-    /// Subscribes `handler` to this instance's events. The handler is called on the thread that produced the event.
+    /// Subscribes `handler` to this instance's events, starting with this launch's `install` (on a first launch)
+    /// and `open` events, which happened when the instance was made. The handler is called on the thread that
+    /// produced the event.
     @discardableResult
     public func onEvent(_ handler: @escaping @Sendable (FerryEvent) -> Void) -> FerryEventSubscription {
-        handlers.add(handler)
+        handlers.add(handler, replaying: launchEvents)
     }
 
     /// Sends queued install and open events now instead of after ``FerryOptions/eventFlushDelay``.
@@ -403,14 +456,13 @@ public final class Ferry: Sendable {
         Self.globalHandlers.publish(event)
     }
 
-    /// Publishes an install or open event and queues it for the server.
-    func record(_ name: FerryEvent.Name) {
-        let time = now()
-        publish(FerryEvent(name: name, parameters: [:], timestamp: time))
+    /// Publishes an install or open event to the subscribers of every instance and queues it for the server.
+    func record(_ event: FerryEvent) {
+        Self.globalHandlers.publish(event)
         let identity = identity, uploader = uploader
         Task {
             let installID = await identity.id()
-            await uploader.enqueue(SDKEvent(name: name.rawValue, installID: installID, timestamp: time))
+            await uploader.enqueue(SDKEvent(name: event.name.rawValue, installID: installID, timestamp: event.timestamp))
         }
     }
 }
@@ -445,6 +497,8 @@ enum StorageKey {
     static let deferred = "deferred.result"
     static let validation = "key.validation"
     static let identifiedUser = "user.attribution"
+    static let clickToken = "deferred.clickToken"
+    static let deferredTaken = "deferred.taken"
 }
 
 /// The deferred deep link answer, link or not, kept so the match is asked for once per install.
@@ -453,11 +507,21 @@ struct CachedMatch: Codable {
     var link: DeepLink?
 }
 
-/// The last successful key validation.
+/// The last successful key validation, for the key with that fingerprint.
 struct CachedValidation: Codable {
-    var apiKey: String
+    var keyFingerprint: String
     var validatedAt: Date
     var settings: SDKValidateResponse
+
+    /// A 64-bit FNV-1a hash of the key: enough to tell keys apart without keeping the key itself.
+    static func fingerprint(of key: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
 }
 
 /// The link domains and schemes FerryKit recognises: the options' and the server's.

@@ -6,10 +6,12 @@ import Foundation
 /// "No link" is never an error: ``Ferry/handleDeepLink(_:)`` and ``Ferry/checkDeferredDeepLink()`` return nil for it.
 ///
 /// ```swift
-/// do {
+/// do throws(FerryError) {
 ///     let link = try await Ferry.checkDeferredDeepLink()
-/// } catch let error as FerryError where error.code == .network {
+/// } catch where error.code == .network || error.code == .timeout {
 ///     // offline: FerryKit asks again on the next call
+/// } catch {
+///     print(error.code, error.httpStatus ?? 0, error.message)
 /// }
 /// ```
 public struct FerryError: Error, Sendable, CustomStringConvertible {

@@ -34,8 +34,8 @@ public struct FerryEvent: Sendable, Hashable {
 
     /// What happened.
     public var name: Name
-    /// Details: `url`, `path`, the `utm_*` parameters and `dl_target` when present, `link_id`, `slug`,
-    /// `match_type` and `confidence` for deferred links.
+    /// Details: `url`, `path`, the `utm_*` parameters and `dl_target` when present, `link_id`, `slug`, and for
+    /// deferred links `is_deferred` (`true`), `match_type` and `confidence`. Install and open events have none.
     public var parameters: [String: String]
     /// When it happened.
     public var timestamp: Date
@@ -78,11 +78,13 @@ final class EventHandlers: Sendable {
     private let handlers = Locked<[UInt64: @Sendable (FerryEvent) -> Void]>([:])
     private let nextID = Locked<UInt64>(0)
 
-    func add(_ handler: @escaping @Sendable (FerryEvent) -> Void) -> FerryEventSubscription {
+    /// Subscribes `handler`, first handing it the `replaying` events that happened before it subscribed.
+    func add(_ handler: @escaping @Sendable (FerryEvent) -> Void, replaying: [FerryEvent] = []) -> FerryEventSubscription {
         let id = nextID.withLock { value -> UInt64 in
             value += 1
             return value
         }
+        for event in replaying { handler(event) }
         handlers.withLock { $0[id] = handler }
         return FerryEventSubscription { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
     }

@@ -126,7 +126,9 @@ struct DeferredDeepLinkTests {
     @Test func aMatchedLinkIsFirstTouchAndAnnounced() async throws {
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: Self.matching()))
         let events = Collector<FerryEvent>()
-        ferry.onEvent { events.append($0) }
+        ferry.onEvent { event in
+            if event.name != .install && event.name != .open { events.append(event) }
+        }
         _ = try await ferry.checkDeferredDeepLink()
         #expect(events.all.map(\.name) == [.deferredDeepLinkMatched, .deepLinkOpened, .firstTouchAttributed])
         #expect(events.all[1].parameters["is_deferred"] == "true")
@@ -138,15 +140,50 @@ struct DeferredDeepLinkTests {
         #expect(events.all.count == 3, "a cached answer is not announced again")
     }
 
-    @Test func theClickTokenIsSentWhenAProviderReadsOne() async throws {
-        struct Token: ClickTokenProvider { func clickToken() async -> String? { "ferry:clk_0123456789abcdefghijkl" } }
-        let transport = Self.matching()
-        var options = Kit.options(transport: transport)
-        options.clickTokenProvider = Token()
+    @Test func aClickTokenIsReadOnceAndKeptUntilTheServerAnswers() async throws {
+        /// A pasteboard: the token can be read once, then it is gone.
+        final class Pasteboard: ClickTokenProvider, @unchecked Sendable {
+            private let lock = NSLock()
+            private var text: String? = "ferry:clk_0123456789abcdefghijkl"
+            private(set) var reads = 0
+            func clickToken() async -> String? {
+                lock.withLock {
+                    reads += 1
+                    defer { text = nil }
+                    return text
+                }
+            }
+        }
+        let pasteboard = Pasteboard()
+        let storage = InMemoryStorage()
+        let transport = ScriptedTransport { _ in throw URLError(.notConnectedToInternet) }
+        var options = Kit.options(storage: storage, transport: transport)
+        options.clickTokenProvider = pasteboard
         let ferry = try Ferry(apiKey: Kit.key, options: options)
-        _ = try await ferry.checkDeferredDeepLink()
-        let body = try Kit.body(try #require(transport.sent(path: FerryRoutes.attributionMatch).first), as: MatchRequest.self)
-        #expect(body.clickToken == "ferry:clk_0123456789abcdefghijkl")
+        await #expect(throws: FerryError.self) { try await ferry.checkDeferredDeepLink() }
+
+        transport.setHandler { _ in .encoded(MatchResponse(matched: true, matchType: .deterministic, confidence: 1, isDeferred: true, link: Kit.linkData())) }
+        let link = try await ferry.checkDeferredDeepLink()
+        #expect(link?.matchType == .deterministic)
+        let bodies = try transport.sent(path: FerryRoutes.attributionMatch).map { try Kit.body($0, as: MatchRequest.self) }
+        #expect(bodies.count == 4, "three tries, then the next call")
+        #expect(bodies.allSatisfy { $0.clickToken == "ferry:clk_0123456789abcdefghijkl" }, "the retry still carries the token")
+        #expect(pasteboard.reads == 1)
+        #expect(storage.data(forKey: StorageKey.clickToken) == nil, "the token is forgotten once the server has answered")
+    }
+
+    @Test func takingTheDeferredLinkHandsItOverOnceEvenAcrossLaunches() async throws {
+        let storage = InMemoryStorage()
+        let transport = Self.matching()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: transport))
+        let taken = try await withThrowingTaskGroup(of: DeepLink?.self) { group in
+            for _ in 0..<10 { group.addTask { try await ferry.takeDeferredDeepLink() } }
+            return try await group.reduce(into: [DeepLink]()) { if let link = $1 { $0.append(link) } }
+        }
+        #expect(taken.count == 1 && taken.first?.slug == "summer")
+        let later = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: transport))
+        #expect(try await later.takeDeferredDeepLink() == nil)
+        #expect(try await later.checkDeferredDeepLink()?.slug == "summer", "checking still reports what the install came from")
     }
 
     @Test func withoutAnIDFVARandomInstallIDIsMadeOnceAndKept() async throws {
@@ -193,6 +230,15 @@ struct DeferredDeepLinkTests {
 
         _ = try await later.identify(userID: "user-2")
         #expect(transport.sent(path: FerryRoutes.attributionUser).count == 2, "another user is bound anew")
+    }
+
+    @Test func identifyFailsRatherThanBindTheUserBeforeTheInstallWasMatched() async throws {
+        let transport = ScriptedTransport { request in
+            request.url?.path == FerryRoutes.attributionMatch ? .json(503, "{}") : .encoded(AttributeUserResponse(userID: "u", attributed: false))
+        }
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        await #expect { try await ferry.identify(userID: "u") } throws: { ($0 as? FerryError)?.code == .server }
+        #expect(transport.sent(path: FerryRoutes.attributionUser).isEmpty)
     }
 
     @Test(arguments: ["", "has space", String(repeating: "u", count: 129), "tab\t", "é"])
@@ -249,9 +295,19 @@ struct DeferredDeepLinkTests {
             if event.name == .install || event.name == .open { heard.append(event.name) }
         }
         defer { subscription.cancel() }
-        _ = try Ferry(apiKey: Kit.key, options: Kit.options(transport: ScriptedTransport()))
+        let storage = InMemoryStorage()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: ScriptedTransport()))
         #expect(heard.all.filter { $0 == .install }.count >= 1)
         #expect(heard.all.contains(.open))
+
+        // A subscriber that comes after the instance was made still hears this launch's events.
+        let late = Collector<FerryEvent.Name>()
+        ferry.onEvent { late.append($0.name) }
+        #expect(late.all == [.install, .open])
+        let relaunch = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: ScriptedTransport()))
+        let second = Collector<FerryEvent.Name>()
+        relaunch.onEvent { second.append($0.name) }
+        #expect(second.all == [.open])
     }
 
     func waitForPendingEvents(_ ferry: Ferry, count: Int) async throws {

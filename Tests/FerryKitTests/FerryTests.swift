@@ -240,6 +240,21 @@ struct HandleDeepLinkTests {
         #expect(transport.sent.count == 1)
     }
 
+    @Test func aURLThatIsNotFerrysWaitsForASlowKeyCheckOnlyBriefly() async throws {
+        let answered = Collector<Bool>()
+        let transport = ScriptedTransport { _ in
+            try await Task.sleep(nanoseconds: 60_000_000_000)
+            answered.append(true)
+            return .encoded(Kit.validation())
+        }
+        var options = Kit.options(transport: transport, domains: [], validate: true)
+        options.networkTimeout = 0.2
+        let ferry = try Ferry(apiKey: Kit.key, options: options)
+        #expect(try await ferry.handleDeepLink(URL(string: "https://app.example.com/paywall")!) == nil)
+        #expect(transport.sent(path: FerryRoutes.sdkValidate).count == 1)
+        #expect(answered.all.isEmpty, "nil came back while the key check was still waiting for the server")
+    }
+
     @Test func aLinkOnADomainOnlyTheServerKnowsWaitsForTheKeyCheck() async throws {
         let transport = ScriptedTransport { request in
             switch request.url?.path {
@@ -260,7 +275,9 @@ struct HandleDeepLinkTests {
         let transport = Self.resolving()
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
         let events = Collector<FerryEvent>()
-        let subscription = ferry.onEvent { events.append($0) }
+        let subscription = ferry.onEvent { event in
+            if event.name != .install && event.name != .open { events.append(event) }
+        }
         _ = try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer?utm_source=push&dl_target=Paywall")!)
         _ = try await ferry.handleDeepLink(URL(string: "myapp://product/7?utm_source=sms&utm_medium=text")!)
 

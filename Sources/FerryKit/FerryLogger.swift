@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(os)
-import os
-#endif
 
 /// FerryKit's log: one level, one handler, safe from any thread.
 struct FerryLogger: Sendable {
@@ -23,17 +20,13 @@ struct FerryLogger: Sendable {
         handler(messageLevel, message())
     }
 
-    #if canImport(os)
+    #if canImport(Darwin)
+    /// The unified log, through `NSLog` (Foundation only).
     static let systemHandler: @Sendable (FerryLogLevel, String) -> Void = { level, message in
-        let logger = Logger(subsystem: "dev.ferry.sdk", category: "FerryKit")
-        switch level {
-        case .debug: logger.debug("\(message, privacy: .public)")
-        case .info: logger.info("\(message, privacy: .public)")
-        case .warning: logger.warning("\(message, privacy: .public)")
-        case .error, .none: logger.error("\(message, privacy: .public)")
-        }
+        NSLog("[FerryKit] %@: %@", "\(level)" as NSString, message as NSString)
     }
     #else
+    /// Standard error.
     static let systemHandler: @Sendable (FerryLogLevel, String) -> Void = { level, message in
         FileHandle.standardError.write(Data("[FerryKit] \(level): \(message)\n".utf8))
     }

@@ -20,9 +20,19 @@ enum LinkURL: Equatable {
         }
         guard var host = url.host?.lowercased(), !host.isEmpty else { self = .notFerry; return }
         if host.hasSuffix(".") { host.removeLast() }
-        let exact = domains.contains(host)
-        let parent = exact ? host : domains.first { host.hasSuffix("." + $0) }
-        guard let domain = parent else { self = .notFerry; return }
+        // A domain may carry a port (`localhost:8080` on a development server): try the host with its port first.
+        let candidates = (url.port.map { ["\(host):\($0)"] } ?? []) + [host]
+        var exact = false
+        var found: String?
+        for candidate in candidates where found == nil {
+            if domains.contains(candidate) {
+                exact = true
+                found = candidate
+            } else {
+                found = domains.first { candidate.hasSuffix("." + $0) }
+            }
+        }
+        guard let domain = found else { self = .notFerry; return }
         let segments = url.path.split(separator: "/", omittingEmptySubsequences: true)
         let slugText: Substring
         if segments.count == 2, segments[0].lowercased() == "link" {
@@ -48,12 +58,11 @@ enum LinkURL: Equatable {
         return text.lowercased()
     }
 
-    /// A host or domain as FerryKit compares them: lowercased, without a trailing dot or a port.
+    /// A domain as FerryKit compares them: lowercased, without a scheme, path or trailing dot, with its port if it has one.
     static func normalizeDomain(_ text: String) -> String? {
         var host = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let scheme = host.range(of: "://") { host = String(host[scheme.upperBound...]) }
         if let slash = host.firstIndex(of: "/") { host = String(host[..<slash]) }
-        if !host.hasPrefix("["), let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
         if host.hasSuffix(".") { host.removeLast() }
         return host.isEmpty ? nil : host
     }

@@ -168,6 +168,17 @@ struct HandleDeepLinkTests {
         #expect(transport.sent.isEmpty)
     }
 
+    @Test func aDomainWithAPortAsADevelopmentServerHasIt() async throws {
+        let transport = Self.resolving()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport, domains: ["localhost:8080", "http://127.0.0.1:8080/"]))
+        #expect(try await ferry.handleDeepLink(URL(string: "http://localhost:8080/summer")!)?.slug == "summer")
+        #expect(Kit.query(try #require(transport.sent.last))["domain"] == "localhost:8080", "the domain is sent as the app has it")
+        #expect(try await ferry.handleDeepLink(URL(string: "http://127.0.0.1:8080/summer")!)?.slug == "summer")
+        #expect(Kit.query(try #require(transport.sent.last))["domain"] == "127.0.0.1:8080")
+        #expect(!ferry.canHandle(URL(string: "http://localhost:9090/summer")!), "another port is another site")
+        #expect(!ferry.canHandle(URL(string: "http://localhost/summer")!))
+    }
+
     @Test func aCustomSchemeURLIsReadOnTheDevice() async throws {
         let transport = Self.resolving()
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))

@@ -103,12 +103,28 @@ public struct App: Sendable, Hashable {
 }
 
 extension App {
-    /// The domain of this app a request host stands for: the host itself, or the host without its port (an app on
-    /// `localhost` answers on any port); nil when the host is not one of the app's.
+    /// The domain of this app a request host stands for: the host itself, the host without its port (an app on
+    /// `localhost` answers on any port), or, for a subdomain (`abc123.go.example.com`, where links are reached in the
+    /// `/link/{slug}` form), the longest of the app's domains it is under; nil when the host is not one of the app's.
     public func linkDomain(forHost host: String) -> String? {
         if domains.contains(host) { return host }
         let bare = String(DomainName.hostPart(of: host))
-        return domains.contains(bare) ? bare : nil
+        if domains.contains(bare) { return bare }
+        return domains.filter { bare.hasSuffix("." + $0) || host.hasSuffix("." + $0) }.max { $0.count < $1.count }
+    }
+
+    /// The domains a host may be a subdomain of, nearest first: `a.b.example.com` gives `b.example.com` and
+    /// `example.com` (at most `limit`, never a bare top-level label).
+    public static func parentDomains(of host: String, limit: Int = 4) -> [String] {
+        let bare = DomainName.hostPart(of: host)
+        guard !bare.hasPrefix("["), !bare.allSatisfy({ $0.isNumber || $0 == "." }) else { return [] }
+        var labels = bare.split(separator: ".")
+        var parents: [String] = []
+        while labels.count > 2, parents.count < limit {
+            labels.removeFirst()
+            parents.append(labels.joined(separator: "."))
+        }
+        return parents
     }
 }
 

@@ -78,10 +78,20 @@ func buildRouter(
     }
     let authenticator = KeyAuthenticator(store: store)
     LinksController(admin: admin, authenticator: authenticator, cache: cache, maxBodyBytes: maxBodyBytes).register(on: router)
-    AttributionController(
+    let attribution = AttributionController(
         store: store, recorder: recorder, authenticator: authenticator, matcher: AttributionMatcher(), addresses: addresses, hasher: hasher,
         maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger
+    )
+    attribution.register(on: router)
+    let edge = EdgeController(
+        store: store, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
+        addresses: addresses, hasher: hasher, now: admin.now
+    )
+    CompatibilityController(
+        admin: admin, edge: edge, attribution: attribution, authenticator: authenticator, addresses: addresses, hasher: hasher,
+        maxBodyBytes: maxBodyBytes
     ).register(on: router)
+    MethodGuard.register(on: router, CompatibilityController.allowedMethods)
     MethodGuard.register(on: router, [
         (FerryRoutes.links, ["GET", "POST"]),
         ("\(FerryRoutes.links)/:id", ["GET", "PATCH", "DELETE"]),
@@ -93,10 +103,7 @@ func buildRouter(
     ])
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
-    EdgeController(
-        store: store, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
-        addresses: addresses, hasher: hasher, now: admin.now
-    ).register(on: router)
+    edge.register(on: router)
     return router
 }
 

@@ -42,17 +42,26 @@ struct AttributionController: Sendable {
             if let referrer = body.referrer { try LinkRules.checkText(referrer, field: "referrer", max: 2048) }
         } catch { throw APIError(error) }
 
-        let app = auth.app, environment = auth.key.environment
+        let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
+        let record = try await attribute(app: auth.app, environment: auth.key.environment, installID: installID, signals: signals,
+                                         clickToken: body.clickToken, referrer: body.referrer, address: address)
+        return try JSONBody.response(try await answer(for: record, appID: auth.app.id))
+    }
+
+    /// The click that led to an install, found once and stored: the answer given before to this install, else a
+    /// pasteboard token, else the Play Store referrer, else the probabilistic matcher; "not matched" is stored too.
+    /// Every route that attributes installs (the native match and the compatibility routes) comes here.
+    func attribute(app: App, environment: APIEnvironment, installID: String, signals: DeviceSignals, clickToken: String?, referrer: String?,
+                   address: IPAddress?) async throws -> AttributionRecord {
         if let previous = try await store.attribution(appID: app.id, environment: environment, installID: installID) {
-            return try JSONBody.response(try await answer(for: previous, appID: app.id))
+            return previous
         }
         let time = now()
         let window = app.attribution.window
-        let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
         let install = InstallEvidence(addressHash: address.map(hasher.hash), networkHash: address.map(hasher.hashNetwork), signals: signals, at: time)
 
         // Deterministic tiers: a pasteboard token, then the Play Store referrer.
-        let tokens = [body.clickToken.flatMap(AttributionRules.clickID(fromToken:)), body.referrer.flatMap(AttributionRules.clickID(fromReferrer:))]
+        let tokens = [clickToken.flatMap(AttributionRules.clickID(fromToken:)), referrer.flatMap(AttributionRules.clickID(fromReferrer:))]
         for clickID in tokens.compactMap({ $0 }) {
             let since = time.addingTimeInterval(-window)
             var found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
@@ -66,7 +75,7 @@ struct AttributionController: Sendable {
             }
             let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: click.clickID,
                                            linkID: click.linkID, matchType: .deterministic, confidence: 1, createdAt: time)
-            if let stored = try await bind(record) { return try JSONBody.response(try await answer(for: stored, appID: app.id)) }
+            if let stored = try await bind(record) { return stored }
         }
 
         // The probabilistic tier; a click taken by a concurrent install is left out and the match tried again.
@@ -83,14 +92,14 @@ struct AttributionController: Sendable {
             case .matched(let clickID, let linkID, let confidence):
                 let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: clickID,
                                                linkID: linkID, matchType: .probabilistic, confidence: confidence, createdAt: time)
-                if let stored = try await bind(record) { return try JSONBody.response(try await answer(for: stored, appID: app.id)) }
+                if let stored = try await bind(record) { return stored }
                 excluded.insert(clickID)
             case .declined(let reason):
                 logger.debug("install not matched", metadata: ["reason": "\(reason.rawValue)", "candidates": "\(candidates.clicks.count)"])
-                return try JSONBody.response(try await answer(for: try await bindNoMatch(app: app, environment: environment, installID: installID, at: time), appID: app.id))
+                return try await bindNoMatch(app: app, environment: environment, installID: installID, at: time)
             }
         }
-        return try JSONBody.response(try await answer(for: try await bindNoMatch(app: app, environment: environment, installID: installID, at: time), appID: app.id))
+        return try await bindNoMatch(app: app, environment: environment, installID: installID, at: time)
     }
 
     /// Stores a match; nil when the click went to another install first. When the same install raced itself,

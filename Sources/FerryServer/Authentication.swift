@@ -22,6 +22,11 @@ struct KeyAuthenticator: Sendable {
         guard let text = Self.presentedKey(request) else {
             throw APIError(.unauthorized, code: "unauthorized", message: "send an API key as 'Authorization: Bearer KEY' or 'x-api-key: KEY'")
         }
+        return try await authenticate(key: text, requiring: kind)
+    }
+
+    /// Checks a key sent some other way (in a request body, as one platform's SDK does).
+    func authenticate(key text: String, requiring kind: APIKeyKind? = nil) async throws -> AuthenticatedKey {
         guard let format = APIKeyFormat(parsing: text) else {
             throw APIError(.unauthorized, code: "unauthorized", message: "the API key is not a Ferry key (fk_live_, fk_test_, fs_live_ or fs_test_ followed by 32 letters and digits)")
         }

@@ -38,8 +38,11 @@ struct EdgeController: Sendable {
         }
         router.post(RouterPath(HTML.signalsPath)) { request, _ in try await signals(request) }
         router.get("/") { request, _ in try await root(request) }
-        router.get("/:slug") { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "") }
-        router.head("/:slug") { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "", head: true) }
+        // A link is `/{slug}` on a link domain, or `/link/{slug}` there or on any subdomain of it.
+        for path in ["/:slug", "/link/:slug"] {
+            router.get(RouterPath(path)) { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "") }
+            router.head(RouterPath(path)) { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "", head: true) }
+        }
     }
 
     /// The lookup form of the request's host.
@@ -47,7 +50,8 @@ struct EdgeController: Sendable {
         DomainName.normalizeHostHeader(request.headers[hostHeader] ?? request.head.authority)
     }
 
-    /// The app that owns a host, through the cache; tries the host without its port too.
+    /// The app that owns a host, through the cache; tries the host without its port, then the domains it is a
+    /// subdomain of (`abc123.go.example.com` belongs to the app of `go.example.com`).
     func app(forHost host: String) async throws -> App? {
         if let entry = cache.app(host: host) {
             if case .found(let app) = entry { return app }
@@ -57,6 +61,9 @@ struct EdgeController: Sendable {
         var app = try await store.app(forDomain: host)
         if app == nil, !host.hasPrefix("["), host.contains(":") {
             app = try await store.app(forDomain: String(DomainName.hostPart(of: host)))
+        }
+        for parent in App.parentDomains(of: host) where app == nil {
+            app = try await store.app(forDomain: parent)
         }
         cache.store(app.map { .found($0) } ?? .missing, host: host, generation: generation)
         return app

@@ -55,7 +55,8 @@ public struct AddressHasher: Sendable {
         hash(text: "net:" + address.unmapped.networkPrefix)
     }
 
-    private func hash(text: String) -> String {
+    /// A keyed hash of any text (128 bits as hex), for identifiers derived from what a device sends.
+    public func hash(text: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key))
         return Secrets.hex(Array(code).prefix(16))
     }

@@ -134,14 +134,27 @@ extension SQLiteStore {
         }
     }
 
+    /// A user binding row with the attribution it copied.
+    static func decodeBinding(_ row: Row, db: Database, appID: String, environment: APIEnvironment) throws -> UserBinding {
+        let seq: Int64? = row["attribution_seq"]
+        let record = try seq.flatMap { try Row.fetchOne(db, sql: "SELECT * FROM attributions WHERE seq = ?", arguments: [$0]) }.map(Self.decodeAttribution)
+            ?? AttributionRecord(appID: appID, environment: environment, installID: row["install_id"], clickID: nil, linkID: nil,
+                                 matchType: nil, confidence: nil, createdAt: Date(timeIntervalSince1970: row["created_at"]))
+        return UserBinding(userID: row["user_id"], installID: row["install_id"], attribution: record)
+    }
+
+    public func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM user_bindings WHERE app_id = ? AND environment = ? AND user_id = ?",
+                             arguments: [appID, environment.rawValue, userID])
+                .map { try Self.decodeBinding($0, db: db, appID: appID, environment: environment) }
+        }
+    }
+
     public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding {
         try await writer.write { db in
             func binding(_ row: Row) throws -> UserBinding {
-                let seq: Int64? = row["attribution_seq"]
-                let record = try seq.flatMap { try Row.fetchOne(db, sql: "SELECT * FROM attributions WHERE seq = ?", arguments: [$0]) }.map(Self.decodeAttribution)
-                    ?? AttributionRecord(appID: appID, environment: environment, installID: row["install_id"], clickID: nil, linkID: nil,
-                                         matchType: nil, confidence: nil, createdAt: Date(timeIntervalSince1970: row["created_at"]))
-                return UserBinding(userID: row["user_id"], installID: row["install_id"], attribution: record)
+                try Self.decodeBinding(row, db: db, appID: appID, environment: environment)
             }
             let select = "SELECT * FROM user_bindings WHERE app_id = ? AND environment = ? AND user_id = ?"
             if let existing = try Row.fetchOne(db, sql: select, arguments: [appID, environment.rawValue, userID]) {
@@ -200,23 +213,5 @@ extension SQLiteStore {
             touched += db.changesCount
             return touched
         }
-    }
-}
-
-/// Reads `Accept-Language` into language tags, most preferred first.
-enum AcceptLanguage {
-    static func tags(_ header: String) -> [String] {
-        let entries = header.split(separator: ",").prefix(16).compactMap { part -> (String, Double)? in
-            let pieces = part.split(separator: ";")
-            let tag = pieces[0].trimmingCharacters(in: .whitespaces)
-            guard !tag.isEmpty, tag != "*", tag.count <= 35 else { return nil }
-            var quality = 1.0
-            for piece in pieces.dropFirst() {
-                let p = piece.trimmingCharacters(in: .whitespaces)
-                if p.hasPrefix("q="), let q = Double(p.dropFirst(2)) { quality = q }
-            }
-            return (tag, quality)
-        }
-        return entries.enumerated().sorted { ($0.element.1, -$0.offset) > ($1.element.1, -$1.offset) }.map(\.element.0)
     }
 }

@@ -126,6 +126,8 @@ public protocol AttributionStore: Sendable {
     /// Stores an answer; throws `StoreConflict` with field `installID` when the install has one, `clickID` when
     /// another install consumed the click first.
     func insertAttribution(_ record: AttributionRecord) async throws
+    /// The binding of a user id, if it was ever bound.
+    func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding?
     /// Binds a user to an install's attribution the first time; afterwards returns the first binding unchanged.
     func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding
     /// Stores SDK events.

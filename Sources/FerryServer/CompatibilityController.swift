@@ -1,0 +1,351 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Routes that answer apps written for other deep-linking platforms as those platforms document it, so that a team
+/// can migrate by changing a base URL. They are adapters only: links, clicks, events and the matcher are Ferry's own
+/// (the edge's host and link lookup, `AttributionController.attribute`, `FerryAdmin.createLink`).
+struct CompatibilityController: Sendable {
+    let admin: FerryAdmin
+    let edge: EdgeController
+    let attribution: AttributionController
+    let authenticator: KeyAuthenticator
+    let addresses: ClientAddressResolver
+    let hasher: AddressHasher
+    let maxBodyBytes: Int
+
+    var store: any FerryDatabase { admin.store }
+    var now: @Sendable () -> Date { admin.now }
+
+    // LimeLink-style.
+    static let dynamicLink = "/api/v1/app/dynamic_link/:slug"
+    static let deferredDeepLink = "/api/v1/deferred-deep-link"
+    static let statsEvent = "/api/v1/stats/event"
+    // LinkTrace-style.
+    static let referralLinks = "/api/v1/referral-links"
+    static let attributions = "/api/v1/attributions"
+
+    static let allowedMethods: [(path: String, allowed: [String])] = [
+        (dynamicLink, ["GET"]), (deferredDeepLink, ["GET"]), (statsEvent, ["POST"]), (referralLinks, ["POST"]), (attributions, ["POST"]),
+    ]
+
+    func register(on router: Router<FerryRequestContext>) {
+        router.get(RouterPath(Self.dynamicLink)) { request, context in
+            try await dynamicLink(request, slug: context.parameters.get("slug") ?? "")
+        }
+        router.get(RouterPath(Self.deferredDeepLink)) { request, context in try await deferredDeepLink(request, context: context) }
+        router.post(RouterPath(Self.statsEvent)) { request, _ in try await statsEvent(request) }
+        router.post(RouterPath(Self.referralLinks)) { request, _ in try await LinkTraceEnvelope.wrap { try await referralLink(request) } }
+        router.post(RouterPath(Self.attributions)) { request, context in
+            try await LinkTraceEnvelope.wrap { try await attribute(request, context: context) }
+        }
+    }
+
+    // MARK: LimeLink-style
+
+    /// `GET /api/v1/app/dynamic_link/{slug}?full_request_url=…[&event_type=setup]` → `{"uri": "…"}`: the link's app URL
+    /// with the query of the URL the app was opened with carried over. `event_type=setup` records an install for the
+    /// link (the deferred flow's last step); any other call records an open.
+    func dynamicLink(_ request: Request, slug rawSlug: String) async throws -> Response {
+        let fullRequestURL = CompatibilityRules.fullRequestURL(inRawQuery: request.uri.query)
+        var host: String?
+        if let fullRequestURL {
+            let url = URLComponents(string: fullRequestURL)
+            guard fullRequestURL.utf8.count <= 2048, let url, ["http", "https"].contains(url.scheme?.lowercased() ?? ""), let name = url.host, !name.isEmpty,
+                  let urlHost = DomainName.normalizeHostHeader(url.port.map { "\(name):\($0)" } ?? name) else {
+                throw APIError(.badRequest, code: "invalid_field", message: "full_request_url must be the http or https URL the app was opened with, at most 2048 bytes", field: "full_request_url")
+            }
+            host = urlHost
+        }
+        let eventType = request.uri.queryParameters["event_type"].map(String.init)
+        if let eventType, eventType != "setup" {
+            throw APIError(.badRequest, code: "invalid_field", message: "event_type may only be 'setup' (the first launch after an install)", field: "event_type")
+        }
+        guard let slug = Slug.normalize(rawSlug) else { throw APIError.notFound("link '\(rawSlug.prefix(64))'") }
+        guard let resolved = try await link(slug: slug, host: host ?? EdgeController.host(of: request), request: request) else {
+            throw APIError.notFound("link '\(slug)'")
+        }
+        let link = resolved.link, time = now()
+        switch link.status(at: time) {
+        case .expired: throw APIError(.gone, code: "gone", message: "link '\(slug)' has expired")
+        case .disabled: throw APIError(.gone, code: "gone", message: "link '\(slug)' is disabled")
+        case .active: break
+        }
+        let android = edge.classifier.classify(request.headers[.userAgent]).platform == .android
+        let appURL = (android ? link.androidURL ?? link.iosURL : link.iosURL ?? link.androidURL) ?? link.destination
+        try await store.recordEvents([EventRecord(
+            appID: link.appID, environment: link.environment, name: eventType == "setup" ? "install" : "link_open", installID: nil,
+            linkID: link.id, properties: ["via": "dynamic_link"], occurredAt: time, receivedAt: time)])
+        return try JSONBody.response(["uri": CompatibilityRules.appURI(appURL, carryingQueryOf: fullRequestURL)])
+    }
+
+    /// The link behind a slug: on the host's app (a link domain or a subdomain of one), else on the app of the key
+    /// the request carries, else on the only app there is.
+    func link(slug: String, host: String?, request: Request) async throws -> ResolvedLink? {
+        if let host, let resolved = try await edge.resolve(host: host, slug: slug) { return resolved }
+        guard let app = try await fallbackApp(request) else { return nil }
+        for domain in app.domains {
+            if let link = try await store.link(domain: domain, slug: slug), link.appID == app.id { return ResolvedLink(link: link, app: app) }
+        }
+        return nil
+    }
+
+    /// The app a request without a link host is about: the key's, when it carries one, else the only app there is.
+    func fallbackApp(_ request: Request) async throws -> App? {
+        if KeyAuthenticator.presentedKey(request) != nil { return try await authenticator.authenticate(request).app }
+        return try await admin.soleApp()
+    }
+
+    /// `GET /api/v1/deferred-deep-link?width=&height=&user_agent=` → `{"suffix", "full_request_url"}`: the click that led
+    /// to this install, found by the same matcher as `/v1/attribution/match` (and consumed the same way), or a 404.
+    func deferredDeepLink(_ request: Request, context: FerryRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let signals: DeviceSignals
+        do {
+            signals = try CompatibilityRules.deviceSignals(
+                width: query["width"].map(String.init), height: query["height"].map(String.init),
+                userAgent: query["user_agent"].map(String.init) ?? request.headers[.userAgent], acceptLanguage: request.headers[.acceptLanguage])
+        } catch { throw APIError(error) }
+        var app: App?
+        var environment = APIEnvironment.live
+        if KeyAuthenticator.presentedKey(request) != nil {
+            let auth = try await authenticator.authenticate(request)
+            app = auth.app
+            environment = auth.key.environment
+        } else if let host = EdgeController.host(of: request) {
+            app = try await edge.app(forHost: host)
+        }
+        if app == nil { app = try await admin.soleApp() }
+        guard let app else {
+            throw APIError(.notFound, code: "not_found", message: "no app answers on this host; call it on one of the app's link domains")
+        }
+        let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
+        // This SDK sends no install id: the device's network, screen and system stand for one, so that asking again
+        // gets the same answer and never a second click.
+        let installID = "dl_" + hasher.hash(text: [address.map(hasher.hash) ?? "-", "\(signals.screenWidth ?? 0)x\(signals.screenHeight ?? 0)",
+                                                 signals.platform ?? "-", signals.osVersion ?? "-"].joined(separator: "|"))
+        let record = try await attribution.attribute(app: app, environment: environment, installID: installID, signals: signals,
+                                                     clickToken: nil, referrer: nil, address: address)
+        guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: app.id) else {
+            throw APIError(.notFound, code: "not_found", message: "no recent click from this device")
+        }
+        var fullRequestURL = link.shortURL
+        if let clickID = record.clickID, let click = try await store.click(id: clickID), let clickQuery = click.query, !clickQuery.isEmpty {
+            fullRequestURL += "?" + clickQuery
+        }
+        return try JSONBody.response(["suffix": link.slug, "full_request_url": fullRequestURL])
+    }
+
+    /// The body of the stats call an SDK makes when a link opened the app.
+    struct StatsEvent: Decodable {
+        var private_key: String?
+        var suffix: String?
+        var handle: String?
+        var event_type: String?
+        var operating_system: String?
+    }
+
+    /// `POST /api/v1/stats/event` with `{"private_key", "suffix", "handle", "event_type": "first_run"|"rerun"}`: records
+    /// that the app was opened from the link (a `link_open` event), the first run of an install marked as such.
+    func statsEvent(_ request: Request) async throws -> Response {
+        let body = try await JSONBody.decode(StatsEvent.self, from: request, limit: maxBodyBytes)
+        guard let key = body.private_key, !key.isEmpty else {
+            throw APIError(.unauthorized, code: "unauthorized", message: "private_key is required: the app's Ferry key")
+        }
+        let auth = try await authenticator.authenticate(key: key)
+        guard let eventType = body.event_type, ["first_run", "rerun"].contains(eventType) else {
+            throw APIError(.badRequest, code: "invalid_field", message: "event_type must be 'first_run' or 'rerun'", field: "event_type")
+        }
+        guard let suffix = body.suffix, let slug = Slug.normalize(suffix) else {
+            throw APIError(.badRequest, code: "invalid_field", message: "suffix must be the link's slug", field: "suffix")
+        }
+        var properties = ["via": "stats", "event_type": eventType]
+        do {
+            try LinkRules.checkText(body.handle, field: "handle", max: 256)
+            try LinkRules.checkText(body.operating_system, field: "operating_system", max: 32)
+        } catch { throw APIError(error) }
+        if let handle = body.handle, !handle.isEmpty { properties["handle"] = handle }
+        if let system = body.operating_system, !system.isEmpty { properties["operating_system"] = system }
+        var found: Link?
+        for domain in auth.app.domains where found == nil {
+            found = try await store.link(domain: domain, slug: slug).flatMap { $0.appID == auth.app.id && $0.environment == auth.key.environment ? $0 : nil }
+        }
+        guard let link = found else { throw APIError.notFound("link '\(slug)'") }
+        let time = now()
+        try await store.recordEvents([EventRecord(appID: auth.app.id, environment: link.environment, name: "link_open", installID: nil,
+                                                  linkID: link.id, properties: properties, occurredAt: time, receivedAt: time)])
+        return try JSONBody.response(["success": true])
+    }
+
+    // MARK: LinkTrace-style
+
+    /// The body of `POST /api/v1/referral-links`.
+    struct ReferralLinkBody: Decodable {
+        var referrerIdentifier: String?
+        var campaign: String?
+        var customPayload: [String: String]?
+        var environment: String?
+
+        private enum CodingKeys: String, CodingKey { case referrerIdentifier, campaign, customPayload, environment }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            referrerIdentifier = try c.decodeIfPresent(String.self, forKey: .referrerIdentifier)
+            campaign = try c.decodeIfPresent(String.self, forKey: .campaign)
+            environment = try c.decodeIfPresent(String.self, forKey: .environment)
+            guard c.contains(.customPayload), try !c.decodeNil(forKey: .customPayload) else { return }
+            // Read values of any JSON type, to say which one is not a string rather than fail on the whole object.
+            let raw = try c.decode([String: LooseJSON].self, forKey: .customPayload)
+            var payload: [String: String] = [:]
+            for (key, value) in raw.sorted(by: { $0.key < $1.key }) {
+                guard case .string(let text) = value else {
+                    throw ValidationError(field: "customPayload.\(key.prefix(64))", "customPayload values must be strings; \(key.prefix(64)) is \(value.kind) (send \"42\", not 42)")
+                }
+                payload[key] = text
+            }
+            customPayload = payload
+        }
+    }
+
+    /// `POST /api/v1/referral-links` (secret key): a Ferry link that carries the referrer, the campaign and up to three
+    /// strings of payload, on the app's first domain; `"environment": "stage"` makes a test link.
+    func referralLink(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let body: ReferralLinkBody
+        do { body = try await JSONBody.decode(ReferralLinkBody.self, from: request, limit: maxBodyBytes) } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, let validation = context.underlyingError as? ValidationError { throw APIError(validation) }
+            throw error
+        }
+        let environment = try Self.environment(body.environment, key: auth.key)
+        do {
+            try CompatibilityRules.checkReferral(referrerIdentifier: body.referrerIdentifier, campaign: body.campaign, customPayload: body.customPayload)
+        } catch { throw APIError(error) }
+        guard let destination = auth.app.fallbackURL ?? auth.app.ios.appStoreURL else {
+            throw APIError(.badRequest, code: "invalid_field", message: "the app has neither a fallback URL nor an App Store id for visitors without the app; set one with 'ferry app update'")
+        }
+        let create = CreateLinkRequest(destination: destination, params: body.customPayload, campaign: body.campaign, referrer: body.referrerIdentifier)
+        let link: Link
+        do { link = try await admin.createLink(create, app: auth.app, environment: environment) } catch let error as ValidationError {
+            throw APIError(error)
+        }
+        edge.cache.invalidate(domain: link.domain, slug: link.slug)
+        return try LinkTraceEnvelope.success(
+            ["shortCode": link.slug, "referralLink": link.shortURL, "referrerIdentifier": link.referrer ?? ""], status: .created)
+    }
+
+    /// LinkTrace-style `environment`: absent or `production` is the key's own; `stage` is test data, never mixed with live.
+    static func environment(_ text: String?, key: APIKeyRecord) throws -> APIEnvironment {
+        switch text {
+        case nil, "production", "prod", "live": return key.environment
+        case "stage", "staging", "test": return .test
+        default: throw APIError(.badRequest, code: "invalid_field", message: "environment must be 'production' or 'stage'", field: "environment")
+        }
+    }
+
+    struct AttributionBody: Decodable {
+        var userId: String?
+        var environment: String?
+    }
+
+    /// `POST /api/v1/attributions` with `{"userId"}`: the click this device made within the app's attribution window,
+    /// bound to the user for good (the same user id always gets the same answer).
+    func attribute(_ request: Request, context: FerryRequestContext) async throws -> Response {
+        let auth = try await authenticator.authenticate(request)
+        let body = try await JSONBody.decode(AttributionBody.self, from: request, limit: maxBodyBytes)
+        let environment = try Self.environment(body.environment, key: auth.key)
+        let userID: String
+        do { userID = try AttributionRules.validateIdentifier(body.userId ?? "", field: "userId", max: AttributionRules.maxUserIDLength) } catch {
+            throw APIError(error)
+        }
+        let app = auth.app
+        var binding = try await store.userBinding(appID: app.id, environment: environment, userID: userID)
+        if binding == nil {
+            // The app's own HTTP client is the device: its address, system and languages stand for the install.
+            let signals = CompatibilityRules.appClientSignals(userAgent: request.headers[.userAgent], acceptLanguage: request.headers[.acceptLanguage])
+            let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
+            let installID = "usr_" + hasher.hash(text: "user:" + userID)
+            _ = try await attribution.attribute(app: app, environment: environment, installID: installID, signals: try AttributionRules.validate(signals),
+                                                clickToken: nil, referrer: nil, address: address)
+            binding = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, now: now())
+        }
+        let record = binding?.attribution
+        var link: Link?
+        if let record, record.matched, let linkID = record.linkID { link = try await store.link(id: linkID, appID: app.id) }
+        struct Data: Encodable {
+            var attributed: Bool
+            var referrerIdentifier: String?
+            var campaign: String?
+            var source: String?
+            var customPayload: [String: String]?
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(attributed, forKey: .attributed)
+                try c.encode(referrerIdentifier, forKey: .referrerIdentifier)
+                try c.encode(campaign, forKey: .campaign)
+                try c.encode(source, forKey: .source)
+                try c.encode(customPayload, forKey: .customPayload)
+            }
+            enum CodingKeys: String, CodingKey { case attributed, referrerIdentifier, campaign, source, customPayload }
+        }
+        let data = link.map { link in
+            Data(attributed: true, referrerIdentifier: link.referrer, campaign: link.campaign ?? link.utm.campaign,
+                 source: link.utm.source ?? "referral_link", customPayload: link.params)
+        } ?? Data(attributed: false)
+        return try LinkTraceEnvelope.success(data)
+    }
+}
+
+/// LinkTrace-style answers: `{"success": true, "data": …}`, and errors as `{"success": false, "error": {code, message, field}}`.
+enum LinkTraceEnvelope {
+    struct Success<T: Encodable>: Encodable {
+        var success = true
+        var data: T
+    }
+
+    struct Failure: Encodable {
+        var success = false
+        var error: ErrorResponse.Detail
+    }
+
+    static func success(_ data: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        try JSONBody.response(Success(data: data), status: status)
+    }
+
+    /// Runs a handler, answering its errors in this envelope.
+    static func wrap(_ handler: () async throws -> Response) async throws -> Response {
+        do {
+            return try await handler()
+        } catch let error as APIError {
+            var headers = error.headers
+            headers[.cacheControl] = "no-store"
+            return try JSONBody.response(Failure(error: error.body.error), status: error.status, headers: headers)
+        }
+    }
+}
+
+/// A JSON value of any type, read only to say what it is.
+enum LooseJSON: Decodable {
+    case string(String), number, bool, null, array, object
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null } else if let text = try? c.decode(String.self) { self = .string(text) }
+        else if (try? c.decode(Bool.self)) != nil { self = .bool } else if (try? c.decode(Double.self)) != nil { self = .number }
+        else if (try? c.decode([LooseJSON].self)) != nil { self = .array } else { self = .object }
+    }
+
+    var kind: String {
+        switch self {
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .null: "null"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

@@ -225,16 +225,18 @@ public struct AttributionMatcher: Sendable {
         return zip(usable, weights).map { ($0, $1 / total) }
     }
 
-    /// The decision for one install.
-    public func match(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval) -> MatchOutcome {
+    /// The decision for one install: the best click when its posterior reaches `acceptThreshold` (the model's by
+    /// default) and no click of another link comes close.
+    public func match(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval, acceptThreshold: Double? = nil) -> MatchOutcome {
+        let threshold = acceptThreshold ?? model.acceptThreshold
         let ranked = posteriors(install: install, candidates: candidates, window: window).sorted { $0.posterior > $1.posterior }
         guard let best = ranked.first else { return .declined(reason: .noCandidates) }
         guard best.posterior.isFinite else { return .declined(reason: .tooWeak) }
         // The strongest click of another link.
         let rival = ranked.dropFirst().first { $0.click.linkID != best.click.linkID }?.posterior ?? 0
-        if best.posterior < model.acceptThreshold {
+        if best.posterior < threshold {
             // Sure enough it is one of two links, not which: say so.
-            return .declined(reason: best.posterior + rival >= model.acceptThreshold ? .ambiguous : .tooWeak)
+            return .declined(reason: best.posterior + rival >= threshold ? .ambiguous : .tooWeak)
         }
         if rival >= best.posterior * model.ambiguityRatio { return .declined(reason: .ambiguous) }
         return .matched(clickID: best.click.clickID, linkID: best.click.linkID, confidence: calibration.confidence(forPosterior: best.posterior))

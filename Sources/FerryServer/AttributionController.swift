@@ -50,9 +50,10 @@ struct AttributionController: Sendable {
 
     /// The click that led to an install, found once and stored: the answer given before to this install, else a
     /// pasteboard token, else the Play Store referrer, else the probabilistic matcher; "not matched" is stored too.
-    /// Every route that attributes installs (the native match and the compatibility routes) comes here.
+    /// Every route that attributes installs (the native match and the compatibility routes) comes here;
+    /// `acceptThreshold` lowers or raises the posterior a probabilistic match needs (the model's by default).
     func attribute(app: App, environment: APIEnvironment, installID: String, signals: DeviceSignals, clickToken: String?, referrer: String?,
-                   address: IPAddress?) async throws -> AttributionRecord {
+                   address: IPAddress?, acceptThreshold: Double? = nil) async throws -> AttributionRecord {
         if let previous = try await store.attribution(appID: app.id, environment: environment, installID: installID) {
             return previous
         }
@@ -88,7 +89,7 @@ struct AttributionController: Sendable {
         for _ in 0..<3 {
             var candidates = try await store.candidates(CandidateQuery(appID: app.id, environment: environment, install: install, window: window), platform: platform)
             candidates.clicks.removeAll { excluded.contains($0.clickID) }
-            switch matcher.match(install: install, candidates: candidates, window: window) {
+            switch matcher.match(install: install, candidates: candidates, window: window, acceptThreshold: acceptThreshold) {
             case .matched(let clickID, let linkID, let confidence):
                 let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: clickID,
                                                linkID: linkID, matchType: .probabilistic, confidence: confidence, createdAt: time)

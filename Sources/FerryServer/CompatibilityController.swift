@@ -215,11 +215,7 @@ struct CompatibilityController: Sendable {
     /// strings of payload, on the app's first domain; `"environment": "stage"` makes a test link.
     func referralLink(_ request: Request) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        let body: ReferralLinkBody
-        do { body = try await JSONBody.decode(ReferralLinkBody.self, from: request, limit: maxBodyBytes) } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error, let validation = context.underlyingError as? ValidationError { throw APIError(validation) }
-            throw error
-        }
+        let body = try await JSONBody.decode(ReferralLinkBody.self, from: request, limit: maxBodyBytes)
         let environment = try Self.environment(body.environment, key: auth.key)
         do {
             try CompatibilityRules.checkReferral(referrerIdentifier: body.referrerIdentifier, campaign: body.campaign, customPayload: body.customPayload)
@@ -246,6 +242,12 @@ struct CompatibilityController: Sendable {
         }
     }
 
+    /// The posterior an attribution from an app's own HTTP client needs. Such a request tells only its address, OS
+    /// version and languages (no screen, no time zone), so the same matcher is less sure than with the SDK's
+    /// signals: a phone that clicked and signed up on the same network with nobody else clicking from it reaches
+    /// about 0.79. The answer carries the calibrated `confidence` so that an app can ask for more.
+    static let appClientAcceptThreshold = 0.75
+
     struct AttributionBody: Decodable {
         var userId: String?
         var environment: String?
@@ -269,7 +271,7 @@ struct CompatibilityController: Sendable {
             let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
             let installID = "usr_" + hasher.hash(text: "user:" + userID)
             _ = try await attribution.attribute(app: app, environment: environment, installID: installID, signals: try AttributionRules.validate(signals),
-                                                clickToken: nil, referrer: nil, address: address)
+                                                clickToken: nil, referrer: nil, address: address, acceptThreshold: Self.appClientAcceptThreshold)
             binding = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, now: now())
         }
         let record = binding?.attribution
@@ -281,6 +283,8 @@ struct CompatibilityController: Sendable {
             var campaign: String?
             var source: String?
             var customPayload: [String: String]?
+            var matchType: MatchType?
+            var confidence: Double?
             func encode(to encoder: any Encoder) throws {
                 var c = encoder.container(keyedBy: CodingKeys.self)
                 try c.encode(attributed, forKey: .attributed)
@@ -288,12 +292,14 @@ struct CompatibilityController: Sendable {
                 try c.encode(campaign, forKey: .campaign)
                 try c.encode(source, forKey: .source)
                 try c.encode(customPayload, forKey: .customPayload)
+                try c.encode(matchType, forKey: .matchType)
+                try c.encode(confidence, forKey: .confidence)
             }
-            enum CodingKeys: String, CodingKey { case attributed, referrerIdentifier, campaign, source, customPayload }
+            enum CodingKeys: String, CodingKey { case attributed, referrerIdentifier, campaign, source, customPayload, matchType, confidence }
         }
         let data = link.map { link in
             Data(attributed: true, referrerIdentifier: link.referrer, campaign: link.campaign ?? link.utm.campaign,
-                 source: link.utm.source ?? "referral_link", customPayload: link.params)
+                 source: link.utm.source ?? "referral_link", customPayload: link.params, matchType: record?.matchType, confidence: record?.confidence)
         } ?? Data(attributed: false)
         return try LinkTraceEnvelope.success(data)
     }

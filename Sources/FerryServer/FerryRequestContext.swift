@@ -75,6 +75,8 @@ enum JSONBody {
             return try FerryJSON.makeDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             throw APIError(error)
+        } catch let error as ValidationError {
+            throw APIError(error)  // a body type that checks its own values while decoding
         } catch {
             throw APIError(.badRequest, code: "invalid_json", message: "request body is not valid JSON")
         }

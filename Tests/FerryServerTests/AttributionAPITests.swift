@@ -19,22 +19,6 @@ let iPhoneBrowserReport = #"{"platform": "iPhone", "screenWidth": 393, "screenHe
 
 @Suite("Deferred deep links and attribution over HTTP")
 struct AttributionAPITests {
-    /// Clicks a link as an iPhone from an address; returns the click id the interstitial carries.
-    func clickOnIPhone(_ client: some TestClientProtocol, slug: String, address: String, report: String? = iPhoneBrowserReport) async throws -> String {
-        let page = try await client.execute(uri: "/\(slug)", method: .get, headers: headers(userAgent: UA.iPhoneSafari, extra: [(.forwardedFor, address)]))
-        #expect(page.status == .ok)
-        let text = page.text
-        let start = try #require(text.range(of: "data-click=\"")).upperBound
-        let clickID = String(text[start...].prefix(26))
-        #expect(AttributionRules.isClickID(clickID))
-        if let report {
-            let beacon = try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(extra: [(.contentType, "text/plain;charset=UTF-8")]),
-                                                  body: jsonBody(#"{"click": "\#(clickID)", "signals": \#(report)}"#))
-            #expect(beacon.status == .noContent)
-        }
-        return clickID
-    }
-
     func match(_ client: some TestClientProtocol, key: String, installID: String, address: String, signals: DeviceSignals = iPhoneSignals,
                token: String? = nil, referrer: String? = nil) async throws -> TestResponse {
         try await client.execute(

@@ -116,3 +116,20 @@ enum UA {
     static let facebookBot = "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"
     static let slackBot = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
 }
+
+/// Clicks a link as an iPhone from an address; returns the click id the interstitial carries.
+func clickOnIPhone(_ client: some TestClientProtocol, slug: String, address: String, report: String? = iPhoneBrowserReport,
+                   host: String = "go.example.com", path: String? = nil) async throws -> String {
+    let page = try await client.execute(uri: path ?? "/\(slug)", method: .get, headers: headers(host: host, userAgent: UA.iPhoneSafari, extra: [(.forwardedFor, address)]))
+    #expect(page.status == .ok)
+    let text = page.text
+    let start = try #require(text.range(of: "data-click=\"")).upperBound
+    let clickID = String(text[start...].prefix(26))
+    #expect(AttributionRules.isClickID(clickID))
+    if let report {
+        let beacon = try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(host: host, extra: [(.contentType, "text/plain;charset=UTF-8")]),
+                                              body: jsonBody(#"{"click": "\#(clickID)", "signals": \#(report)}"#))
+        #expect(beacon.status == .noContent)
+    }
+    return clickID
+}

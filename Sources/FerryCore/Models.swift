@@ -113,14 +113,14 @@ extension App {
         return domains.filter { bare.hasSuffix("." + $0) || host.hasSuffix("." + $0) }.max { $0.count < $1.count }
     }
 
-    /// The domains a host may be a subdomain of, nearest first: `a.b.example.com` gives `b.example.com` and
-    /// `example.com` (at most `limit`, never a bare top-level label).
+    /// The domains a host may be a subdomain of, nearest first: `a.b.example.com` gives `b.example.com`, `example.com`
+    /// and `com` (at most `limit`; `abc.localhost` gives `localhost`). None for IP addresses.
     public static func parentDomains(of host: String, limit: Int = 4) -> [String] {
         let bare = DomainName.hostPart(of: host)
         guard !bare.hasPrefix("["), !bare.allSatisfy({ $0.isNumber || $0 == "." }) else { return [] }
         var labels = bare.split(separator: ".")
         var parents: [String] = []
-        while labels.count > 2, parents.count < limit {
+        while labels.count > 1, parents.count < limit {
             labels.removeFirst()
             parents.append(labels.joined(separator: "."))
         }

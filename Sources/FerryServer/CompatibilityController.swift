@@ -329,6 +329,9 @@ enum LinkTraceEnvelope {
             var headers = error.headers
             headers[.cacheControl] = "no-store"
             return try JSONBody.response(Failure(error: error.body.error), status: error.status, headers: headers)
+        } catch let error as HTTPError {
+            let detail = ErrorResponse.Detail(code: ErrorMiddleware.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
+            return try JSONBody.response(Failure(error: detail), status: error.status, headers: [.cacheControl: "no-store"])
         }
     }
 }

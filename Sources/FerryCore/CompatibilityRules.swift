@@ -164,8 +164,10 @@ public enum CompatibilityRules {
             throw ValidationError(field: "customPayload", "customPayload may hold at most \(maxCustomPayloadPairs) key-value pairs; it has \(customPayload.count)")
         }
         for (key, value) in customPayload.sorted(by: { $0.key < $1.key }) {
-            guard !key.isEmpty else { throw ValidationError(field: "customPayload", "customPayload keys must not be empty") }
-            try LinkRules.checkText(key, field: "customPayload", max: 64)
+            guard !key.isEmpty, key.utf8.count <= 64,
+                  !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+                throw ValidationError(field: "customPayload", "customPayload keys must be 1 to 64 bytes without spaces or control characters")
+            }
             try LinkRules.checkText(value, field: "customPayload.\(key)", max: 256)
         }
     }

@@ -51,9 +51,11 @@ struct AttributionController: Sendable {
     /// The click that led to an install, found once and stored: the answer given before to this install, else a
     /// pasteboard token, else the Play Store referrer, else the probabilistic matcher; "not matched" is stored too.
     /// Every route that attributes installs (the native match and the compatibility routes) comes here;
-    /// `acceptThreshold` lowers or raises the posterior a probabilistic match needs (the model's by default).
+    /// `acceptThreshold` lowers or raises the posterior a probabilistic match needs (the model's by default);
+    /// `keepsMisses: false` leaves a "not matched" answer unstored, for callers whose install id is only a guess
+    /// (a later click from the same device may then still be found).
     func attribute(app: App, environment: APIEnvironment, installID: String, signals: DeviceSignals, clickToken: String?, referrer: String?,
-                   address: IPAddress?, acceptThreshold: Double? = nil) async throws -> AttributionRecord {
+                   address: IPAddress?, acceptThreshold: Double? = nil, keepsMisses: Bool = true) async throws -> AttributionRecord {
         if let previous = try await store.attribution(appID: app.id, environment: environment, installID: installID) {
             return previous
         }
@@ -97,10 +99,16 @@ struct AttributionController: Sendable {
                 excluded.insert(clickID)
             case .declined(let reason):
                 logger.debug("install not matched", metadata: ["reason": "\(reason.rawValue)", "candidates": "\(candidates.clicks.count)"])
-                return try await bindNoMatch(app: app, environment: environment, installID: installID, at: time)
+                return try await miss(app: app, environment: environment, installID: installID, at: time, keep: keepsMisses)
             }
         }
-        return try await bindNoMatch(app: app, environment: environment, installID: installID, at: time)
+        return try await miss(app: app, environment: environment, installID: installID, at: time, keep: keepsMisses)
+    }
+
+    func miss(app: App, environment: APIEnvironment, installID: String, at time: Date, keep: Bool) async throws -> AttributionRecord {
+        if keep { return try await bindNoMatch(app: app, environment: environment, installID: installID, at: time) }
+        return AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: nil, linkID: nil,
+                                 matchType: nil, confidence: nil, createdAt: time)
     }
 
     /// Stores a match; nil when the click went to another install first. When the same install raced itself,

@@ -29,11 +29,19 @@ struct CompatibilityController: Sendable {
     static let referralLinks = "/api/v1/referral-links"
     static let attributions = "/api/v1/attributions"
 
-    static let allowedMethods: [(path: String, allowed: [String])] = [
-        (dynamicLink, ["GET"]), (deferredDeepLink, ["GET"]), (statsEvent, ["POST"]), (referralLinks, ["POST"]), (attributions, ["POST"]),
-    ]
+    static let allowedMethods: [(path: String, allowed: [String])] = [(dynamicLink, ["GET"]), (deferredDeepLink, ["GET"]), (statsEvent, ["POST"])]
 
     func register(on router: Router<FerryRequestContext>) {
+        // Wrong methods on the LinkTrace-style routes are answered in their envelope too.
+        for path in [Self.referralLinks, Self.attributions] {
+            for method in MethodGuard.methods where method != .post {
+                router.on(RouterPath(path), method: method) { _, _ in
+                    try await LinkTraceEnvelope.wrap {
+                        throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "use POST on this route", headers: [.allow: "POST"])
+                    }
+                }
+            }
+        }
         router.get(RouterPath(Self.dynamicLink)) { request, context in
             try await dynamicLink(request, slug: context.parameters.get("slug") ?? "")
         }
@@ -75,7 +83,9 @@ struct CompatibilityController: Sendable {
         case .disabled: throw APIError(.gone, code: "gone", message: "link '\(slug)' is disabled")
         case .active: break
         }
-        let android = edge.classifier.classify(request.headers[.userAgent]).platform == .android
+        let agent = request.headers[.userAgent]
+        let android = edge.classifier.classify(agent).platform == .android
+            || CompatibilityRules.appClientSignals(userAgent: agent, acceptLanguage: nil).platform == "android"
         let appURL = (android ? link.androidURL ?? link.iosURL : link.iosURL ?? link.androidURL) ?? link.destination
         try await store.recordEvents([EventRecord(
             appID: link.appID, environment: link.environment, name: eventType == "setup" ? "install" : "link_open", installID: nil,
@@ -104,12 +114,21 @@ struct CompatibilityController: Sendable {
     /// to this install, found by the same matcher as `/v1/attribution/match` (and consumed the same way), or a 404.
     func deferredDeepLink(_ request: Request, context: FerryRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
-        let signals: DeviceSignals
+        var signals: DeviceSignals
         do {
+            // `+` is a space in a query, as form encoding writes `iOS+18_7`.
+            let userAgent = query["user_agent"].map { $0.replacingOccurrences(of: "+", with: " ") }
             signals = try CompatibilityRules.deviceSignals(
-                width: query["width"].map(String.init), height: query["height"].map(String.init),
-                userAgent: query["user_agent"].map(String.init) ?? request.headers[.userAgent], acceptLanguage: request.headers[.acceptLanguage])
+                width: query["width"].map(String.init), height: query["height"].map(String.init), userAgent: userAgent,
+                acceptLanguage: request.headers[.acceptLanguage])
+            if userAgent == nil {
+                // No user_agent parameter: the app's own HTTP client tells the system.
+                let client = CompatibilityRules.appClientSignals(userAgent: request.headers[.userAgent], acceptLanguage: nil)
+                signals.platform = client.platform
+                signals.osVersion = client.osVersion
+            }
         } catch { throw APIError(error) }
+        signals = AttributionRules.sanitize(signals)
         var app: App?
         var environment = APIEnvironment.live
         if KeyAuthenticator.presentedKey(request) != nil {
@@ -129,7 +148,7 @@ struct CompatibilityController: Sendable {
         let installID = "dl_" + hasher.hash(text: [address.map(hasher.hash) ?? "-", "\(signals.screenWidth ?? 0)x\(signals.screenHeight ?? 0)",
                                                  signals.platform ?? "-", signals.osVersion ?? "-"].joined(separator: "|"))
         let record = try await attribution.attribute(app: app, environment: environment, installID: installID, signals: signals,
-                                                     clickToken: nil, referrer: nil, address: address)
+                                                     clickToken: nil, referrer: nil, address: address, keepsMisses: false)
         guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: app.id) else {
             throw APIError(.notFound, code: "not_found", message: "no recent click from this device")
         }
@@ -150,7 +169,8 @@ struct CompatibilityController: Sendable {
     }
 
     /// `POST /api/v1/stats/event` with `{"private_key", "suffix", "handle", "event_type": "first_run"|"rerun"}`: records
-    /// that the app was opened from the link (a `link_open` event), the first run of an install marked as such.
+    /// the SDK's report that the app was opened from the link (a `link_stats` event; the lookup of that open is the
+    /// `link_open`), the first run of an install marked as such.
     func statsEvent(_ request: Request) async throws -> Response {
         let body = try await JSONBody.decode(StatsEvent.self, from: request, limit: maxBodyBytes)
         guard let key = body.private_key, !key.isEmpty else {
@@ -176,7 +196,8 @@ struct CompatibilityController: Sendable {
         }
         guard let link = found else { throw APIError.notFound("link '\(slug)'") }
         let time = now()
-        try await store.recordEvents([EventRecord(appID: auth.app.id, environment: link.environment, name: "link_open", installID: nil,
+        // The lookup of the same open already recorded a `link_open`: this is the SDK's own report of it.
+        try await store.recordEvents([EventRecord(appID: auth.app.id, environment: link.environment, name: "link_stats", installID: nil,
                                                   linkID: link.id, properties: properties, occurredAt: time, receivedAt: time)])
         return try JSONBody.response(["success": true])
     }
@@ -227,6 +248,8 @@ struct CompatibilityController: Sendable {
         let link: Link
         do { link = try await admin.createLink(create, app: auth.app, environment: environment) } catch let error as ValidationError {
             throw APIError(error)
+        } catch let conflict as StoreConflict {
+            throw APIError(.conflict, code: "conflict", message: conflict.message, field: conflict.field)
         }
         edge.cache.invalidate(domain: link.domain, slug: link.slug)
         return try LinkTraceEnvelope.success(
@@ -270,7 +293,7 @@ struct CompatibilityController: Sendable {
             let signals = CompatibilityRules.appClientSignals(userAgent: request.headers[.userAgent], acceptLanguage: request.headers[.acceptLanguage])
             let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
             let installID = "usr_" + hasher.hash(text: "user:" + userID)
-            _ = try await attribution.attribute(app: app, environment: environment, installID: installID, signals: try AttributionRules.validate(signals),
+            _ = try await attribution.attribute(app: app, environment: environment, installID: installID, signals: AttributionRules.sanitize(signals),
                                                 clickToken: nil, referrer: nil, address: address, acceptThreshold: Self.appClientAcceptThreshold)
             binding = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, now: now())
         }

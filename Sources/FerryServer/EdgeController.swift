@@ -38,7 +38,8 @@ struct EdgeController: Sendable {
         }
         router.post(RouterPath(HTML.signalsPath)) { request, _ in try await signals(request) }
         router.get("/") { request, _ in try await root(request) }
-        // A link is `/{slug}` on a link domain, or `/link/{slug}` there or on any subdomain of it.
+        // A link is `/{slug}` or `/link/{slug}` on a link domain or any subdomain of one (the `/link/` form is the one
+        // subdomain links are shared in).
         for path in ["/:slug", "/link/:slug"] {
             router.get(RouterPath(path)) { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "") }
             router.head(RouterPath(path)) { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "", head: true) }
@@ -62,8 +63,10 @@ struct EdgeController: Sendable {
         if app == nil, !host.hasPrefix("["), host.contains(":") {
             app = try await store.app(forDomain: String(DomainName.hostPart(of: host)))
         }
+        let port = host.hasPrefix("[") ? nil : host.split(separator: ":").dropFirst().first
         for parent in App.parentDomains(of: host) where app == nil {
-            app = try await store.app(forDomain: parent)
+            if let port { app = try await store.app(forDomain: "\(parent):\(port)") }
+            if app == nil { app = try await store.app(forDomain: parent) }
         }
         cache.store(app.map { .found($0) } ?? .missing, host: host, generation: generation)
         return app

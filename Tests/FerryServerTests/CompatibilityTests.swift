@@ -40,6 +40,12 @@ struct CompatibilityTests {
                 let response = try await client.execute(uri: "/link/test", method: .get, headers: headers(host: host, userAgent: UA.desktop))
                 #expect(response.status == .notFound, "\(host)")
             }
+            // A subdomain of a domain with a port (a development server on localhost:8080).
+            let dev = try await fixture.admin.createApp(.init(name: "Dev", domains: ["localhost:8080"]))
+            _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "local", destination: "https://example.com/local"), app: dev, environment: .live)
+            let local = try await client.execute(uri: "/link/local", method: .get, headers: headers(host: "abc.localhost:8080", userAgent: UA.desktop))
+            #expect(local.status == .found)
+            #expect(local.headers[.location] == "https://example.com/local")
             // The association file answers on the subdomain too, so Universal Links work there.
             let aasa = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get, headers: headers(host: "abc123.go.example.com"))
             #expect(aasa.status == .ok)
@@ -71,13 +77,18 @@ struct CompatibilityTests {
             // Android gets the Android deep link.
             let android = try await client.execute(uri: "/api/v1/app/dynamic_link/test", method: .get, headers: headers(userAgent: UA.android))
             #expect(try json(android)["uri"] as? String == "abc123android://test")
+            // …and so does an Android app's own HTTP client.
+            for agent in ["okhttp/4.12.0", "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8 Build/AP2A.240805.005)"] {
+                let app = try await client.execute(uri: "/api/v1/app/dynamic_link/test", method: .get, headers: headers(userAgent: agent))
+                #expect(try json(app)["uri"] as? String == "abc123android://test", "\(agent)")
+            }
 
             // event_type=setup records an install for the link; other lookups record opens.
             let installsBefore = try await fixture.store.eventCount(appID: fixture.app.id, name: "install")
             let setup = try await client.execute(uri: "/api/v1/app/dynamic_link/test?full_request_url=\(encoded)&event_type=setup", method: .get, headers: headers(host: "api.example.net"))
             #expect(try json(setup)["uri"] as? String == "abc123://test?campaign=summer&source=email")
             #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "install") == installsBefore + 1)
-            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_open") == 4)
+            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_open") == 6)
 
             // Bad input.
             let unknown = try await client.execute(uri: "/api/v1/app/dynamic_link/nope", method: .get, headers: headers())
@@ -119,6 +130,20 @@ struct CompatibilityTests {
                                                  headers: headers(extra: [(.forwardedFor, "198.51.100.9"), (.acceptLanguage, "de-DE")]))
             #expect(other.status == .notFound)
             #expect(try other.decode(ErrorResponse.self).error.code == "not_found")
+            // A form-encoded user agent (`+` for the space) reads the same.
+            let plus = try await client.execute(uri: "/api/v1/deferred-deep-link?width=393&height=852&user_agent=iOS+18_1", method: .get, headers: device)
+            #expect(try json(plus)["suffix"] as? String == "testsub")
+
+            // A miss is not kept: the same phone that found nothing finds the click it makes afterwards.
+            let later = headers(extra: [(.forwardedFor, "192.0.2.33"), (.acceptLanguage, "en-US")])
+            let before = try await client.execute(uri: uri, method: .get, headers: later)
+            #expect(before.status == .notFound)
+            let laterClick = try await clickOnIPhone(client, slug: "testsub", address: "192.0.2.33")
+            #expect(try await fixture.eventually { try await fixture.store.click(id: laterClick) != nil })
+            let after = try await client.execute(uri: uri, method: .get, headers: later)
+            #expect(after.status == .ok)
+            #expect(try json(after)["full_request_url"] as? String == "https://go.example.com/testsub")
+
             // Bad input names its field.
             for (query, field) in [("width=wide&height=852", "width"), ("width=393&height=-1", "height"), ("width=393&height=99999999", "height")] {
                 let bad = try await client.execute(uri: "/api/v1/deferred-deep-link?\(query)", method: .get, headers: device)
@@ -136,7 +161,7 @@ struct CompatibilityTests {
             let body = #"{"private_key": "\#(fixture.publishable)", "suffix": "test", "handle": "example", "event_type": "first_run", "operating_system": "ios"}"#
             let saved = try await client.execute(uri: "/api/v1/stats/event", method: .post, headers: headers(json: true), body: jsonBody(body))
             #expect(saved.status == .ok)
-            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_open") == 1)
+            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_stats") == 1)
             _ = link
             for (text, status, field) in [
                 (#"{"private_key": "fk_live_nope", "suffix": "test", "event_type": "rerun"}"#, HTTPResponse.Status.unauthorized, nil as String?),
@@ -151,7 +176,8 @@ struct CompatibilityTests {
                 #expect(response.status == status, "\(text)")
                 if let field { #expect(try response.decode(ErrorResponse.self).error.field == field) }
             }
-            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_open") == 1)
+            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_stats") == 1)
+            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_open") == 0, "the report is not a second open")
         }
     }
 
@@ -292,6 +318,18 @@ struct CompatibilityTests {
             let anonymous = try await client.execute(uri: "/api/v1/attributions", method: .post, headers: headers(json: true), body: jsonBody(#"{"userId": "u"}"#))
             #expect(anonymous.status == .unauthorized)
             #expect(try json(anonymous)["success"] as? Bool == false)
+            // Odd headers are no reason to fail: whatever they cannot tell is left out.
+            let odd = try await client.execute(
+                uri: "/api/v1/attributions", method: .post,
+                headers: headers(userAgent: "Weird/1 (Linux; Android 1\u{0661}\u{0662}\u{0663}\u{0664}\u{0665}\u{0666}\u{0667}\u{0668}\u{0669}1234567890123456789012345678901234)",
+                                 extra: [(.contentType, "application/json"), (.apiKey, fixture.publishable), (.acceptLanguage, "@@@, \u{00E9}t\u{00E9}, en;q=x")]),
+                body: jsonBody(#"{"userId": "odd_headers"}"#))
+            #expect(odd.status == .ok)
+            #expect((try json(odd)["data"] as? [String: Any])?["attributed"] as? Bool == false)
+            let get = try await client.execute(uri: "/api/v1/attributions", method: .get, headers: headers(extra: [(.apiKey, fixture.publishable)]))
+            #expect(get.status == .methodNotAllowed)
+            #expect(get.headers[.allow] == "POST")
+            #expect(try json(get)["success"] as? Bool == false)
         }
     }
 }

@@ -1,0 +1,195 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    public func recordClickSignals(_ record: ClickSignalsRecord) async throws {
+        let signals = record.signals
+        let fingerprint = DeviceFingerprint.key(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
+        try await client.query("""
+            INSERT INTO click_signals (click_id, app_id, received_at, platform, screen_width, screen_height, screen_scale, time_zone,
+                time_zone_offset, languages, fingerprint)
+            VALUES (\(record.clickID), \(record.appID), \(record.receivedAt.timeIntervalSince1970), \(signals.platform),
+                \(signals.screenWidth.map(Int32.init(clamping:))), \(signals.screenHeight.map(Int32.init(clamping:))), \(signals.screenScale),
+                \(signals.timeZone), \(signals.timeZoneOffsetSeconds.map(Int32.init(clamping:))), \(JSONText.encode(signals.languages ?? [])), \(fingerprint))
+            ON CONFLICT (click_id) DO NOTHING
+            """, logger: logger)
+    }
+
+    public func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
+        let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
+        let app = query.appID, env = query.environment.rawValue, platformName = platform?.rawValue, limit = CandidateQuery.limitPerKey
+        var byID: [String: ClickEvidence] = [:]
+        func collect(_ sql: PostgresQuery) async throws {
+            for evidence in try await all(sql, Self.decodeEvidence) { byID[evidence.clickID] = evidence }
+        }
+        func count(address: String?, network: String?) async throws -> Int {
+            try await first("""
+                SELECT COUNT(*) AS n FROM clicks c WHERE c.app_id = \(app) AND c.environment = \(env)
+                  AND c.created_at BETWEEN \(since) AND \(until) AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
+                  AND (\(address)::text IS NULL OR c.ip_hash = \(address)) AND (\(network)::text IS NULL OR c.network_hash = \(network))
+                """) { try $0["n"].decode(Int.self) } ?? 0
+        }
+        var sameAddress = 0, sameNetwork = 0
+        if let address = query.addressHash {
+            try await collect("""
+                SELECT c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
+                    s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
+                FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+                WHERE c.app_id = \(app) AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
+                  AND (\(platformName)::text IS NULL OR c.platform = \(platformName)) AND c.ip_hash = \(address)
+                  AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
+                ORDER BY c.created_at DESC LIMIT \(limit)
+                """)
+            sameAddress = try await count(address: address, network: nil)
+        }
+        if let network = query.networkHash {
+            try await collect("""
+                SELECT c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
+                    s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
+                FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+                WHERE c.app_id = \(app) AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
+                  AND (\(platformName)::text IS NULL OR c.platform = \(platformName)) AND c.network_hash = \(network)
+                  AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
+                ORDER BY c.created_at DESC LIMIT \(limit)
+                """)
+            sameNetwork = try await count(address: nil, network: network)
+        }
+        if let fingerprint = query.fingerprint {
+            try await collect("""
+                SELECT c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
+                    s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
+                FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
+                WHERE s.app_id = \(app) AND s.fingerprint = \(fingerprint) AND s.received_at BETWEEN \(since) AND \(until)
+                  AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
+                  AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
+                  AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
+                ORDER BY c.created_at DESC LIMIT \(limit)
+                """)
+        }
+        let inWindow = try await count(address: nil, network: nil)
+        let clicks = byID.values.sorted { $0.createdAt > $1.createdAt || ($0.createdAt == $1.createdAt && $0.clickID < $1.clickID) }
+        return CandidateSet(clicks: clicks, clicksInWindow: inWindow, sameAddressClicks: sameAddress, sameNetworkClicks: sameNetwork)
+    }
+
+    public func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
+        try await first("""
+            SELECT c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
+                s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
+            FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+            WHERE c.id = \(id) AND c.app_id = \(appID) AND c.environment = \(environment.rawValue) AND c.created_at >= \(since.timeIntervalSince1970)
+              AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
+            """, Self.decodeEvidence)
+    }
+
+    static func decodeEvidence(_ row: PostgresRandomAccessRow) throws -> ClickEvidence {
+        var languages: [String] = JSONText.decode(try row["languages"].decode(String?.self)) ?? []
+        if languages.isEmpty, let accept = try row["accept_language"].decode(String?.self) {
+            languages = AcceptLanguage.tags(accept)
+        }
+        return ClickEvidence(
+            clickID: try row["id"].decode(String.self), linkID: try row["link_id"].decode(String.self),
+            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
+            addressHash: try row["ip_hash"].decode(String?.self), networkHash: try row["network_hash"].decode(String?.self),
+            osVersion: try row["os_version"].decode(String?.self), appleDevice: try row["apple_device"].decode(String?.self),
+            screenWidth: try row["screen_width"].decode(Int32?.self).map(Int.init), screenHeight: try row["screen_height"].decode(Int32?.self).map(Int.init),
+            screenScale: try row["screen_scale"].decode(Double?.self), timeZone: try row["time_zone"].decode(String?.self),
+            timeZoneOffsetSeconds: try row["time_zone_offset"].decode(Int32?.self).map(Int.init), languages: languages)
+    }
+
+    public func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
+        try await first("SELECT * FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)",
+                        Self.decodeAttribution)
+    }
+
+    static func decodeAttribution(_ row: PostgresRandomAccessRow) throws -> AttributionRecord {
+        AttributionRecord(
+            appID: try row["app_id"].decode(String.self), environment: APIEnvironment(rawValue: try row["environment"].decode(String.self)) ?? .live,
+            installID: try row["install_id"].decode(String.self), clickID: try row["click_id"].decode(String?.self),
+            linkID: try row["link_id"].decode(String?.self), matchType: try row["match_type"].decode(String?.self).flatMap(MatchType.init(rawValue:)),
+            confidence: try row["confidence"].decode(Double?.self), createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)))
+    }
+
+    public func insertAttribution(_ record: AttributionRecord) async throws {
+        do {
+            try await client.query("""
+                INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at)
+                VALUES (\(record.appID), \(record.environment.rawValue), \(record.installID), \(record.clickID), \(record.linkID),
+                    \(record.matchType?.rawValue), \(record.confidence), \(record.createdAt.timeIntervalSince1970))
+                """, logger: logger)
+        } catch {
+            guard let constraint = Self.uniqueViolation(error) else { throw error }
+            if constraint == "attributions_click" {
+                throw StoreConflict(field: "clickID", message: "the click is already attributed to another install")
+            }
+            throw StoreConflict(field: "installID", message: "the install already has an answer")
+        }
+    }
+
+    /// A user binding row with the attribution it copied.
+    func binding(_ row: PostgresRandomAccessRow, appID: String, environment: APIEnvironment) async throws -> UserBinding {
+        let installID = try row["install_id"].decode(String.self)
+        var record: AttributionRecord?
+        if let seq = try row["attribution_seq"].decode(Int64?.self) {
+            record = try await first("SELECT * FROM attributions WHERE seq = \(seq)", Self.decodeAttribution)
+        }
+        let created = Date(timeIntervalSince1970: try row["created_at"].decode(Double.self))
+        return UserBinding(
+            userID: try row["user_id"].decode(String.self), installID: installID,
+            attribution: record ?? AttributionRecord(appID: appID, environment: environment, installID: installID, clickID: nil, linkID: nil,
+                                                     matchType: nil, confidence: nil, createdAt: created))
+    }
+
+    public func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {
+        guard let row = try await first("SELECT * FROM user_bindings WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND user_id = \(userID)",
+                                        { $0 }) else { return nil }
+        return try await binding(row, appID: appID, environment: environment)
+    }
+
+    public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding {
+        // The first binding wins: a concurrent second one does nothing, and both read the row that won.
+        try await client.query("""
+            INSERT INTO user_bindings (app_id, environment, user_id, install_id, attribution_seq, created_at)
+            VALUES (\(appID), \(environment.rawValue), \(userID), \(installID),
+                (SELECT seq FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)),
+                \(now.timeIntervalSince1970))
+            ON CONFLICT (app_id, environment, user_id) DO NOTHING
+            """, logger: logger)
+        guard let binding = try await userBinding(appID: appID, environment: environment, userID: userID) else {
+            throw StoreCorruption(message: "user binding vanished")
+        }
+        return binding
+    }
+
+    public func recordEvents(_ events: [EventRecord]) async throws {
+        try await insertRows(
+            "INSERT INTO events (app_id, environment, name, install_id, link_id, properties, occurred_at, received_at) VALUES", columns: 8,
+            events, tail: "") { event, binds in
+                binds.append(event.appID); binds.append(event.environment.rawValue); binds.append(event.name); binds.append(event.installID)
+                binds.append(event.linkID); binds.append(JSONText.encode(event.properties))
+                binds.append(event.occurredAt.timeIntervalSince1970); binds.append(event.receivedAt.timeIntervalSince1970)
+            }
+    }
+
+    public func eventCount(appID: String, name: String) async throws -> Int {
+        try await first("SELECT COUNT(*) AS n FROM events WHERE app_id = \(appID) AND name = \(name)") { try $0["n"].decode(Int.self) } ?? 0
+    }
+
+    public func purgeAttributionSignals(now: Date) async throws -> Int {
+        let moment = now.timeIntervalSince1970
+        let signals = try await all("""
+            DELETE FROM click_signals s USING apps a WHERE s.app_id = a.id AND s.received_at < \(moment) - a.attribution_window RETURNING s.click_id
+            """) { _ in () }.count
+        let hashes = try await all("""
+            UPDATE clicks c SET ip_hash = NULL, network_hash = NULL, user_agent = NULL, accept_language = NULL FROM apps a
+            WHERE c.app_id = a.id AND c.created_at < \(moment) - a.attribution_window
+              AND (c.ip_hash IS NOT NULL OR c.network_hash IS NOT NULL OR c.user_agent IS NOT NULL)
+            RETURNING c.id
+            """) { _ in () }.count
+        // Signals of clicks on hosts of no app, or older than any window allows.
+        let orphans = try await all("DELETE FROM click_signals WHERE received_at < \(moment - AttributionSettings.maximumWindow) RETURNING click_id") { _ in () }.count
+        return signals + hashes + orphans
+    }
+}

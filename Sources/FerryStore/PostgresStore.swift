@@ -1,0 +1,578 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Ferry's store on PostgreSQL (PostgresNIO's `PostgresClient`), for several `ferry serve` nodes on one database.
+///
+/// Every statement binds its values (PostgresNIO's query interpolation); no SQL is built from input. Migrations run
+/// when the store opens, under an advisory lock, so nodes that start together migrate once. Times are stored as
+/// seconds since 1970, as in the SQLite store, so both stores answer the same to the last digit.
+public final class PostgresStore: FerryDatabase {
+    let client: PostgresClient
+    let logger: Logger
+    let schema: String?
+    private let runner: Task<Void, Never>
+
+    /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`), starts the
+    /// connection pool and migrates the schema.
+    public init(url: String, logger: Logger = PostgresStore.quietLogger) async throws {
+        let parsed = try PostgresURL(url)
+        schema = parsed.schema
+        client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
+        self.logger = logger
+        let client = client
+        runner = Task { await client.run() }
+        do {
+            try await migrate()
+        } catch {
+            runner.cancel()
+            throw error
+        }
+    }
+
+    public func close() async throws {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// A logger that reports only warnings and errors (the pool reports every connection it opens or loses at `info`).
+    public static var quietLogger: Logger {
+        var logger = Logger(label: "ferry.postgres")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// Runs `body` in a transaction; an error thrown by `body` comes out as itself (a `StoreConflict`, say).
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            if let inner = error.closureError { throw inner }
+            throw error
+        }
+    }
+
+    // MARK: Schema
+
+    /// Migrations, in order; each runs once, in a transaction, under an advisory lock.
+    static let migrations: [(name: String, sql: [String])] = [
+        ("v1", [
+            """
+            CREATE TABLE apps (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+                ios_team_id TEXT,
+                ios_bundle_ids TEXT NOT NULL DEFAULT '[]',
+                ios_app_store_id TEXT,
+                ios_url_scheme TEXT,
+                android_package TEXT,
+                android_sha256 TEXT NOT NULL DEFAULT '[]',
+                fallback_url TEXT,
+                social_title TEXT,
+                social_description TEXT,
+                social_image_url TEXT,
+                attribution_window DOUBLE PRECISION NOT NULL DEFAULT 86400,
+                copy_to_open BOOLEAN NOT NULL DEFAULT FALSE,
+                created_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE domains (
+                host TEXT PRIMARY KEY CHECK (host = lower(host) AND length(host) BETWEEN 1 AND 260),
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                position INTEGER NOT NULL
+            )
+            """,
+            "CREATE INDEX domains_app ON domains(app_id, position)",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL CHECK (kind IN ('publishable', 'secret')),
+                environment TEXT NOT NULL CHECK (environment IN ('live', 'test')),
+                hash TEXT NOT NULL UNIQUE,
+                hint TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                revoked_at DOUBLE PRECISION
+            )
+            """,
+            "CREATE INDEX api_keys_app ON api_keys(app_id)",
+            """
+            CREATE TABLE links (
+                seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                environment TEXT NOT NULL CHECK (environment IN ('live', 'test')),
+                domain TEXT NOT NULL,
+                slug TEXT NOT NULL CHECK (slug = lower(slug) AND length(slug) BETWEEN 1 AND 64),
+                destination TEXT NOT NULL,
+                ios_url TEXT,
+                android_url TEXT,
+                params TEXT NOT NULL DEFAULT '{}',
+                utm_source TEXT, utm_medium TEXT, utm_campaign TEXT, utm_content TEXT, utm_term TEXT,
+                campaign TEXT,
+                referrer TEXT,
+                social_title TEXT, social_description TEXT, social_image_url TEXT,
+                expires_at DOUBLE PRECISION,
+                disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                created_at DOUBLE PRECISION NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL,
+                CONSTRAINT links_domain_slug UNIQUE (domain, slug)
+            )
+            """,
+            "CREATE INDEX links_app_env_seq ON links(app_id, environment, seq)",
+            """
+            CREATE TABLE clicks (
+                id TEXT PRIMARY KEY,
+                link_id TEXT NOT NULL,
+                app_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                ip_hash TEXT,
+                network_hash TEXT,
+                user_agent TEXT,
+                platform TEXT NOT NULL,
+                referer TEXT,
+                query TEXT,
+                accept_language TEXT,
+                os_version TEXT,
+                apple_device TEXT
+            )
+            """,
+            "CREATE INDEX clicks_link_created ON clicks(link_id, created_at)",
+            "CREATE INDEX clicks_app_created ON clicks(app_id, created_at)",
+            "CREATE INDEX clicks_app_address ON clicks(app_id, ip_hash, created_at)",
+            "CREATE INDEX clicks_app_network ON clicks(app_id, network_hash, created_at)",
+            "CREATE INDEX clicks_app_crowd ON clicks(app_id, environment, platform, created_at)",
+            "CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "CREATE TABLE change_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), value BIGINT NOT NULL)",
+            "INSERT INTO change_epoch (id, value) VALUES (1, 0)",
+            // Every change to what the edge caches moves the counter and tells listening nodes.
+            """
+            CREATE FUNCTION ferry_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE change_epoch SET value = value + 1 WHERE id = 1;
+                PERFORM pg_notify('ferry_changes', TG_TABLE_NAME);
+                RETURN NULL;
+            END
+            $$
+            """,
+            "CREATE TRIGGER apps_changed AFTER INSERT OR UPDATE OR DELETE ON apps FOR EACH STATEMENT EXECUTE FUNCTION ferry_changed()",
+            "CREATE TRIGGER domains_changed AFTER INSERT OR UPDATE OR DELETE ON domains FOR EACH STATEMENT EXECUTE FUNCTION ferry_changed()",
+            "CREATE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION ferry_changed()",
+            "CREATE TRIGGER links_changed AFTER INSERT OR UPDATE OR DELETE ON links FOR EACH STATEMENT EXECUTE FUNCTION ferry_changed()",
+            """
+            CREATE TABLE click_signals (
+                click_id TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                received_at DOUBLE PRECISION NOT NULL,
+                platform TEXT,
+                screen_width INTEGER CHECK (screen_width IS NULL OR screen_width BETWEEN 1 AND 20000),
+                screen_height INTEGER CHECK (screen_height IS NULL OR screen_height BETWEEN 1 AND 20000),
+                screen_scale DOUBLE PRECISION CHECK (screen_scale IS NULL OR (screen_scale > 0 AND screen_scale <= 10)),
+                time_zone TEXT,
+                time_zone_offset INTEGER,
+                languages TEXT NOT NULL DEFAULT '[]',
+                fingerprint TEXT
+            )
+            """,
+            "CREATE INDEX click_signals_fingerprint ON click_signals(app_id, fingerprint, received_at)",
+            "CREATE INDEX click_signals_received ON click_signals(received_at)",
+            """
+            CREATE TABLE attributions (
+                seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                environment TEXT NOT NULL CHECK (environment IN ('live', 'test')),
+                install_id TEXT NOT NULL CHECK (length(install_id) BETWEEN 1 AND 128),
+                click_id TEXT CONSTRAINT attributions_click UNIQUE,
+                link_id TEXT,
+                match_type TEXT CHECK (match_type IS NULL OR match_type IN ('deterministic', 'probabilistic')),
+                confidence DOUBLE PRECISION CHECK (confidence IS NULL OR (confidence >= 0 AND confidence <= 1)),
+                created_at DOUBLE PRECISION NOT NULL,
+                CHECK ((click_id IS NULL) = (match_type IS NULL)),
+                CONSTRAINT attributions_install UNIQUE (app_id, environment, install_id)
+            )
+            """,
+            """
+            CREATE TABLE user_bindings (
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                environment TEXT NOT NULL,
+                user_id TEXT NOT NULL CHECK (length(user_id) BETWEEN 1 AND 128),
+                install_id TEXT NOT NULL,
+                attribution_seq BIGINT REFERENCES attributions(seq),
+                created_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (app_id, environment, user_id)
+            )
+            """,
+            """
+            CREATE TABLE events (
+                seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                name TEXT NOT NULL,
+                install_id TEXT,
+                link_id TEXT,
+                properties TEXT NOT NULL DEFAULT '{}',
+                occurred_at DOUBLE PRECISION NOT NULL,
+                received_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX events_app_name ON events(app_id, name, occurred_at)",
+        ]),
+    ]
+
+    /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations.
+    static let migrationLock: Int64 = 0x4665_7272_794D_6967
+
+    func migrate() async throws {
+        if let schema {
+            // The name was checked to be letters, digits and underscores (PostgresURL); identifiers cannot be bound.
+            try await client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""), logger: logger)
+        }
+        try await client.query("CREATE TABLE IF NOT EXISTS ferry_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)", logger: logger)
+        for migration in Self.migrations {
+            try await transaction { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+                let done = try await connection.query("SELECT name FROM ferry_migrations WHERE name = \(migration.name)", logger: logger).collect()
+                guard done.isEmpty else { return }
+                for statement in migration.sql {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO ferry_migrations (name, applied_at) VALUES (\(migration.name), \(Date().timeIntervalSince1970))", logger: logger)
+            }
+        }
+    }
+
+    // MARK: Health
+
+    public func changeEpoch() async throws -> Int64 {
+        try await first("SELECT value FROM change_epoch WHERE id = 1") { try $0["value"].decode(Int64.self) } ?? 0
+    }
+
+    public func checkHealth() async throws {
+        try await client.query("SELECT 1", logger: logger)
+    }
+
+    // MARK: Helpers
+
+    /// The rows of a query, each read by `decode`.
+    func all<T>(_ query: PostgresQuery, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
+        try await client.query(query, logger: logger).collect().map { try decode($0.makeRandomAccess()) }
+    }
+
+    func first<T>(_ query: PostgresQuery, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> T? {
+        try await all(query, decode).first
+    }
+
+    /// Inserts many rows with one statement per 1,000: `head` ends with `VALUES`, each row binds `columns` values.
+    /// The placeholders (`($1, $2, …)`) are made from counts, never from the values.
+    func insertRows<Row>(_ head: String, columns: Int, _ rows: [Row], tail: String,
+                         bind: (Row, inout PostgresBindings) -> Void) async throws {
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(rows.count, start + 1000)]
+            var binds = PostgresBindings(capacity: chunk.count * columns)
+            var tuples: [String] = []
+            for (index, row) in chunk.enumerated() {
+                bind(row, &binds)
+                let first = index * columns + 1
+                tuples.append("(" + (first..<first + columns).map { "$\($0)" }.joined(separator: ", ") + ")")
+            }
+            try await client.query(PostgresQuery(unsafeSQL: "\(head) \(tuples.joined(separator: ", ")) \(tail)", binds: binds), logger: logger)
+            start += chunk.count
+        }
+    }
+
+    /// The constraint a unique violation broke, or nil for any other error.
+    static func uniqueViolation(_ error: any Error) -> String? {
+        guard let error = error as? PSQLError, error.serverInfo?[.sqlState] == "23505" else { return nil }
+        return error.serverInfo?[.constraintName] ?? ""
+    }
+
+    // MARK: Apps
+
+    public func createApp(_ app: App) async throws {
+        try await transaction { connection in
+            try await connection.query("""
+                INSERT INTO apps (id, name, ios_team_id, ios_bundle_ids, ios_app_store_id, ios_url_scheme, android_package, android_sha256,
+                    fallback_url, social_title, social_description, social_image_url, attribution_window, copy_to_open, created_at)
+                VALUES (\(app.id), \(app.name), \(app.ios.teamID), \(JSONText.encode(app.ios.bundleIDs)), \(app.ios.appStoreID),
+                    \(app.ios.urlScheme), \(app.android.packageName), \(JSONText.encode(app.android.sha256Fingerprints)), \(app.fallbackURL),
+                    \(app.social.title), \(app.social.description), \(app.social.imageURL), \(app.attribution.window),
+                    \(app.attribution.copyToOpen), \(app.createdAt.timeIntervalSince1970))
+                """, logger: logger)
+            try await Self.insertDomains(app, connection: connection, logger: logger)
+        }
+    }
+
+    public func updateApp(_ app: App) async throws -> Bool {
+        try await transaction { connection in
+            let updated = try await connection.query("""
+                UPDATE apps SET name = \(app.name), ios_team_id = \(app.ios.teamID), ios_bundle_ids = \(JSONText.encode(app.ios.bundleIDs)),
+                    ios_app_store_id = \(app.ios.appStoreID), ios_url_scheme = \(app.ios.urlScheme), android_package = \(app.android.packageName),
+                    android_sha256 = \(JSONText.encode(app.android.sha256Fingerprints)), fallback_url = \(app.fallbackURL),
+                    social_title = \(app.social.title), social_description = \(app.social.description), social_image_url = \(app.social.imageURL),
+                    attribution_window = \(app.attribution.window), copy_to_open = \(app.attribution.copyToOpen)
+                WHERE id = \(app.id) RETURNING id
+                """, logger: logger).collect()
+            guard !updated.isEmpty else { return false }
+            try await connection.query("DELETE FROM domains WHERE app_id = \(app.id)", logger: logger)
+            try await Self.insertDomains(app, connection: connection, logger: logger)
+            return true
+        }
+    }
+
+    static func insertDomains(_ app: App, connection: PostgresConnection, logger: Logger) async throws {
+        for (position, host) in app.domains.enumerated() {
+            do {
+                try await connection.query("INSERT INTO domains (host, app_id, position) VALUES (\(host), \(app.id), \(position))", logger: logger)
+            } catch where uniqueViolation(error) != nil {
+                throw StoreConflict(field: "domain", message: "domain '\(host)' already belongs to an app")
+            }
+        }
+    }
+
+    public func app(id: String) async throws -> App? {
+        try await apps("SELECT * FROM apps WHERE id = \(id)").first
+    }
+
+    public func app(forDomain host: String) async throws -> App? {
+        try await apps("SELECT apps.* FROM apps JOIN domains ON domains.app_id = apps.id WHERE domains.host = \(host)").first
+    }
+
+    public func listApps() async throws -> [App] {
+        try await apps("SELECT * FROM apps ORDER BY created_at, id")
+    }
+
+    func apps(_ query: PostgresQuery) async throws -> [App] {
+        var apps = try await all(query, Self.decodeApp)
+        for index in apps.indices {
+            apps[index].domains = try await all("SELECT host FROM domains WHERE app_id = \(apps[index].id) ORDER BY position") {
+                try $0["host"].decode(String.self)
+            }
+        }
+        return apps
+    }
+
+    static func decodeApp(_ row: PostgresRandomAccessRow) throws -> App {
+        App(
+            id: try row["id"].decode(String.self), name: try row["name"].decode(String.self), domains: [],
+            ios: IOSSettings(teamID: try row["ios_team_id"].decode(String?.self),
+                             bundleIDs: JSONText.decode(try row["ios_bundle_ids"].decode(String.self)) ?? [],
+                             appStoreID: try row["ios_app_store_id"].decode(String?.self), urlScheme: try row["ios_url_scheme"].decode(String?.self)),
+            android: AndroidSettings(packageName: try row["android_package"].decode(String?.self),
+                                     sha256Fingerprints: JSONText.decode(try row["android_sha256"].decode(String.self)) ?? []),
+            fallbackURL: try row["fallback_url"].decode(String?.self),
+            social: SocialMetadata(title: try row["social_title"].decode(String?.self), description: try row["social_description"].decode(String?.self),
+                                   imageURL: try row["social_image_url"].decode(String?.self)),
+            attribution: AttributionSettings(window: try row["attribution_window"].decode(Double.self), copyToOpen: try row["copy_to_open"].decode(Bool.self)),
+            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self))
+        )
+    }
+
+    // MARK: Keys
+
+    public func createKey(_ key: APIKeyRecord) async throws {
+        try await client.query("""
+            INSERT INTO api_keys (id, app_id, kind, environment, hash, hint, created_at, revoked_at)
+            VALUES (\(key.id), \(key.appID), \(key.kind.rawValue), \(key.environment.rawValue), \(key.hash), \(key.hint),
+                \(key.createdAt.timeIntervalSince1970), \(key.revokedAt?.timeIntervalSince1970))
+            """, logger: logger)
+    }
+
+    public func key(hash: String) async throws -> APIKeyRecord? {
+        try await first("SELECT * FROM api_keys WHERE hash = \(hash)", Self.decodeKey)
+    }
+
+    public func keys(appID: String) async throws -> [APIKeyRecord] {
+        try await all("SELECT * FROM api_keys WHERE app_id = \(appID) ORDER BY created_at, id", Self.decodeKey)
+    }
+
+    public func revokeKey(id: String, at date: Date) async throws -> Bool {
+        try await !all("UPDATE api_keys SET revoked_at = \(date.timeIntervalSince1970) WHERE id = \(id) AND revoked_at IS NULL RETURNING id") { _ in () }.isEmpty
+    }
+
+    static func decodeKey(_ row: PostgresRandomAccessRow) throws -> APIKeyRecord {
+        guard let kind = APIKeyKind(rawValue: try row["kind"].decode(String.self)),
+              let environment = APIEnvironment(rawValue: try row["environment"].decode(String.self)) else {
+            throw StoreCorruption(message: "api_keys row has an unknown kind or environment")
+        }
+        return APIKeyRecord(
+            id: try row["id"].decode(String.self), appID: try row["app_id"].decode(String.self), kind: kind, environment: environment,
+            hash: try row["hash"].decode(String.self), hint: try row["hint"].decode(String.self),
+            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
+            revokedAt: try row["revoked_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    // MARK: Links
+
+    public func createLink(_ link: Link) async throws {
+        do {
+            try await client.query("""
+                INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
+                    utm_source, utm_medium, utm_campaign, utm_content, utm_term, campaign, referrer,
+                    social_title, social_description, social_image_url, expires_at, disabled, created_at, updated_at)
+                VALUES (\(link.id), \(link.appID), \(link.environment.rawValue), \(link.domain), \(link.slug), \(link.destination),
+                    \(link.iosURL), \(link.androidURL), \(JSONText.encode(link.params)), \(link.utm.source), \(link.utm.medium),
+                    \(link.utm.campaign), \(link.utm.content), \(link.utm.term), \(link.campaign), \(link.referrer), \(link.social.title),
+                    \(link.social.description), \(link.social.imageURL), \(link.expiresAt?.timeIntervalSince1970), \(link.disabled),
+                    \(link.createdAt.timeIntervalSince1970), \(link.updatedAt.timeIntervalSince1970))
+                """, logger: logger)
+        } catch where Self.uniqueViolation(error) != nil {
+            throw StoreConflict(field: "slug", message: "slug '\(link.slug)' is already taken on \(link.domain)")
+        }
+    }
+
+    public func updateLink(_ link: Link) async throws -> Bool {
+        try await !all("""
+            UPDATE links SET destination = \(link.destination), ios_url = \(link.iosURL), android_url = \(link.androidURL),
+                params = \(JSONText.encode(link.params)), utm_source = \(link.utm.source), utm_medium = \(link.utm.medium),
+                utm_campaign = \(link.utm.campaign), utm_content = \(link.utm.content), utm_term = \(link.utm.term),
+                campaign = \(link.campaign), referrer = \(link.referrer), social_title = \(link.social.title),
+                social_description = \(link.social.description), social_image_url = \(link.social.imageURL),
+                expires_at = \(link.expiresAt?.timeIntervalSince1970), disabled = \(link.disabled), updated_at = \(link.updatedAt.timeIntervalSince1970)
+            WHERE id = \(link.id) AND app_id = \(link.appID) RETURNING id
+            """) { _ in () }.isEmpty
+    }
+
+    public func deleteLink(id: String, appID: String) async throws -> Bool {
+        try await !all("DELETE FROM links WHERE id = \(id) AND app_id = \(appID) RETURNING id") { _ in () }.isEmpty
+    }
+
+    public func link(id: String, appID: String) async throws -> Link? {
+        try await first("SELECT * FROM links WHERE id = \(id) AND app_id = \(appID)", Self.decodeLink)
+    }
+
+    public func link(domain: String, slug: String) async throws -> Link? {
+        try await first("SELECT * FROM links WHERE domain = \(domain) AND slug = \(slug)", Self.decodeLink)
+    }
+
+    public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
+        let rows = try await all("""
+            SELECT * FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND seq < \(after ?? Int64.max)
+            ORDER BY seq DESC LIMIT \(limit + 1)
+            """) { row in (try Self.decodeLink(row), try row["seq"].decode(Int64.self)) }
+        return LinkPage(links: rows.prefix(limit).map(\.0), nextCursor: rows.count > limit ? rows[limit - 1].1 : nil)
+    }
+
+    static func decodeLink(_ row: PostgresRandomAccessRow) throws -> Link {
+        guard let environment = APIEnvironment(rawValue: try row["environment"].decode(String.self)) else {
+            throw StoreCorruption(message: "links row has an unknown environment")
+        }
+        return Link(
+            id: try row["id"].decode(String.self), appID: try row["app_id"].decode(String.self), environment: environment,
+            domain: try row["domain"].decode(String.self), slug: try row["slug"].decode(String.self),
+            destination: try row["destination"].decode(String.self), iosURL: try row["ios_url"].decode(String?.self),
+            androidURL: try row["android_url"].decode(String?.self), params: JSONText.decode(try row["params"].decode(String.self)) ?? [:],
+            utm: UTMParameters(source: try row["utm_source"].decode(String?.self), medium: try row["utm_medium"].decode(String?.self),
+                               campaign: try row["utm_campaign"].decode(String?.self), content: try row["utm_content"].decode(String?.self),
+                               term: try row["utm_term"].decode(String?.self)),
+            campaign: try row["campaign"].decode(String?.self), referrer: try row["referrer"].decode(String?.self),
+            social: SocialMetadata(title: try row["social_title"].decode(String?.self), description: try row["social_description"].decode(String?.self),
+                                   imageURL: try row["social_image_url"].decode(String?.self)),
+            expiresAt: try row["expires_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
+            disabled: try row["disabled"].decode(Bool.self),
+            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
+            updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self)))
+    }
+
+    // MARK: Clicks
+
+    public func recordClicks(_ clicks: [Click]) async throws {
+        try await insertRows("""
+            INSERT INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent, platform, referer, query,
+                accept_language, os_version, apple_device) VALUES
+            """, columns: 14, clicks, tail: "ON CONFLICT (id) DO NOTHING") { click, binds in
+            binds.append(click.id); binds.append(click.linkID); binds.append(click.appID); binds.append(click.environment.rawValue)
+            binds.append(click.createdAt.timeIntervalSince1970); binds.append(click.ipHash); binds.append(click.networkHash)
+            binds.append(click.userAgent); binds.append(click.platform.rawValue); binds.append(click.referer); binds.append(click.query)
+            binds.append(click.acceptLanguage); binds.append(click.osVersion); binds.append(click.appleDevice)
+        }
+    }
+
+    public func clickCount(linkID: String) async throws -> Int {
+        try await first("SELECT COUNT(*) AS n FROM clicks WHERE link_id = \(linkID)") { try $0["n"].decode(Int.self) } ?? 0
+    }
+
+    public func click(id: String) async throws -> Click? {
+        try await first("SELECT * FROM clicks WHERE id = \(id)") { row in
+            Click(
+                id: try row["id"].decode(String.self), linkID: try row["link_id"].decode(String.self), appID: try row["app_id"].decode(String.self),
+                environment: APIEnvironment(rawValue: try row["environment"].decode(String.self)) ?? .live,
+                createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
+                ipHash: try row["ip_hash"].decode(String?.self), networkHash: try row["network_hash"].decode(String?.self),
+                userAgent: try row["user_agent"].decode(String?.self),
+                platform: ClientPlatform(rawValue: try row["platform"].decode(String.self)) ?? .other,
+                referer: try row["referer"].decode(String?.self), query: try row["query"].decode(String?.self),
+                acceptLanguage: try row["accept_language"].decode(String?.self), osVersion: try row["os_version"].decode(String?.self),
+                appleDevice: try row["apple_device"].decode(String?.self))
+        }
+    }
+
+    // MARK: Settings
+
+    public func setting(_ name: String) async throws -> String? {
+        try await first("SELECT value FROM settings WHERE name = \(name)") { try $0["value"].decode(String.self) }
+    }
+
+    public func insertSettingIfAbsent(_ name: String, value: String) async throws -> String {
+        try await client.query("INSERT INTO settings (name, value) VALUES (\(name), \(value)) ON CONFLICT (name) DO NOTHING", logger: logger)
+        return try await setting(name) ?? value
+    }
+}
+
+/// A row the store cannot read back (a value outside what the schema allows).
+struct StoreCorruption: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// `postgres://user:password@host:port/database?sslmode=…` read into a client configuration.
+struct PostgresURL {
+    let configuration: PostgresClient.Configuration
+
+    init(_ text: String) throws {
+        guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? ""),
+              let host = components.host, !host.isEmpty else {
+            throw PostgresURLError(message: "a PostgreSQL URL looks like postgres://user:password@host:5432/database")
+        }
+        let user = components.user?.removingPercentEncoding ?? "postgres"
+        let password = components.password?.removingPercentEncoding
+        let database = components.path.count > 1 ? String(components.path.dropFirst()).removingPercentEncoding : nil
+        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS
+        switch mode {
+        case "disable": tls = .disable
+        case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
+        case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+        default: throw PostgresURLError(message: "sslmode must be disable, prefer or require")
+        }
+        var configuration = PostgresClient.Configuration(host: host, port: components.port ?? 5432, username: user, password: password,
+                                                         database: database, tls: tls)
+        configuration.options.maximumConnections = 10
+        // `search_path=name` keeps Ferry's tables in a schema of their own (created when missing).
+        if let schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value {
+            guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
+                throw PostgresURLError(message: "search_path must be a schema name of lowercase letters, digits and underscores")
+            }
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+            self.schema = schema
+        } else {
+            schema = nil
+        }
+        self.configuration = configuration
+    }
+
+    /// The schema Ferry's tables live in, when the URL names one.
+    let schema: String?
+}
+
+/// A PostgreSQL URL Ferry cannot use.
+public struct PostgresURLError: Error, CustomStringConvertible {
+    /// What is wrong with it.
+    public var message: String
+    /// The message.
+    public var description: String { message }
+}

@@ -1,0 +1,293 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import Testing
+
+/// The stores Ferry ships: SQLite always, PostgreSQL when `FERRY_TEST_POSTGRES_URL` names a server (CI always does).
+enum StoreBackend: String, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    static var available: [StoreBackend] {
+        ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"].map { $0.isEmpty ? [.sqlite] : [.sqlite, .postgres] } ?? [.sqlite]
+    }
+
+    var testDescription: String { rawValue }
+
+    /// A fresh, empty store for one test: an in-memory SQLite database, or a PostgreSQL schema of its own.
+    func withStore(_ body: (any FerryDatabase) async throws -> Void) async throws {
+        let store: any FerryDatabase
+        switch self {
+        case .sqlite:
+            store = try SQLiteStore()
+        case .postgres:
+            let base = try #require(ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"])
+            let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            store = try await PostgresStore(url: base + (base.contains("?") ? "&" : "?") + "search_path=" + schema)
+        }
+        do {
+            try await body(store)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+}
+
+func click(_ id: String, address: String?, network: String?, seconds: Double) -> Click {
+    Click(id: id, linkID: "lnk_1", appID: "app_1", environment: .live, createdAt: epoch.addingTimeInterval(seconds), ipHash: address, networkHash: network,
+          userAgent: "UA", platform: .iOS, referer: nil, query: nil, acceptLanguage: "fr-FR,fr;q=0.9,en;q=0.8", osVersion: "18.1", appleDevice: "iphone")
+}
+
+/// What every store must do, written once and run against each backend.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    @Test(arguments: StoreBackend.available) func appsRoundTripWithDomainsInOrder(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            let app = makeApp(domains: ["go.example.com", "links.example.com"])
+            try await store.createApp(app)
+            #expect(try await store.app(id: "app_1") == app)
+            #expect(try await store.app(forDomain: "links.example.com") == app)
+            #expect(try await store.app(forDomain: "other.example.com") == nil)
+            #expect(try await store.listApps() == [app])
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func aDomainBelongsToOneApp(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            await #expect(throws: StoreConflict.self) {
+                try await store.createApp(makeApp(id: "app_2", domains: ["go.example.com"]))
+            }
+            // The refused app left nothing behind.
+            #expect(try await store.app(id: "app_2") == nil)
+            #expect(try await store.listApps().count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func updatingAnAppReplacesItsDomains(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            var app = makeApp()
+            try await store.createApp(app)
+            app.domains = ["new.example.com"]
+            app.name = "Renamed"
+            #expect(try await store.updateApp(app))
+            #expect(try await store.app(forDomain: "go.example.com") == nil)
+            #expect(try await store.app(forDomain: "new.example.com")?.name == "Renamed")
+            #expect(try await store.updateApp(makeApp(id: "app_missing", domains: ["x.example.com"])) == false)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func keysAreFoundByHashAndRevokedOnce(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            let key = APIKeyRecord(id: "key_1", appID: "app_1", kind: .secret, environment: .test, hash: "abc123", hint: "fs_test_AbCd…", createdAt: epoch)
+            try await store.createKey(key)
+            #expect(try await store.key(hash: "abc123") == key)
+            #expect(try await store.key(hash: "abc124") == nil)
+            #expect(try await store.revokeKey(id: "key_1", at: epoch.addingTimeInterval(5)))
+            #expect(try await store.revokeKey(id: "key_1", at: epoch.addingTimeInterval(6)) == false)
+            #expect(try await store.key(hash: "abc123")?.revokedAt == epoch.addingTimeInterval(5))
+            #expect(try await store.keys(appID: "app_1").count == 1)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func linksRoundTripEveryField(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            let link = makeLink(id: "lnk_1", slug: "spring")
+            try await store.createLink(link)
+            #expect(try await store.link(id: "lnk_1", appID: "app_1") == link)
+            #expect(try await store.link(domain: "go.example.com", slug: "spring") == link)
+            #expect(try await store.link(id: "lnk_1", appID: "app_other") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func aTakenSlugIsAConflictAndChangesNothing(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.createLink(makeLink(id: "lnk_1", slug: "spring"))
+            let error = await #expect(throws: StoreConflict.self) {
+                try await store.createLink(makeLink(id: "lnk_2", slug: "spring"))
+            }
+            #expect(error?.field == "slug")
+            #expect(try await store.link(domain: "go.example.com", slug: "spring")?.id == "lnk_1")
+            #expect(try await store.link(id: "lnk_2", appID: "app_1") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func theSchemaRefusesWhatTheRulesRefuse(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            // Upper-case slugs and links of unknown apps never reach the table, even if a caller skipped validation.
+            await #expect(throws: (any Error).self) { try await store.createLink(makeLink(id: "lnk_u", slug: "UPPER")) }
+            await #expect(throws: (any Error).self) { try await store.createLink(makeLink(id: "lnk_x", appID: "app_none", slug: "orphan")) }
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func updateAndDeleteAreScopedToTheApp(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.createApp(makeApp(id: "app_2", domains: ["other.example.com"]))
+            var link = makeLink(id: "lnk_1", slug: "spring")
+            try await store.createLink(link)
+            link.destination = "https://example.com/changed"
+            link.disabled = true
+            link.params = [:]
+            link.expiresAt = nil
+            #expect(try await store.updateLink(link))
+            #expect(try await store.link(id: "lnk_1", appID: "app_1") == link)
+            #expect(try await store.deleteLink(id: "lnk_1", appID: "app_2") == false)
+            #expect(try await store.deleteLink(id: "lnk_1", appID: "app_1"))
+            #expect(try await store.link(domain: "go.example.com", slug: "spring") == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func listingPagesNewestFirstWithinOneEnvironment(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            for index in 0..<25 {
+                try await store.createLink(makeLink(id: "lnk_\(index)", slug: "s\(index)", seconds: Double(index)))
+            }
+            try await store.createLink(makeLink(id: "lnk_test", slug: "t", environment: .test))
+            var seen: [String] = []
+            var cursor: Int64?
+            repeat {
+                let page = try await store.listLinks(appID: "app_1", environment: .live, limit: 10, after: cursor)
+                seen += page.links.map(\.id)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(seen == (0..<25).reversed().map { "lnk_\($0)" })
+            let test = try await store.listLinks(appID: "app_1", environment: .test, limit: 10, after: nil)
+            #expect(test.links.map(\.id) == ["lnk_test"])
+            #expect(test.nextCursor == nil)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func clicksAreWrittenInBatchesAndReadBack(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            let clicks = (0..<500).map { index in
+                Click(
+                    id: "clk_\(index)", linkID: index.isMultiple(of: 2) ? "lnk_a" : "lnk_b", appID: "app_1", environment: .live,
+                    createdAt: epoch, ipHash: "h\(index)", networkHash: "n", userAgent: "UA", platform: .iOS, referer: nil,
+                    query: "utm_source=x", acceptLanguage: "en-US"
+                )
+            }
+            try await store.recordClicks(clicks)
+            // Writing the same batch again (a retry after a timeout) does not double count.
+            try await store.recordClicks(clicks)
+            #expect(try await store.clickCount(linkID: "lnk_a") == 250)
+            #expect(try await store.click(id: "clk_7") == clicks[7])
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func theChangeCounterMovesOnEveryWriteThatMatters(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            let start = try await store.changeEpoch()
+            try await store.createApp(makeApp())
+            let afterApp = try await store.changeEpoch()
+            #expect(afterApp > start)
+            try await store.createLink(makeLink(id: "lnk_1", slug: "a"))
+            let afterLink = try await store.changeEpoch()
+            #expect(afterLink > afterApp)
+            try await store.recordClicks([Click(id: "clk", linkID: "lnk_1", appID: "app_1", environment: .live, createdAt: epoch, ipHash: nil, networkHash: nil, userAgent: nil, platform: .desktop, referer: nil, query: nil, acceptLanguage: nil)])
+            #expect(try await store.changeEpoch() == afterLink)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func settingsAreSetOnce(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            #expect(try await store.setting("ip_hash_key") == nil)
+            #expect(try await store.insertSettingIfAbsent("ip_hash_key", value: "first") == "first")
+            #expect(try await store.insertSettingIfAbsent("ip_hash_key", value: "second") == "first")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func candidatesComeByAddressNetworkAndFingerprintAndConsumedOnesLeave(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.createLink(makeLink(id: "lnk_1", slug: "a"))
+            try await store.recordClicks([
+                click("clk_address", address: "A", network: "N", seconds: 0),
+                click("clk_network", address: "B", network: "N", seconds: 10),
+                click("clk_print", address: "C", network: "M", seconds: 20),
+                click("clk_other", address: "D", network: "O", seconds: 30),
+                click("clk_old", address: "A", network: "N", seconds: -200_000),
+            ])
+            try await store.recordClickSignals(ClickSignalsRecord(clickID: "clk_print", appID: "app_1",
+                signals: DeviceSignals(screenWidth: 393, screenHeight: 852, screenScale: 3, timeZone: "Europe/Paris", languages: ["fr-FR"]), receivedAt: epoch.addingTimeInterval(21)))
+            let install = InstallEvidence(addressHash: "A", networkHash: "N",
+                signals: DeviceSignals(screenWidth: 852, screenHeight: 393, screenScale: 3, timeZone: "Europe/Paris"), at: epoch.addingTimeInterval(600))
+            let query = CandidateQuery(appID: "app_1", environment: .live, install: install, window: 86400)
+            let set = try await store.candidates(query, platform: .iOS)
+            #expect(Set(set.clicks.map(\.clickID)) == ["clk_address", "clk_network", "clk_print"])
+            #expect(set.clicksInWindow == 4)
+            #expect(set.sameAddressClicks == 1)
+            #expect(set.sameNetworkClicks == 2)
+            let print = try #require(set.clicks.first { $0.clickID == "clk_print" })
+            #expect(print.screenWidth == 393 && print.timeZone == "Europe/Paris" && print.languages == ["fr-FR"])
+            // Without a page report, languages come from Accept-Language in order of preference.
+            #expect(set.clicks.first { $0.clickID == "clk_address" }?.languages == ["fr-FR", "fr", "en"])
+            #expect(try await store.candidates(query, platform: .android).clicks.isEmpty)
+
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: "clk_address", linkID: "lnk_1",
+                                                                matchType: .probabilistic, confidence: 0.9, createdAt: epoch))
+            #expect(try await !store.candidates(query, platform: .iOS).clicks.contains { $0.clickID == "clk_address" })
+            #expect(try await store.unconsumedClick(id: "clk_address", appID: "app_1", environment: .live, since: epoch) == nil)
+            #expect(try await store.unconsumedClick(id: "clk_network", appID: "app_1", environment: .live, since: epoch)?.linkID == "lnk_1")
+            #expect(try await store.unconsumedClick(id: "clk_network", appID: "app_2", environment: .live, since: epoch) == nil)
+
+            // One click, one install; one install, one answer.
+            let taken = await #expect(throws: StoreConflict.self) {
+                try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i2", clickID: "clk_address", linkID: "lnk_1",
+                                                                    matchType: .probabilistic, confidence: 0.9, createdAt: epoch))
+            }
+            #expect(taken?.field == "clickID")
+            let again = await #expect(throws: StoreConflict.self) {
+                try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: nil, linkID: nil,
+                                                                    matchType: nil, confidence: nil, createdAt: epoch))
+            }
+            #expect(again?.field == "installID")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func purgingForgetsSignalsAndHashesPastTheWindow(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.recordClicks([click("clk_old", address: "A", network: "N", seconds: 0), click("clk_new", address: "B", network: "N", seconds: 90_000)])
+            for (id, seconds) in [("clk_old", 0.0), ("clk_new", 90_000)] {
+                try await store.recordClickSignals(ClickSignalsRecord(clickID: id, appID: "app_1", signals: DeviceSignals(screenWidth: 1), receivedAt: epoch.addingTimeInterval(seconds)))
+            }
+            let touched = try await store.purgeAttributionSignals(now: epoch.addingTimeInterval(100_000))
+            #expect(touched == 2)
+            #expect(try await store.click(id: "clk_old")?.ipHash == nil)
+            #expect(try await store.click(id: "clk_old")?.userAgent == nil)
+            #expect(try await store.click(id: "clk_new")?.ipHash == "B")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func theFirstBindingOfAUserWinsAndEventsAreCounted(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: "clk_1", linkID: "lnk_1",
+                                                                matchType: .deterministic, confidence: 1, createdAt: epoch))
+            #expect(try await store.userBinding(appID: "app_1", environment: .live, userID: "u1") == nil)
+            let first = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: "i1", now: epoch)
+            #expect(first.attribution.clickID == "clk_1" && first.installID == "i1")
+            let second = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: "i2", now: epoch.addingTimeInterval(5))
+            #expect(second == first)
+            #expect(try await store.userBinding(appID: "app_1", environment: .live, userID: "u1") == first)
+            // Another environment is another user.
+            let test = try await store.bindUser(appID: "app_1", environment: .test, userID: "u1", installID: "organic", now: epoch)
+            #expect(test.attribution.clickID == nil && test.installID == "organic")
+
+            let events = (0..<3).map { EventRecord(appID: "app_1", environment: .live, name: "open", installID: "i1", linkID: nil,
+                                                   properties: ["k": "v \($0)"], occurredAt: epoch, receivedAt: epoch) }
+            try await store.recordEvents(events)
+            try await store.recordEvents([])
+            #expect(try await store.eventCount(appID: "app_1", name: "open") == 3)
+            #expect(try await store.eventCount(appID: "app_1", name: "install") == 0)
+        }
+    }
+}

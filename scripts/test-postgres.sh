@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Starts a throwaway PostgreSQL on 127.0.0.1 for the tests (installing it from Debian's packages when it is missing
+# and this runs as root) and prints its URL, the value of FERRY_TEST_POSTGRES_URL:
+#
+#   export FERRY_TEST_POSTGRES_URL="$(scripts/test-postgres.sh)"
+#   swift test
+#
+# The cluster lives in $FERRY_TEST_POSTGRES_DIR (default /tmp/ferry-test-postgres) on port $FERRY_TEST_POSTGRES_PORT
+# (default 54329), trusts local connections, and its database ferry_test is dropped and created anew on each run.
+set -euo pipefail
+PORT="${FERRY_TEST_POSTGRES_PORT:-54329}"
+DIR="${FERRY_TEST_POSTGRES_DIR:-/tmp/ferry-test-postgres}"
+
+find_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+BIN="$(find_bin)"
+if [ -z "$BIN" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "installing PostgreSQL from Debian's packages…" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends postgresql >&2
+        BIN="$(find_bin)"
+    else
+        echo "PostgreSQL is not installed; install the 'postgresql' package" >&2
+        exit 1
+    fi
+fi
+
+# PostgreSQL refuses to run as root: run it as the postgres user when we are root.
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+mkdir -p "$DIR"
+if [ "$(id -u)" = 0 ]; then chown postgres "$DIR"; chmod 700 "$DIR"; fi
+if [ ! -f "$DIR/PG_VERSION" ]; then
+    as_owner "$BIN/initdb" -D "$DIR" -U ferry --auth=trust -E UTF8 --no-locale >&2
+fi
+if ! as_owner "$BIN/pg_ctl" -D "$DIR" status >/dev/null 2>&1; then
+    as_owner "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w \
+        -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300" start >&2
+fi
+"$BIN/psql" -q -h 127.0.0.1 -p "$PORT" -U ferry -d postgres -c "DROP DATABASE IF EXISTS ferry_test" >&2
+"$BIN/psql" -q -h 127.0.0.1 -p "$PORT" -U ferry -d postgres -c "CREATE DATABASE ferry_test" >&2
+echo "postgres://ferry@127.0.0.1:$PORT/ferry_test?sslmode=disable"

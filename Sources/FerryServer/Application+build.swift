@@ -21,7 +21,8 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = providedLogger ?? Logger(label: "ferry")
     if providedLogger == nil { logger.logLevel = configuration.logLevel }
-    let store = try providedStore ?? configuration.database.open()
+    let store: any FerryDatabase
+    if let providedStore { store = providedStore } else { store = try await configuration.database.open() }
     let hashKey: String
     if let key = configuration.ipHashKey {
         hashKey = key

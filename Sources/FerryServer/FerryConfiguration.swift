@@ -40,11 +40,20 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Opens the store this location names, running its migrations.
-    public func open() throws -> any FerryDatabase {
+    public func open(logger: Logger = PostgresStore.quietLogger) async throws -> any FerryDatabase {
         switch self {
-        case .sqlite(let path): try SQLiteStore(path: path)
-        case .postgres:
-            throw ConfigurationError("PostgreSQL is not available in this build of Ferry; use sqlite:PATH")
+        case .sqlite(let path):
+            return try SQLiteStore(path: path)
+        case .postgres(let url):
+            do {
+                return try await PostgresStore(url: url, logger: logger)
+            } catch let error as PostgresURLError {
+                throw ConfigurationError(error.message)
+            } catch let error as PostgresUnavailable {
+                throw ConfigurationError("PostgreSQL at \(description) could not be used: \(error.message)")
+            } catch {
+                throw ConfigurationError("PostgreSQL at \(description) could not be used: \(String(reflecting: error))")
+            }
         }
     }
 }

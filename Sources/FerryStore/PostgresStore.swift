@@ -24,13 +24,26 @@ public final class PostgresStore: FerryDatabase {
         self.logger = logger
         let client = client
         runner = Task { await client.run() }
+        await Task.yield()
         do {
-            try await migrate()
+            // The pool retries a server it cannot reach for a long while: give up on the first contact sooner.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.migrate() }
+                group.addTask {
+                    try await Task.sleep(for: Self.firstContactTimeout)
+                    throw PostgresUnavailable(message: "no answer from the server within \(Self.firstContactTimeout)")
+                }
+                try await group.next()
+                group.cancelAll()
+            }
         } catch {
             runner.cancel()
             throw error
         }
     }
+
+    /// How long opening the store waits for the server to answer the first time.
+    static let firstContactTimeout = Duration.seconds(15)
 
     public func close() async throws {
         runner.cancel()
@@ -567,6 +580,14 @@ struct PostgresURL {
 
     /// The schema Ferry's tables live in, when the URL names one.
     let schema: String?
+}
+
+/// A PostgreSQL server that does not answer.
+public struct PostgresUnavailable: Error, CustomStringConvertible {
+    /// What happened.
+    public var message: String
+    /// The message.
+    public var description: String { message }
 }
 
 /// A PostgreSQL URL Ferry cannot use.

@@ -33,7 +33,7 @@ struct AppCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReportingErrors {
-                let admin = FerryAdmin(store: try database.open())
+                let admin = FerryAdmin(store: try await database.open())
                 var spec = FerryAdmin.AppSpec(name: name, domains: domains)
                 spec.attribution = AttributionSettings(window: attributionWindowHours * 3600, copyToOpen: copyToOpen)
                 spec.bundleIDs = bundleIDs
@@ -76,7 +76,7 @@ struct AppCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReportingErrors {
-                let admin = FerryAdmin(store: try database.open())
+                let admin = FerryAdmin(store: try await database.open())
                 let removed = Set(try removeDomains.map { d throws(FerryCore.ValidationError) in try DomainName.validate(d) })
                 let app = try await admin.updateApp(id: id) { spec in
                     if let name { spec.name = name }
@@ -125,7 +125,7 @@ struct KeyCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReportingErrors {
-                let created = try await FerryAdmin(store: try database.open()).createKey(appID: app, kind: kind, environment: environment)
+                let created = try await FerryAdmin(store: try await database.open()).createKey(appID: app, kind: kind, environment: environment)
                 print(created.key)
             }
         }
@@ -195,7 +195,7 @@ struct LinkCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReportingErrors {
-                let admin = FerryAdmin(store: try database.open())
+                let admin = FerryAdmin(store: try await database.open())
                 let app = try await LinkCommand.app(self.app, admin: admin)
                 var parsed: [String: String] = [:]
                 for pair in params {
@@ -229,7 +229,7 @@ struct LinkCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReportingErrors {
-                let admin = FerryAdmin(store: try database.open())
+                let admin = FerryAdmin(store: try await database.open())
                 let app = try await LinkCommand.app(self.app, admin: admin)
                 var cursor: Int64?
                 var remaining = max(0, limit)

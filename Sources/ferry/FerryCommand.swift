@@ -25,8 +25,8 @@ struct DatabaseOptions: ParsableArguments {
         return .default
     }
 
-    func open() throws -> any FerryDatabase {
-        do { return try location().open() } catch let error as ConfigurationError { throw ValidationError(error.description) }
+    func open() async throws -> any FerryDatabase {
+        do { return try await location().open() } catch let error as ConfigurationError { throw ValidationError(error.description) }
     }
 }
 
@@ -68,7 +68,7 @@ struct Serve: AsyncParsableCommand {
             if !trustedProxies.isEmpty {
                 do { configuration.trustedProxies = try IPNetwork.parseList(trustedProxies.joined(separator: ",")) } catch { throw ValidationError("--trusted-proxy: \(error)") }
             }
-            let store = try configuration.database.open()
+            let store = try await configuration.database.open()
             let admin = FerryAdmin(store: store)
             let domains = Self.defaultDomains(host: configuration.host, port: configuration.port)
             let bootstrap = try await admin.bootstrapIfEmpty(domains: domains)

@@ -1,0 +1,83 @@
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Two `ferry serve` nodes on one PostgreSQL database, as behind a load balancer.
+@Suite("Several nodes on one PostgreSQL")
+struct MultiNodeTests {
+    static let postgresURL = ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+
+    static func schemaURL() throws -> String {
+        let base = try #require(postgresURL)
+        return base + (base.contains("?") ? "&" : "?") + "search_path=n_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+
+    /// What node B answers for a link, polled until `accept` holds or `deadline` seconds pass; returns the seconds it took.
+    func until(_ client: some TestClientProtocol, slug: String, deadline: Double, _ accept: (TestResponse) -> Bool) async throws -> Double? {
+        let start = ContinuousClock.now
+        while true {
+            let response = try await client.execute(uri: "/\(slug)", method: .get, headers: headers(userAgent: UA.desktop))
+            let elapsed = ContinuousClock.now - start
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            if accept(response) { return seconds }
+            if seconds > deadline { return nil }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+    }
+
+    @Test(.enabled(if: postgresURL != nil, "needs FERRY_TEST_POSTGRES_URL"))
+    func aLinkChangedThroughOneNodeIsServedByEveryOtherWithinASecond() async throws {
+        let url = try Self.schemaURL()
+        let storeA = try await PostgresStore(url: url), storeB = try await PostgresStore(url: url)
+        let admin = FerryAdmin(store: storeA)
+        let app = try await admin.createApp(.init(name: "Example", domains: ["go.example.com"]))
+        let secret = try await admin.createKey(appID: app.id, kind: .secret, environment: .live).key
+        var configuration = Fixture.configuration
+        configuration.cacheRefreshInterval = .seconds(1)  // the shipped default: what "within a second" rests on
+        let nodeA = try await buildApplication(configuration, store: storeA)
+        let nodeB = try await buildApplication(configuration, store: storeB)
+        try await nodeA.test(.live) { a in
+            try await nodeB.test(.live) { b in
+                // B has already answered "no such link" (and cached that answer) before A creates it.
+                #expect(try await b.execute(uri: "/promo", method: .get, headers: headers(userAgent: UA.desktop)).status == .notFound)
+                let created = try await a.execute(uri: "/v1/links", method: .post, headers: headers(key: secret, json: true),
+                                                  body: jsonBody(#"{"slug": "promo", "destination": "https://example.com/one"}"#))
+                #expect(created.status == .created)
+                let id = try created.decode(LinkResponse.self).id
+                let seen = try await until(b, slug: "promo", deadline: 3) { $0.headers[.location] == "https://example.com/one" }
+                #expect(seen != nil && seen! <= 1.5, "created through A, served by B after \(seen ?? -1) s")
+
+                let changed = try await a.execute(uri: "/v1/links/\(id)", method: .patch, headers: headers(key: secret, json: true),
+                                                  body: jsonBody(#"{"destination": "https://example.com/two"}"#))
+                #expect(changed.status == .ok)
+                let updated = try await until(b, slug: "promo", deadline: 3) { $0.headers[.location] == "https://example.com/two" }
+                #expect(updated != nil && updated! <= 1.5, "changed through A, served by B after \(updated ?? -1) s")
+
+                #expect(try await a.execute(uri: "/v1/links/\(id)", method: .delete, headers: headers(key: secret)).status == .noContent)
+                let gone = try await until(b, slug: "promo", deadline: 3) { $0.status == .notFound }
+                #expect(gone != nil && gone! <= 1.5, "deleted through A, still served by B after \(gone ?? -1) s")
+
+                // Clicks made on either node land in the one database.
+                _ = try await admin.createLink(CreateLinkRequest(slug: "both", destination: "https://example.com/both"), app: app, environment: .live)
+                _ = try await until(a, slug: "both", deadline: 3) { $0.status == .found }
+                _ = try await until(b, slug: "both", deadline: 3) { $0.status == .found }
+                let link = try #require(try await storeB.link(domain: "go.example.com", slug: "both"))
+                var clicks = 0
+                for _ in 0..<100 where clicks < 2 {
+                    clicks = try await storeA.clickCount(linkID: link.id)
+                    try await Task.sleep(nanoseconds: 20_000_000)
+                }
+                #expect(clicks >= 2)
+            }
+        }
+        try await storeA.close()
+        try await storeB.close()
+    }
+}

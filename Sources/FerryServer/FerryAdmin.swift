@@ -162,6 +162,9 @@ public struct FerryAdmin: Sendable {
     /// Returns nil when an app exists already.
     public func bootstrapIfEmpty(domains: [String]) async throws -> Bootstrap? {
         guard try await store.listApps().isEmpty else { return nil }
+        // Several nodes may start together on one empty database: the one whose mark is stored first sets up.
+        let mark = UUID().uuidString
+        guard try await store.insertSettingIfAbsent("bootstrapped_by", value: mark) == mark else { return nil }
         let app = try await createApp(AppSpec(name: "Default", domains: domains))
         let secret = try await createKey(appID: app.id, kind: .secret, environment: .live)
         let publishable = try await createKey(appID: app.id, kind: .publishable, environment: .live)

@@ -32,6 +32,29 @@ struct MultiNodeTests {
         }
     }
 
+    @Test func nodesStartingTogetherOnAnEmptyDatabaseSetItUpOnce() async throws {
+        var pairs: [(any FerryDatabase, any FerryDatabase)] = []
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-nodes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("ferry.sqlite").path
+        pairs.append((try SQLiteStore(path: path), try SQLiteStore(path: path)))
+        if Self.postgresURL != nil {
+            let url = try Self.schemaURL()
+            pairs.append((try await PostgresStore(url: url), try await PostgresStore(url: url)))
+        }
+        for (first, second) in pairs {
+            // Each node on its own port: the default app's domains differ, so only the mark can keep them to one app.
+            async let a = FerryAdmin(store: first).bootstrapIfEmpty(domains: ["localhost:8080"])
+            async let b = FerryAdmin(store: second).bootstrapIfEmpty(domains: ["localhost:8081"])
+            let results = try await [a, b]
+            #expect(results.compactMap { $0 }.count == 1)
+            #expect(try await first.listApps().count == 1)
+            #expect(try await FerryAdmin(store: second).bootstrapIfEmpty(domains: ["localhost:8082"]) == nil)
+            try await first.close()
+            try await second.close()
+        }
+    }
+
     @Test(.enabled(if: postgresURL != nil, "needs FERRY_TEST_POSTGRES_URL"))
     func aLinkChangedThroughOneNodeIsServedByEveryOtherWithinASecond() async throws {
         let url = try Self.schemaURL()

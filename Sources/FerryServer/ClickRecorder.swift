@@ -112,8 +112,21 @@ public struct CacheRefresher: Service {
         self.logger = logger
     }
 
-    /// Polls the store's change counter until shutdown.
+    /// Drops the cache on each of the store's change notices (PostgreSQL's LISTEN/NOTIFY, when the store has them),
+    /// and polls the store's change counter as well, until shutdown.
     public func run() async throws {
+        guard let notices = store.changeNotifications() else { return try await poll() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await cancelWhenGracefulShutdown {
+                    for await _ in notices { self.cache.removeAll() }
+                }
+            }
+            group.addTask { try? await self.poll() }
+        }
+    }
+
+    func poll() async throws {
         var seen = try? await store.changeEpoch()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }

@@ -268,6 +268,44 @@ public final class PostgresStore: FerryDatabase {
         try await client.query("SELECT 1", logger: logger)
     }
 
+    /// The channel the schema's triggers notify on every change the edge caches.
+    static let changeChannel = "ferry_changes"
+
+    /// Listens on one pooled connection for the triggers' notices; after every (re)connection it yields once, since
+    /// notices sent while no one listened are lost. Reconnects a second after losing the connection.
+    public func changeNotifications() -> AsyncStream<Void>? {
+        let client = client, logger = logger
+        return AsyncStream { continuation in
+            let task = Task {
+                while !Task.isCancelled {
+                    do {
+                        try await client.withConnection { connection in
+                            try await connection.listen(on: Self.changeChannel) { notices in
+                                continuation.yield()
+                                for try await _ in notices { continuation.yield() }
+                            }
+                        }
+                    } catch {
+                        if Task.isCancelled { break }
+                        logger.warning("change notices lost; listening again", metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Ends every connection of this database that listens for change notices; returns how many (for tests and
+    /// operators checking that nodes recover). Needs the right to signal other backends.
+    public func terminateListeners() async throws -> Int {
+        try await all("""
+            SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE \("LISTEN%")
+            """) { try $0["done"].decode(Bool.self) }.filter { $0 }.count
+    }
+
     // MARK: Helpers
 
     /// The rows of a query, each read by `decode`.

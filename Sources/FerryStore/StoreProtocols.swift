@@ -147,4 +147,12 @@ public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, Settin
     func checkHealth() async throws
     /// Releases connections.
     func close() async throws
+    /// A notice each time links, apps, domains or keys change anywhere, and one after every (re)connection, when
+    /// notices may have been missed; nil for stores that can only be polled through ``changeEpoch()``.
+    func changeNotifications() -> AsyncStream<Void>?
+}
+
+extension FerryDatabase {
+    /// Polled only.
+    public func changeNotifications() -> AsyncStream<Void>? { nil }
 }

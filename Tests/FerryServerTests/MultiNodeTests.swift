@@ -103,4 +103,38 @@ struct MultiNodeTests {
         try await storeA.close()
         try await storeB.close()
     }
+
+    @Test(.enabled(if: postgresURL != nil, "needs FERRY_TEST_POSTGRES_URL"))
+    func noticesCarryChangesAtOnceAndALostListenerFlushesOnReconnect() async throws {
+        let url = try Self.schemaURL()
+        let storeA = try await PostgresStore(url: url), storeB = try await PostgresStore(url: url)
+        let admin = FerryAdmin(store: storeA)
+        let app = try await admin.createApp(.init(name: "Example", domains: ["go.example.com"]))
+        let created = try await admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/one"), app: app, environment: .live)
+        var configuration = Fixture.configuration
+        configuration.cacheRefreshInterval = .seconds(3600)  // no polling to speak of: only the notices can tell B
+        let nodeB = try await buildApplication(configuration, store: storeB)
+        try await nodeB.test(.live) { b in
+            var link = created
+            _ = try await until(b, slug: "promo", deadline: 3) { $0.headers[.location] == "https://example.com/one" }
+            link.destination = "https://example.com/two"
+            #expect(try await storeA.updateLink(link))
+            let seen = try await until(b, slug: "promo", deadline: 3) { $0.headers[.location] == "https://example.com/two" }
+            #expect(seen != nil && seen! <= 1.5, "changed on the database, served by B after \(seen ?? -1) s")
+
+            // Cut B's listening connection, change the link while B is not listening: the notice is lost, and B must
+            // drop its cache when it listens again.
+            let admin = try await PostgresStore(url: url)
+            let cut = try await admin.terminateListeners()
+            #expect(cut >= 1)
+            try await Task.sleep(nanoseconds: 200_000_000)  // the backend is gone (B listens again only a second after losing it)
+            link.destination = "https://example.com/three"
+            #expect(try await storeA.updateLink(link))
+            let recovered = try await until(b, slug: "promo", deadline: 6) { $0.headers[.location] == "https://example.com/three" }
+            #expect(recovered != nil, "B never dropped the link it cached while its listener was gone")
+            try await admin.close()
+        }
+        try await storeA.close()
+        try await storeB.close()
+    }
 }

@@ -7,7 +7,10 @@
 #
 # The cluster lives in $FERRY_TEST_POSTGRES_DIR (default /tmp/ferry-test-postgres) on port $FERRY_TEST_POSTGRES_PORT
 # (default 54329), trusts local connections, and its database ferry_test is dropped and created anew on each run.
+# `scripts/test-postgres.sh stop` and `… start` stop and start that cluster without touching its data (the tests
+# use them to take the database away from a running server).
 set -euo pipefail
+ACTION="${1:-setup}"
 PORT="${FERRY_TEST_POSTGRES_PORT:-54329}"
 DIR="${FERRY_TEST_POSTGRES_DIR:-/tmp/ferry-test-postgres}"
 
@@ -29,6 +32,14 @@ fi
 as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
+case "$ACTION" in
+    stop) as_owner "$BIN/pg_ctl" -D "$DIR" -m fast -w stop >&2; exit 0 ;;
+    start) as_owner "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w \
+               -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300" start >&2
+           exit 0 ;;
+    setup) ;;
+    *) echo "usage: $0 [setup|start|stop]" >&2; exit 64 ;;
+esac
 mkdir -p "$DIR"
 if [ "$(id -u)" = 0 ]; then chown postgres "$DIR"; chmod 700 "$DIR"; fi
 if [ ! -f "$DIR/PG_VERSION" ]; then

@@ -264,8 +264,17 @@ public final class PostgresStore: FerryDatabase {
         try await first("SELECT value FROM change_epoch WHERE id = 1") { try $0["value"].decode(Int64.self) } ?? 0
     }
 
+    /// Throws when the database does not answer `SELECT 1` within two seconds (a readiness probe must not hang).
     public func checkHealth() async throws {
-        try await client.query("SELECT 1", logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.client.query("SELECT 1", logger: self.logger) }
+            group.addTask {
+                try await Task.sleep(for: .seconds(2))
+                throw PostgresUnavailable(message: "no answer from the server within 2 seconds")
+            }
+            try await group.next()
+            group.cancelAll()
+        }
     }
 
     /// The channel the schema's triggers notify on every change the edge caches.

@@ -3,6 +3,9 @@ import FerryCore
 import FerryServer
 import FerryStore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -136,5 +139,98 @@ struct MultiNodeTests {
         }
         try await storeA.close()
         try await storeB.close()
+    }
+}
+
+/// A server whose PostgreSQL goes away and comes back.
+@Suite("A database outage")
+struct DatabaseOutageTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/test-postgres.sh").standardized.path
+
+    /// Runs the test database script for a cluster of the test's own; returns what it printed.
+    ///
+    /// Spawned and waited for directly: the server the script leaves running must not keep the test waiting on a pipe,
+    /// and the script is reaped here rather than by Foundation's process monitor.
+    static func cluster(_ action: String, directory: String, port: Int) async throws -> String {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-pg-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["FERRY_TEST_POSTGRES_DIR"] = directory
+        environment["FERRY_TEST_POSTGRES_PORT"] = "\(port)"
+        let status = try await Task.detached { () -> Int32 in
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let words: [String] = ["/bin/bash", script, action]
+            let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+            let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { (arguments + variables).forEach { free($0) } }
+            var pid = pid_t()
+            guard posix_spawn(&pid, "/bin/bash", &actions, nil, arguments, variables) == 0 else { throw ConfigurationError("cannot run bash") }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            return status
+        }.value
+        guard status == 0 else { throw ConfigurationError("test-postgres.sh \(action) failed (\(status))") }
+        return (try String(contentsOfFile: outputPath, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(.enabled(if: MultiNodeTests.postgresURL != nil, "needs FERRY_TEST_POSTGRES_URL (and PostgreSQL's binaries)"))
+    func theEdgeRedirectsFromItsCacheKeepsClicksAndRecoversWhenTheDatabaseReturns() async throws {
+        let directory = "/tmp/ferry-outage-\(UUID().uuidString.prefix(8))"
+        let port = Int.random(in: 55_000..<60_000)
+        let url = try await Self.cluster("setup", directory: directory, port: port)
+        do {
+            try await outage(url: url, directory: directory, port: port)
+        } catch {
+            _ = try? await Self.cluster("stop", directory: directory, port: port)
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+        _ = try? await Self.cluster("stop", directory: directory, port: port)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func outage(url: String, directory: String, port: Int) async throws {
+        let store = try await PostgresStore(url: url)
+        let admin = FerryAdmin(store: store)
+        let app = try await admin.createApp(.init(name: "Example", domains: ["go.example.com"]))
+        let link = try await admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: app, environment: .live)
+        let server = try await buildApplication(Fixture.configuration, store: store)
+        try await server.test(.live) { client in
+            func click() async throws -> TestResponse {
+                try await client.execute(uri: "/promo", method: .get, headers: headers(userAgent: UA.desktop))
+            }
+            #expect(try await click().status == .found)  // now in the cache
+            #expect(try await client.execute(uri: "/readyz", method: .get, headers: headers()).status == .ok)
+
+            _ = try await Self.cluster("stop", directory: directory, port: port)
+            for _ in 0..<5 {
+                let response = try await click()
+                #expect(response.status == .found, "a cached link is still served while the database is away")
+                #expect(response.headers[.location] == "https://example.com/promo")
+            }
+            #expect(try await client.execute(uri: "/readyz", method: .get, headers: headers()).status == .serviceUnavailable)
+
+            _ = try await Self.cluster("start", directory: directory, port: port)
+            // Without a restart: ready again, and the clicks held in memory reach the database.
+            var ready = false
+            for _ in 0..<150 where !ready {
+                ready = try await client.execute(uri: "/readyz", method: .get, headers: headers()).status == .ok
+                if !ready { try await Task.sleep(nanoseconds: 200_000_000) }
+            }
+            #expect(ready)
+            var clicks = 0
+            for _ in 0..<150 where clicks < 6 {
+                clicks = (try? await store.clickCount(linkID: link.id)) ?? 0
+                if clicks < 6 { try await Task.sleep(nanoseconds: 200_000_000) }
+            }
+            #expect(clicks == 6, "every click made during the outage was written once the database came back")
+            #expect(try await click().status == .found)
+        }
+        try await store.close()
     }
 }

@@ -35,7 +35,7 @@ public func buildApplication(
         bufferLimit: configuration.clickBufferLimit, logger: logger
     )
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
-    let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, logger: logger)
+    let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
     let admin = FerryAdmin(store: store)
     let router = buildRouter(
         store: store, admin: admin, cache: cache, recorder: recorder,

@@ -147,21 +147,31 @@ public struct CacheRefresher: Service {
 public struct AttributionJanitor: Service {
     let store: any FerryDatabase
     let interval: Duration
+    let clickRetention: Duration?
     let logger: Logger
 
-    /// Creates a janitor.
-    public init(store: any FerryDatabase, interval: Duration, logger: Logger) {
+    /// Creates a janitor; `clickRetention` nil keeps clicks for ever.
+    public init(store: any FerryDatabase, interval: Duration, clickRetention: Duration? = nil, logger: Logger) {
         self.store = store
         self.interval = interval
+        self.clickRetention = clickRetention
         self.logger = logger
     }
 
-    /// Purges at start and then every `interval` until shutdown.
+    /// Purges at start and then every `interval` until shutdown: click signals past their window, clicks past the
+    /// retention; and readies the storage of the coming days' clicks.
     public func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let now = FerryAdmin.wallClock()
             do {
-                let touched = try await store.purgeAttributionSignals(now: FerryAdmin.wallClock())
+                try await store.prepareClickStorage(now: now)
+                let touched = try await store.purgeAttributionSignals(now: now)
                 if touched > 0 { logger.info("purged expired click signals", metadata: ["rows": "\(touched)"]) }
+                if let clickRetention {
+                    let seconds = Double(clickRetention.components.seconds)
+                    let expired = try await store.expireClicks(before: now.addingTimeInterval(-seconds))
+                    if expired > 0 { logger.info("expired old clicks", metadata: ["rows": "\(expired)"]) }
+                }
             } catch {
                 logger.warning("cannot purge click signals", metadata: ["error": "\(error)"])
             }

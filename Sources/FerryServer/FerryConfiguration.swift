@@ -92,6 +92,8 @@ public struct FerryConfiguration: Sendable {
     public var cacheRefreshInterval: Duration = .seconds(1)
     /// How often click signals older than their app's attribution window are purged.
     public var purgeInterval: Duration = .seconds(600)
+    /// How long clicks are kept (for statistics); nil keeps them for ever. Default: 400 days.
+    public var clickRetention: Duration? = .seconds(400 * 86400)
     /// Largest request body accepted, in bytes.
     public var maxBodyBytes = 64 * 1024
     /// Log level.
@@ -110,6 +112,12 @@ public struct FerryConfiguration: Sendable {
         }
         if let value = environment["FERRY_TRUSTED_PROXIES"], !value.isEmpty {
             do { trustedProxies = try IPNetwork.parseList(value) } catch { throw ConfigurationError("FERRY_TRUSTED_PROXIES: \(error)") }
+        }
+        if let value = environment["FERRY_CLICK_RETENTION_DAYS"], !value.isEmpty {
+            guard let days = Int(value), (0...36500).contains(days) else {
+                throw ConfigurationError("FERRY_CLICK_RETENTION_DAYS must be a number of days (0 keeps clicks for ever)")
+            }
+            clickRetention = days == 0 ? nil : .seconds(days * 86400)
         }
         if let value = environment["FERRY_IP_HASH_KEY"], !value.isEmpty {
             guard value.utf8.count >= 16 else { throw ConfigurationError("FERRY_IP_HASH_KEY must be at least 16 characters") }

@@ -27,15 +27,7 @@ public final class PostgresStore: FerryDatabase {
         await Task.yield()
         do {
             // The pool retries a server it cannot reach for a long while: give up on the first contact sooner.
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await self.migrate() }
-                group.addTask {
-                    try await Task.sleep(for: Self.firstContactTimeout)
-                    throw PostgresUnavailable(message: "no answer from the server within \(Self.firstContactTimeout)")
-                }
-                try await group.next()
-                group.cancelAll()
-            }
+            try await Self.withDeadline(Self.firstContactTimeout) { try await self.migrate() }
         } catch {
             runner.cancel()
             throw error
@@ -136,9 +128,12 @@ public final class PostgresStore: FerryDatabase {
             )
             """,
             "CREATE INDEX links_app_env_seq ON links(app_id, environment, seq)",
+            // Clicks by day (UTC): a day past the retention is dropped as a whole partition, not deleted row by row.
+            // The partitions are made ahead of time (`prepareClickStorage`); clicks of a day without one land in
+            // the default partition.
             """
             CREATE TABLE clicks (
-                id TEXT PRIMARY KEY,
+                id TEXT NOT NULL,
                 link_id TEXT NOT NULL,
                 app_id TEXT NOT NULL,
                 environment TEXT NOT NULL,
@@ -151,9 +146,11 @@ public final class PostgresStore: FerryDatabase {
                 query TEXT,
                 accept_language TEXT,
                 os_version TEXT,
-                apple_device TEXT
-            )
+                apple_device TEXT,
+                PRIMARY KEY (id, created_at)
+            ) PARTITION BY RANGE (created_at)
             """,
+            "CREATE TABLE clicks_default PARTITION OF clicks DEFAULT",
             "CREATE INDEX clicks_link_created ON clicks(link_id, created_at)",
             "CREATE INDEX clicks_app_created ON clicks(app_id, created_at)",
             "CREATE INDEX clicks_app_address ON clicks(app_id, ip_hash, created_at)",
@@ -266,14 +263,30 @@ public final class PostgresStore: FerryDatabase {
 
     /// Throws when the database does not answer `SELECT 1` within two seconds (a readiness probe must not hang).
     public func checkHealth() async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.client.query("SELECT 1", logger: self.logger) }
-            group.addTask {
-                try await Task.sleep(for: .seconds(2))
-                throw PostgresUnavailable(message: "no answer from the server within 2 seconds")
+        try await Self.withDeadline(.seconds(2)) { try await self.client.query("SELECT 1", logger: self.logger) }
+    }
+
+    /// Runs `operation`, throwing `PostgresUnavailable` when it has not finished after `deadline`. The operation is
+    /// cancelled then but not waited for: a lease from a pool that cannot reach its server may take long to give up,
+    /// and the caller must not wait for that.
+    static func withDeadline(_ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Void) async throws {
+        let state = DeadlineState()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let work = Task {
+                do {
+                    try await operation()
+                    state.finish { continuation.resume() }
+                } catch {
+                    state.finish { continuation.resume(throwing: error) }
+                }
             }
-            try await group.next()
-            group.cancelAll()
+            Task {
+                try? await Task.sleep(for: deadline)
+                state.finish {
+                    work.cancel()
+                    continuation.resume(throwing: PostgresUnavailable(message: "no answer from the server within \(deadline)"))
+                }
+            }
         }
     }
 
@@ -544,7 +557,7 @@ public final class PostgresStore: FerryDatabase {
         try await insertRows("""
             INSERT INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent, platform, referer, query,
                 accept_language, os_version, apple_device) VALUES
-            """, columns: 14, clicks, tail: "ON CONFLICT (id) DO NOTHING") { click, binds in
+            """, columns: 14, clicks, tail: "ON CONFLICT (id, created_at) DO NOTHING") { click, binds in
             binds.append(click.id); binds.append(click.linkID); binds.append(click.appID); binds.append(click.environment.rawValue)
             binds.append(click.createdAt.timeIntervalSince1970); binds.append(click.ipHash); binds.append(click.networkHash)
             binds.append(click.userAgent); binds.append(click.platform.rawValue); binds.append(click.referer); binds.append(click.query)
@@ -571,6 +584,62 @@ public final class PostgresStore: FerryDatabase {
         }
     }
 
+    /// The name of a day's click partition: `clicks_20261123` (UTC).
+    public static func partitionName(dayStart: Double) -> String {
+        let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date(timeIntervalSince1970: dayStart))
+        return String(format: "clicks_%04d%02d%02d", components.year ?? 0, components.month ?? 0, components.day ?? 0)
+    }
+
+    /// Makes the partitions of yesterday, today and the next two days (UTC) when missing. A day whose clicks already
+    /// went to the default partition keeps them there (PostgreSQL refuses the partition); its expiry deletes them.
+    public func prepareClickStorage(now: Date) async throws {
+        let today = (now.timeIntervalSince1970 / 86400).rounded(.down) * 86400
+        for offset in -1...2 {
+            let start = today + Double(offset) * 86400
+            let name = Self.partitionName(dayStart: start)
+            do {
+                // The name is made of digits from a date and the bounds are numbers: nothing here comes from input.
+                try await client.query(PostgresQuery(unsafeSQL: """
+                    CREATE TABLE IF NOT EXISTS \(name) PARTITION OF clicks FOR VALUES FROM (\(start)) TO (\(start + 86400))
+                    """), logger: logger)
+            } catch {
+                logger.debug("click partition not made", metadata: ["partition": "\(name)", "error": "\(String(reflecting: error))"])
+            }
+        }
+    }
+
+    /// The day partitions of the clicks table, oldest first.
+    public func clickPartitions() async throws -> [String] {
+        try await all("""
+            SELECT child.relname AS name FROM pg_inherits i
+            JOIN pg_class child ON child.oid = i.inhrelid JOIN pg_class parent ON parent.oid = i.inhparent
+            JOIN pg_namespace n ON n.oid = parent.relnamespace
+            WHERE parent.relname = 'clicks' AND n.nspname = current_schema() AND child.relname <> 'clicks_default'
+            ORDER BY child.relname
+            """) { try $0["name"].decode(String.self) }
+    }
+
+    public func expireClicks(before cutoff: Date) async throws -> Int {
+        let limit = cutoff.timeIntervalSince1970
+        var gone = 0
+        for name in try await clickPartitions() {
+            // Only names this store made: clicks_ and eight digits.
+            guard name.range(of: "^clicks_[0-9]{8}$", options: .regularExpression) != nil else { continue }
+            let digits = name.dropFirst(7)
+            var components = DateComponents()
+            components.year = Int(digits.prefix(4)); components.month = Int(digits.dropFirst(4).prefix(2)); components.day = Int(digits.suffix(2))
+            components.timeZone = TimeZone(identifier: "UTC")
+            guard let start = Calendar(identifier: .gregorian).date(from: components)?.timeIntervalSince1970, start + 86400 <= limit else { continue }
+            gone += try await first(PostgresQuery(unsafeSQL: "SELECT COUNT(*) AS n FROM \(name)")) { try $0["n"].decode(Int.self) } ?? 0
+            try await client.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(name)"), logger: logger)
+        }
+        // What is left before the cutoff: the default partition's, and the part of the day the cutoff falls in.
+        gone += try await first("WITH gone AS (DELETE FROM clicks WHERE created_at < \(limit) RETURNING 1) SELECT COUNT(*) AS n FROM gone") {
+            try $0["n"].decode(Int.self)
+        } ?? 0
+        return gone
+    }
+
     // MARK: Settings
 
     public func setting(_ name: String) async throws -> String? {
@@ -580,6 +649,22 @@ public final class PostgresStore: FerryDatabase {
     public func insertSettingIfAbsent(_ name: String, value: String) async throws -> String {
         try await client.query("INSERT INTO settings (name, value) VALUES (\(name), \(value)) ON CONFLICT (name) DO NOTHING", logger: logger)
         return try await setting(name) ?? value
+    }
+}
+
+/// Whether a deadline race has been decided.
+final class DeadlineState: @unchecked Sendable {
+    // @unchecked: `done` is only touched under `lock`.
+    private let lock = NSLock()
+    private var done = false
+
+    /// Runs `body` if the race was not decided yet, deciding it.
+    func finish(_ body: () -> Void) {
+        let first = lock.withLock { () -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if first { body() }
     }
 }
 

@@ -180,6 +180,9 @@ public final class SQLiteStore: FerryDatabase {
             CREATE INDEX events_app_name ON events(app_id, name, occurred_at);
             """)
         }
+        migrator.registerMigration("v3-click-expiry") { db in
+            try db.execute(sql: "CREATE INDEX clicks_created ON clicks(created_at)")
+        }
         return migrator
     }
 
@@ -443,6 +446,16 @@ public final class SQLiteStore: FerryDatabase {
                     osVersion: row["os_version"], appleDevice: row["apple_device"]
                 )
             }
+        }
+    }
+
+    /// Nothing to ready: one table, indexed by time.
+    public func prepareClickStorage(now: Date) async throws {}
+
+    public func expireClicks(before cutoff: Date) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM clicks WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
+            return db.changesCount
         }
     }
 

@@ -82,6 +82,11 @@ public protocol ClickStore: Sendable {
     func clickCount(linkID: String) async throws -> Int
     /// One click by id.
     func click(id: String) async throws -> Click?
+    /// Readies storage for the clicks of the days around `now` (PostgreSQL makes each day's partition ahead of time).
+    func prepareClickStorage(now: Date) async throws
+    /// Forgets clicks made before `cutoff`; returns how many went (whole days' partitions on PostgreSQL, counted before
+    /// they are dropped).
+    func expireClicks(before cutoff: Date) async throws -> Int
 }
 
 /// Small server-wide settings, such as the key of the IP hash.

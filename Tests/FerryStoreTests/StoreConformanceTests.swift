@@ -290,4 +290,37 @@ struct StoreConformanceTests {
             #expect(try await store.eventCount(appID: "app_1", name: "install") == 0)
         }
     }
+
+    @Test(arguments: StoreBackend.available) func clicksPastTheRetentionGoAndTheRestStay(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            let day = 86400.0
+            // The storage of each day is readied around it, as the janitor does, before its clicks arrive.
+            for offset in [-10.0, -5, -1, 0] { try await store.prepareClickStorage(now: epoch.addingTimeInterval(offset * day)) }
+            let clicks = [-10.0, -10, -5, -1, 0].enumerated().map { index, offset in
+                Click(id: "clk_\(index)", linkID: "lnk_1", appID: "app_1", environment: .live, createdAt: epoch.addingTimeInterval(offset * day + 60),
+                      ipHash: nil, networkHash: nil, userAgent: nil, platform: .iOS, referer: nil, query: nil, acceptLanguage: nil)
+            }
+            try await store.recordClicks(clicks)
+            try await store.recordClicks(clicks)  // a retried batch still counts once
+            #expect(try await store.clickCount(linkID: "lnk_1") == 5)
+
+            let gone = try await store.expireClicks(before: epoch.addingTimeInterval(-3 * day))
+            #expect(gone == 3)
+            #expect(try await store.clickCount(linkID: "lnk_1") == 2)
+            #expect(try await store.click(id: "clk_0") == nil)
+            #expect(try await store.click(id: "clk_3") == clicks[3])
+            #expect(try await store.expireClicks(before: epoch.addingTimeInterval(-3 * day)) == 0)
+            if let postgres = store as? PostgresStore {
+                // Whole days went as partitions, not row by row.
+                let partitions = try await postgres.clickPartitions()
+                let tenDaysAgo = (epoch.timeIntervalSince1970 / day).rounded(.down) * day - 10 * day
+                #expect(!partitions.contains(PostgresStore.partitionName(dayStart: tenDaysAgo)))
+                #expect(partitions.contains(PostgresStore.partitionName(dayStart: tenDaysAgo + 9 * day)))
+            }
+            // A click on a day nobody readied still lands (in the default partition) and still expires.
+            try await store.recordClicks([Click(id: "clk_late", linkID: "lnk_1", appID: "app_1", environment: .live, createdAt: epoch.addingTimeInterval(-100 * day),
+                                                ipHash: nil, networkHash: nil, userAgent: nil, platform: .iOS, referer: nil, query: nil, acceptLanguage: nil)])
+            #expect(try await store.expireClicks(before: epoch.addingTimeInterval(-50 * day)) == 1)
+        }
+    }
 }

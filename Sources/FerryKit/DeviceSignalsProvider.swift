@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Tells what the device can say about itself for the deferred deep link match: screen, time zone, languages,
 /// OS version, model, and a per-vendor install identifier.

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import NIOCore
 
 /// Builds the Ferry server: routes, the click recorder and the cache refresher, over the configured store.
@@ -45,7 +46,8 @@ public func buildApplication(
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
-        services: [recorder, refresher, janitor],
+        // A store that is a service (PostgreSQL's pool) goes first, so that it is shut down last.
+        services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

@@ -18,6 +18,12 @@ extension PostgresStore {
             """, logger: logger)
     }
 
+    /// Columns of a click joined with its page's signals (a constant: the only text spliced into these queries).
+    static let evidenceColumns = """
+        c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
+        s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
+        """
+
     public func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
         let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
         let app = query.appID, env = query.environment.rawValue, platformName = platform?.rawValue, limit = CandidateQuery.limitPerKey
@@ -25,6 +31,7 @@ extension PostgresStore {
         func collect(_ sql: PostgresQuery) async throws {
             for evidence in try await all(sql, Self.decodeEvidence) { byID[evidence.clickID] = evidence }
         }
+        // One shape for "the window's clicks", "those from this address" and "those from this network".
         func count(address: String?, network: String?) async throws -> Int {
             try await first("""
                 SELECT COUNT(*) AS n FROM clicks c WHERE c.app_id = \(app) AND c.environment = \(env)
@@ -32,36 +39,28 @@ extension PostgresStore {
                   AND (\(address)::text IS NULL OR c.ip_hash = \(address)) AND (\(network)::text IS NULL OR c.network_hash = \(network))
                 """) { try $0["n"].decode(Int.self) } ?? 0
         }
-        var sameAddress = 0, sameNetwork = 0
-        if let address = query.addressHash {
+        func collect(address: String?, network: String?) async throws {
             try await collect("""
-                SELECT c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
-                    s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
-                FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+                SELECT \(unescaped: Self.evidenceColumns) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
                 WHERE c.app_id = \(app) AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
-                  AND (\(platformName)::text IS NULL OR c.platform = \(platformName)) AND c.ip_hash = \(address)
+                  AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
+                  AND (\(address)::text IS NULL OR c.ip_hash = \(address)) AND (\(network)::text IS NULL OR c.network_hash = \(network))
                   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
                 ORDER BY c.created_at DESC LIMIT \(limit)
                 """)
+        }
+        var sameAddress = 0, sameNetwork = 0
+        if let address = query.addressHash {
+            try await collect(address: address, network: nil)
             sameAddress = try await count(address: address, network: nil)
         }
         if let network = query.networkHash {
-            try await collect("""
-                SELECT c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
-                    s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
-                FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
-                WHERE c.app_id = \(app) AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
-                  AND (\(platformName)::text IS NULL OR c.platform = \(platformName)) AND c.network_hash = \(network)
-                  AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
-                ORDER BY c.created_at DESC LIMIT \(limit)
-                """)
+            try await collect(address: nil, network: network)
             sameNetwork = try await count(address: nil, network: network)
         }
         if let fingerprint = query.fingerprint {
             try await collect("""
-                SELECT c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
-                    s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
-                FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
+                SELECT \(unescaped: Self.evidenceColumns) FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
                 WHERE s.app_id = \(app) AND s.fingerprint = \(fingerprint) AND s.received_at BETWEEN \(since) AND \(until)
                   AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
                   AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
@@ -76,9 +75,7 @@ extension PostgresStore {
 
     public func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
         try await first("""
-            SELECT c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
-                s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
-            FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+            SELECT \(unescaped: Self.evidenceColumns) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
             WHERE c.id = \(id) AND c.app_id = \(appID) AND c.environment = \(environment.rawValue) AND c.created_at >= \(since.timeIntervalSince1970)
               AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
             """, Self.decodeEvidence)

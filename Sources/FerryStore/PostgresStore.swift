@@ -3,6 +3,7 @@ import FerryCore
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 /// Ferry's store on PostgreSQL (PostgresNIO's `PostgresClient`), for several `ferry serve` nodes on one database.
 ///
@@ -665,6 +666,17 @@ final class DeadlineState: @unchecked Sendable {
             return !done
         }
         if first { body() }
+    }
+}
+
+/// The store as a ServiceLifecycle service: its pool runs from the moment the store opens (so the CLI and tests need
+/// no service group), and `run()` ties the end of it to the server's graceful shutdown. Registered first in
+/// `ferry serve`'s group, it is shut down last, after the click recorder has written what it held.
+extension PostgresStore: Service {
+    /// Waits for graceful shutdown (or cancellation), then closes the pool.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await close()
     }
 }
 

@@ -87,8 +87,6 @@ struct Serve: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
             try await app.runService()
-            // The services have stopped (the click recorder wrote what it held): let the database go.
-            try await store.close()
         }
     }
 

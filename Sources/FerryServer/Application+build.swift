@@ -41,7 +41,8 @@ public func buildApplication(
     let router = buildRouter(
         store: store, admin: admin, cache: cache, recorder: recorder,
         addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
-        hasher: AddressHasher(key: hashKey), maxBodyBytes: configuration.maxBodyBytes, logger: logger
+        hasher: AddressHasher(key: hashKey), maxBodyBytes: configuration.maxBodyBytes,
+        lookupTimeout: configuration.edgeLookupTimeout, logger: logger
     )
     return Application(
         router: router,
@@ -56,11 +57,11 @@ public func buildApplication(
 /// The router alone, for tests that drive it without a socket.
 func buildRouter(
     store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, addresses: ClientAddressResolver,
-    hasher: AddressHasher, maxBodyBytes: Int, logger: Logger
+    hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, logger: Logger
 ) -> Router<FerryRequestContext> {
     let router = Router(context: FerryRequestContext.self)
     router.add(middleware: LogRequestsMiddleware(.debug))
-    router.add(middleware: ErrorMiddleware(logger: logger))
+    router.add(middleware: ErrorMiddleware(store: store, logger: logger))
     router.get("/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
     router.get("/readyz") { _, _ in
         do {
@@ -88,7 +89,7 @@ func buildRouter(
     attribution.register(on: router)
     let edge = EdgeController(
         store: store, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
-        addresses: addresses, hasher: hasher, now: admin.now
+        addresses: addresses, hasher: hasher, now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout)
     )
     CompatibilityController(
         admin: admin, edge: edge, attribution: attribution, authenticator: authenticator, addresses: addresses, hasher: hasher,
@@ -129,6 +130,7 @@ enum MethodGuard {
 /// Turns unexpected errors into a JSON 500 without details, and logs them; API errors pass through.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = FerryRequestContext
+    let store: any FerryDatabase
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -141,6 +143,9 @@ struct ErrorMiddleware: RouterMiddleware {
             return EdgeController.html(StatusPage.notFound.render(), status: .notFound, head: request.method == .head)
         } catch let error as HTTPError {
             throw APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
+        } catch let error where store.isOutage(error) {
+            logger.warning("database away", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            throw APIError(.serviceUnavailable, code: "database_unavailable", message: "the database cannot be reached; try again shortly")
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             throw APIError(.internalServerError, code: "internal", message: "something went wrong; the error was logged")

@@ -16,6 +16,7 @@ struct EdgeController: Sendable {
     let addresses: ClientAddressResolver
     let hasher: AddressHasher
     let now: @Sendable () -> Date
+    let lookups: EdgeLookups
 
     static let hostHeader = HTTPField.Name("Host")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -52,26 +53,39 @@ struct EdgeController: Sendable {
     }
 
     /// The app that owns a host, through the cache; tries the host without its port, then the domains it is a
-    /// subdomain of (`abc123.go.example.com` belongs to the app of `go.example.com`).
+    /// subdomain of (`abc123.go.example.com` belongs to the app of `go.example.com`). When the database is away,
+    /// what the cache knew before it was last emptied, or `DatabaseUnavailable`.
     func app(forHost host: String) async throws -> App? {
         if let entry = cache.app(host: host) {
             if case .found(let app) = entry { return app }
             return nil
         }
         let generation = cache.generation
-        var app = try await store.app(forDomain: host)
-        if app == nil, !host.hasPrefix("["), host.contains(":") {
-            app = try await store.app(forDomain: String(DomainName.hostPart(of: host)))
-        }
-        let port = host.hasPrefix("[") ? nil : host.split(separator: ":").dropFirst().first
-        for parent in App.parentDomains(of: host) where app == nil {
-            if let port { app = try await store.app(forDomain: "\(parent):\(port)") }
-            if app == nil { app = try await store.app(forDomain: parent) }
+        let store = store
+        let app: App?
+        do {
+            app = try await lookups.run {
+                var app = try await store.app(forDomain: host)
+                if app == nil, !host.hasPrefix("["), host.contains(":") {
+                    app = try await store.app(forDomain: String(DomainName.hostPart(of: host)))
+                }
+                let port = host.hasPrefix("[") ? nil : host.split(separator: ":").dropFirst().first
+                for parent in App.parentDomains(of: host) where app == nil {
+                    if let port { app = try await store.app(forDomain: "\(parent):\(port)") }
+                    if app == nil { app = try await store.app(forDomain: parent) }
+                }
+                return app
+            }
+        } catch let error as DatabaseUnavailable {
+            guard let stale = cache.staleApp(host: host) else { throw error }
+            if case .found(let app) = stale { return app }
+            return nil
         }
         cache.store(app.map { .found($0) } ?? .missing, host: host, generation: generation)
         return app
     }
 
+    /// The link of a slug on a host, through the cache (stale entries when the database is away).
     func resolve(host: String, slug: String) async throws -> ResolvedLink? {
         guard let app = try await app(forHost: host) else { return nil }
         let domain = app.linkDomain(forHost: host) ?? host
@@ -80,15 +94,28 @@ struct EdgeController: Sendable {
             return nil
         }
         let generation = cache.generation
-        let link = try await store.link(domain: domain, slug: slug)
+        let store = store
+        let link: Link?
+        do {
+            link = try await lookups.run { try await store.link(domain: domain, slug: slug) }
+        } catch let error as DatabaseUnavailable {
+            guard let stale = cache.staleLink(domain: domain, slug: slug) else { throw error }
+            if case .found(let link) = stale { return ResolvedLink(link: link, app: app) }
+            return nil
+        }
         cache.store(link.map { .found($0) } ?? .missing, domain: domain, slug: slug, generation: generation)
         return link.map { ResolvedLink(link: $0, app: app) }
     }
 
     func click(_ request: Request, context: FerryRequestContext, slug rawSlug: String, head: Bool = false) async throws -> Response {
-        guard let host = Self.host(of: request), let slug = Slug.normalize(rawSlug),
-              let resolved = try await resolve(host: host, slug: slug)
-        else { return page(.notFound, head: head) }
+        guard let host = Self.host(of: request), let slug = Slug.normalize(rawSlug) else { return page(.notFound, head: head) }
+        let found: ResolvedLink?
+        do { found = try await resolve(host: host, slug: slug) } catch is DatabaseUnavailable {
+            var response = page(.unavailable, head: head)
+            response.headers[.retryAfter] = "5"
+            return response
+        }
+        guard let resolved = found else { return page(.notFound, head: head) }
         let userAgent = request.headers[.userAgent]
         let client = classifier.classify(userAgent)
         let query = Self.safeQuery(request.uri.query)

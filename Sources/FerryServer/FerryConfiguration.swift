@@ -90,6 +90,9 @@ public struct FerryConfiguration: Sendable {
     public var linkCacheCapacity = 100_000
     /// How often the cache checks whether another process changed links.
     public var cacheRefreshInterval: Duration = .seconds(1)
+    /// How long a click waits for the database to look up what the cache does not know; past it (or when the
+    /// database is away) the edge answers from what it knew before, or with a 503 page.
+    public var edgeLookupTimeout: Duration = .seconds(2)
     /// How often click signals older than their app's attribution window are purged.
     public var purgeInterval: Duration = .seconds(600)
     /// How long clicks are kept (for statistics); nil keeps them for ever. Default: 400 days.

@@ -13,7 +13,9 @@ public struct ResolvedLink: Sendable {
 /// slugs and hosts so that floods of misses do not reach the database.
 ///
 /// Writes through the API invalidate their entry at once; changes made by other processes are caught by
-/// `CacheRefresher`, which empties the cache when the store's change counter moves.
+/// `CacheRefresher`, which empties the cache when the store's change counter moves. What an emptying drops is kept
+/// aside as *stale* entries, which the edge serves only when the database cannot be asked (an outage): a link is
+/// better redirected to where it pointed a moment ago than not at all.
 public final class LinkCache: Sendable {
     /// A cached answer: a value, or the knowledge that there is none.
     public enum Entry<Value: Sendable>: Sendable {
@@ -33,6 +35,8 @@ public final class LinkCache: Sendable {
         var head = 0
         var nextTicket: UInt64 = 0
         var generation: UInt64 = 0
+        var staleLinks: [String: Entry<Link>] = [:]
+        var staleHosts: [String: Entry<App>] = [:]
     }
 
     private let state = Mutex(State())
@@ -54,11 +58,15 @@ public final class LinkCache: Sendable {
         state.withLock { $0.links[Self.key(domain: domain, slug: slug)]?.value }
     }
 
-    /// Remembers a link (or its absence), unless the cache was emptied since `generation`.
+    /// Remembers a link (or its absence), unless the cache was emptied since `generation`: then the answer may be
+    /// out of date and is kept only as a stale entry.
     public func store(_ entry: Entry<Link>, domain: String, slug: String, generation: UInt64) {
         let key = Self.key(domain: domain, slug: slug)
         state.withLock { state in
-            guard state.generation == generation else { return }
+            guard state.generation == generation else {
+                if state.staleLinks.count < capacity || state.staleLinks[key] != nil { state.staleLinks[key] = entry }
+                return
+            }
             state.nextTicket += 1
             let ticket = state.nextTicket
             state.links[key] = Slot(value: entry, ticket: ticket)
@@ -80,27 +88,48 @@ public final class LinkCache: Sendable {
         state.withLock { $0.hosts[host]?.value }
     }
 
-    /// Remembers the app of a host (or that it has none).
+    /// Remembers the app of a host (or that it has none); as a stale entry when the cache was emptied since
+    /// `generation`.
     public func store(_ entry: Entry<App>, host: String, generation: UInt64) {
         state.withLock { state in
-            guard state.generation == generation else { return }
+            guard state.generation == generation else {
+                if state.staleHosts.count < 10_000 || state.staleHosts[host] != nil { state.staleHosts[host] = entry }
+                return
+            }
             if state.hosts.count >= 10_000 { state.hosts.removeAll(keepingCapacity: true) }
             state.hosts[host] = Slot(value: entry, ticket: 0)
         }
     }
 
-    /// Forgets one link.
+    /// Forgets one link, stale copy included (this process changed it: what it knew is wrong, not old).
     public func invalidate(domain: String, slug: String) {
         state.withLock { state in
-            state.links[Self.key(domain: domain, slug: slug)] = nil
+            let key = Self.key(domain: domain, slug: slug)
+            state.links[key] = nil
+            state.staleLinks[key] = nil
             state.generation += 1
         }
     }
 
-    /// Forgets everything.
+    /// Forgets everything, keeping what it held as stale entries for outages. Stale entries gathered by earlier
+    /// emptyings stay too (an outage may bring several), within the cache's capacity.
     public func removeAll() {
         state.withLock { state in
-            state = State(generation: state.generation + 1)
+            var staleLinks = state.staleLinks.count + state.links.count <= capacity ? state.staleLinks : [:]
+            for (key, slot) in state.links { staleLinks[key] = slot.value }
+            var staleHosts = state.staleHosts.count + state.hosts.count <= 10_000 ? state.staleHosts : [:]
+            for (key, slot) in state.hosts { staleHosts[key] = slot.value }
+            state = State(generation: state.generation + 1, staleLinks: staleLinks, staleHosts: staleHosts)
         }
+    }
+
+    /// What the cache last knew of a link before it was emptied, for when the database cannot be asked.
+    public func staleLink(domain: String, slug: String) -> Entry<Link>? {
+        state.withLock { $0.staleLinks[Self.key(domain: domain, slug: slug)] }
+    }
+
+    /// What the cache last knew of a host's app before it was emptied, for when the database cannot be asked.
+    public func staleApp(host: String) -> Entry<App>? {
+        state.withLock { $0.staleHosts[host] }
     }
 }

@@ -8,14 +8,14 @@ extension PostgresStore {
     public func recordClickSignals(_ record: ClickSignalsRecord) async throws {
         let signals = record.signals
         let fingerprint = DeviceFingerprint.key(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
-        try await client.query("""
+        try await execute("""
             INSERT INTO click_signals (click_id, app_id, received_at, platform, screen_width, screen_height, screen_scale, time_zone,
                 time_zone_offset, languages, fingerprint)
             VALUES (\(record.clickID), \(record.appID), \(record.receivedAt.timeIntervalSince1970), \(signals.platform),
                 \(signals.screenWidth.map(Int32.init(clamping:))), \(signals.screenHeight.map(Int32.init(clamping:))), \(signals.screenScale),
                 \(signals.timeZone), \(signals.timeZoneOffsetSeconds.map(Int32.init(clamping:))), \(JSONText.encode(signals.languages ?? [])), \(fingerprint))
             ON CONFLICT (click_id) DO NOTHING
-            """, logger: logger)
+            """)
     }
 
     /// Columns of a click joined with its page's signals (a constant: the only text spliced into these queries).
@@ -111,11 +111,11 @@ extension PostgresStore {
 
     public func insertAttribution(_ record: AttributionRecord) async throws {
         do {
-            try await client.query("""
+            try await execute("""
                 INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at)
                 VALUES (\(record.appID), \(record.environment.rawValue), \(record.installID), \(record.clickID), \(record.linkID),
                     \(record.matchType?.rawValue), \(record.confidence), \(record.createdAt.timeIntervalSince1970))
-                """, logger: logger)
+                """)
         } catch {
             guard let constraint = Self.uniqueViolation(error) else { throw error }
             if constraint == "attributions_click" {
@@ -147,13 +147,13 @@ extension PostgresStore {
 
     public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding {
         // The first binding wins: a concurrent second one does nothing, and both read the row that won.
-        try await client.query("""
+        try await execute("""
             INSERT INTO user_bindings (app_id, environment, user_id, install_id, attribution_seq, created_at)
             VALUES (\(appID), \(environment.rawValue), \(userID), \(installID),
                 (SELECT seq FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)),
                 \(now.timeIntervalSince1970))
             ON CONFLICT (app_id, environment, user_id) DO NOTHING
-            """, logger: logger)
+            """)
         guard let binding = try await userBinding(appID: appID, environment: environment, userID: userID) else {
             throw StoreCorruption(message: "user binding vanished")
         }

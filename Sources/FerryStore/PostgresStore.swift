@@ -3,7 +3,9 @@ import FerryCore
 import Foundation
 import Logging
 import PostgresNIO
+import _ConnectionPoolModule  // ConnectionPoolError: how the pool says it gave up connecting
 import ServiceLifecycle
+import Synchronization
 
 /// Ferry's store on PostgreSQL (PostgresNIO's `PostgresClient`), for several `ferry serve` nodes on one database.
 ///
@@ -15,6 +17,32 @@ public final class PostgresStore: FerryDatabase {
     let logger: Logger
     let schema: String?
     private let runner: Task<Void, Never>
+    /// Probes the server every second while the store is open (see ``isAway``).
+    private let monitor = Mutex<Task<Void, Never>?>(nil)
+    /// Set when the server was found away (a failed probe, or an operation failing for lack of a connection), cleared
+    /// by the next probe that succeeds. While it is set, operations fail at once with `DatabaseUnavailable` instead
+    /// of waiting in the pool for a connection that cannot be made.
+    let health = Mutex(Health())
+
+    /// What the store knows of its server. Every probe and operation takes a ticket when it starts; what it finds
+    /// counts only if nothing that started later has already reported (a probe stuck since before the server came
+    /// back must not mark it away again).
+    struct Health {
+        var away = false
+        var nextTicket: UInt64 = 0
+        var lastReport: UInt64 = 0
+
+        mutating func ticket() -> UInt64 {
+            nextTicket += 1
+            return nextTicket
+        }
+
+        mutating func report(away: Bool, ticket: UInt64) {
+            guard ticket > lastReport else { return }
+            lastReport = ticket
+            self.away = away
+        }
+    }
 
     /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`), starts the
     /// connection pool and migrates the schema.
@@ -33,12 +61,47 @@ public final class PostgresStore: FerryDatabase {
             runner.cancel()
             throw error
         }
+        let probe = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.probeInterval)
+                guard let self, !Task.isCancelled else { return }
+                try? await self.checkHealth()
+            }
+        }
+        monitor.withLock { $0 = probe }
+    }
+
+    /// How often the store checks that the server answers.
+    static let probeInterval = Duration.seconds(1)
+
+    /// Whether the server was found away and has not answered since.
+    public var isAway: Bool { health.withLock { $0.away } }
+
+    /// Runs an operation unless the server is known to be away; notes the server away when the operation fails
+    /// for lack of it.
+    func guarded<T>(_ operation: () async throws -> T) async throws -> T {
+        let ticket = try health.withLock { health in
+            if health.away { throw DatabaseUnavailable(message: "PostgreSQL is not answering (checked again every second)") }
+            return health.ticket()
+        }
+        do {
+            return try await operation()
+        } catch {
+            if isOutage(error) { health.withLock { $0.report(away: true, ticket: ticket) } }
+            throw error
+        }
+    }
+
+    /// Runs a statement whose rows are not read.
+    func execute(_ query: PostgresQuery) async throws {
+        try await guarded { _ = try await client.query(query, logger: logger) }
     }
 
     /// How long opening the store waits for the server to answer the first time.
     static let firstContactTimeout = Duration.seconds(15)
 
     public func close() async throws {
+        monitor.withLock { $0?.cancel() }
         runner.cancel()
         await runner.value
     }
@@ -52,11 +115,13 @@ public final class PostgresStore: FerryDatabase {
 
     /// Runs `body` in a transaction; an error thrown by `body` comes out as itself (a `StoreConflict`, say).
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            if let inner = error.closureError { throw inner }
-            throw error
+        try await guarded {
+            do {
+                return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            } catch let error as PostgresTransactionError {
+                if let inner = error.closureError { throw inner }
+                throw error
+            }
         }
     }
 
@@ -240,9 +305,9 @@ public final class PostgresStore: FerryDatabase {
     func migrate() async throws {
         if let schema {
             // The name was checked to be letters, digits and underscores (PostgresURL); identifiers cannot be bound.
-            try await client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""), logger: logger)
+            try await execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""))
         }
-        try await client.query("CREATE TABLE IF NOT EXISTS ferry_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)", logger: logger)
+        try await execute("CREATE TABLE IF NOT EXISTS ferry_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
         for migration in Self.migrations {
             try await transaction { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
@@ -263,31 +328,31 @@ public final class PostgresStore: FerryDatabase {
     }
 
     /// Throws when the database does not answer `SELECT 1` within two seconds (a readiness probe must not hang).
+    /// Whatever it finds decides whether the store's operations are tried (see ``isAway``).
     public func checkHealth() async throws {
-        try await Self.withDeadline(.seconds(2)) { try await self.client.query("SELECT 1", logger: self.logger) }
+        let ticket = health.withLock { $0.ticket() }
+        do {
+            try await Self.withDeadline(.seconds(2)) { try await self.client.query("SELECT 1", logger: self.logger) }
+            health.withLock { $0.report(away: false, ticket: ticket) }
+        } catch {
+            health.withLock { $0.report(away: true, ticket: ticket) }
+            throw error
+        }
     }
 
-    /// Runs `operation`, throwing `PostgresUnavailable` when it has not finished after `deadline`. The operation is
-    /// cancelled then but not waited for: a lease from a pool that cannot reach its server may take long to give up,
-    /// and the caller must not wait for that.
+    /// Runs `operation`, throwing `PostgresUnavailable` when it has not finished after `deadline`.
     static func withDeadline(_ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Void) async throws {
-        let state = DeadlineState()
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let work = Task {
-                do {
-                    try await operation()
-                    state.finish { continuation.resume() }
-                } catch {
-                    state.finish { continuation.resume(throwing: error) }
-                }
-            }
-            Task {
-                try? await Task.sleep(for: deadline)
-                state.finish {
-                    work.cancel()
-                    continuation.resume(throwing: PostgresUnavailable(message: "no answer from the server within \(deadline)"))
-                }
-            }
+        try await FerryStore.withDeadline(deadline, timeoutError: { PostgresUnavailable(message: "no answer from the server within \(deadline)") }, operation)
+    }
+
+    /// Whether an error says the server is away (refused or lost connections, a pool that gave up connecting, no
+    /// answer in time) rather than that a query was wrong.
+    public func isOutage(_ error: any Error) -> Bool {
+        switch error {
+        case is DatabaseUnavailable, is PostgresUnavailable, is ConnectionPoolError: return true
+        case let error as PSQLError:
+            return [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed].contains(error.code)
+        default: return false
         }
     }
 
@@ -333,7 +398,7 @@ public final class PostgresStore: FerryDatabase {
 
     /// The rows of a query, each read by `decode`.
     func all<T>(_ query: PostgresQuery, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
-        try await client.query(query, logger: logger).collect().map { try decode($0.makeRandomAccess()) }
+        try await guarded { try await client.query(query, logger: logger).collect() }.map { try decode($0.makeRandomAccess()) }
     }
 
     func first<T>(_ query: PostgresQuery, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> T? {
@@ -354,7 +419,7 @@ public final class PostgresStore: FerryDatabase {
                 let first = index * columns + 1
                 tuples.append("(" + (first..<first + columns).map { "$\($0)" }.joined(separator: ", ") + ")")
             }
-            try await client.query(PostgresQuery(unsafeSQL: "\(head) \(tuples.joined(separator: ", ")) \(tail)", binds: binds), logger: logger)
+            try await execute(PostgresQuery(unsafeSQL: "\(head) \(tuples.joined(separator: ", ")) \(tail)", binds: binds))
             start += chunk.count
         }
     }
@@ -449,11 +514,11 @@ public final class PostgresStore: FerryDatabase {
     // MARK: Keys
 
     public func createKey(_ key: APIKeyRecord) async throws {
-        try await client.query("""
+        try await execute("""
             INSERT INTO api_keys (id, app_id, kind, environment, hash, hint, created_at, revoked_at)
             VALUES (\(key.id), \(key.appID), \(key.kind.rawValue), \(key.environment.rawValue), \(key.hash), \(key.hint),
                 \(key.createdAt.timeIntervalSince1970), \(key.revokedAt?.timeIntervalSince1970))
-            """, logger: logger)
+            """)
     }
 
     public func key(hash: String) async throws -> APIKeyRecord? {
@@ -484,7 +549,7 @@ public final class PostgresStore: FerryDatabase {
 
     public func createLink(_ link: Link) async throws {
         do {
-            try await client.query("""
+            try await execute("""
                 INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
                     utm_source, utm_medium, utm_campaign, utm_content, utm_term, campaign, referrer,
                     social_title, social_description, social_image_url, expires_at, disabled, created_at, updated_at)
@@ -493,7 +558,7 @@ public final class PostgresStore: FerryDatabase {
                     \(link.utm.campaign), \(link.utm.content), \(link.utm.term), \(link.campaign), \(link.referrer), \(link.social.title),
                     \(link.social.description), \(link.social.imageURL), \(link.expiresAt?.timeIntervalSince1970), \(link.disabled),
                     \(link.createdAt.timeIntervalSince1970), \(link.updatedAt.timeIntervalSince1970))
-                """, logger: logger)
+                """)
         } catch where Self.uniqueViolation(error) != nil {
             throw StoreConflict(field: "slug", message: "slug '\(link.slug)' is already taken on \(link.domain)")
         }
@@ -600,9 +665,9 @@ public final class PostgresStore: FerryDatabase {
             let name = Self.partitionName(dayStart: start)
             do {
                 // The name is made of digits from a date and the bounds are numbers: nothing here comes from input.
-                try await client.query(PostgresQuery(unsafeSQL: """
+                try await execute(PostgresQuery(unsafeSQL: """
                     CREATE TABLE IF NOT EXISTS \(name) PARTITION OF clicks FOR VALUES FROM (\(start)) TO (\(start + 86400))
-                    """), logger: logger)
+                    """))
             } catch {
                 logger.debug("click partition not made", metadata: ["partition": "\(name)", "error": "\(String(reflecting: error))"])
             }
@@ -632,7 +697,7 @@ public final class PostgresStore: FerryDatabase {
             components.timeZone = TimeZone(identifier: "UTC")
             guard let start = Calendar(identifier: .gregorian).date(from: components)?.timeIntervalSince1970, start + 86400 <= limit else { continue }
             gone += try await first(PostgresQuery(unsafeSQL: "SELECT COUNT(*) AS n FROM \(name)")) { try $0["n"].decode(Int.self) } ?? 0
-            try await client.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(name)"), logger: logger)
+            try await execute(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(name)"))
         }
         // What is left before the cutoff: the default partition's, and the part of the day the cutoff falls in.
         gone += try await first("WITH gone AS (DELETE FROM clicks WHERE created_at < \(limit) RETURNING 1) SELECT COUNT(*) AS n FROM gone") {
@@ -648,24 +713,8 @@ public final class PostgresStore: FerryDatabase {
     }
 
     public func insertSettingIfAbsent(_ name: String, value: String) async throws -> String {
-        try await client.query("INSERT INTO settings (name, value) VALUES (\(name), \(value)) ON CONFLICT (name) DO NOTHING", logger: logger)
+        try await execute("INSERT INTO settings (name, value) VALUES (\(name), \(value)) ON CONFLICT (name) DO NOTHING")
         return try await setting(name) ?? value
-    }
-}
-
-/// Whether a deadline race has been decided.
-final class DeadlineState: @unchecked Sendable {
-    // @unchecked: `done` is only touched under `lock`.
-    private let lock = NSLock()
-    private var done = false
-
-    /// Runs `body` if the race was not decided yet, deciding it.
-    func finish(_ body: () -> Void) {
-        let first = lock.withLock { () -> Bool in
-            defer { done = true }
-            return !done
-        }
-        if first { body() }
     }
 }
 

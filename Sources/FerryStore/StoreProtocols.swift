@@ -155,9 +155,15 @@ public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, Settin
     /// A notice each time links, apps, domains or keys change anywhere, and one after every (re)connection, when
     /// notices may have been missed; nil for stores that can only be polled through ``changeEpoch()``.
     func changeNotifications() -> AsyncStream<Void>?
+    /// Whether an error says the database is away (unreachable, not answering in time) rather than that a request
+    /// was wrong; such errors become 503 answers and let the edge serve what it last knew.
+    func isOutage(_ error: any Error) -> Bool
 }
 
 extension FerryDatabase {
     /// Polled only.
     public func changeNotifications() -> AsyncStream<Void>? { nil }
+
+    /// Only deadlines missed.
+    public func isOutage(_ error: any Error) -> Bool { error is DatabaseUnavailable }
 }

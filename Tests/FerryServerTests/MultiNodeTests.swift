@@ -199,6 +199,8 @@ struct DatabaseOutageTests {
         let admin = FerryAdmin(store: store)
         let app = try await admin.createApp(.init(name: "Example", domains: ["go.example.com"]))
         let link = try await admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: app, environment: .live)
+        _ = try await admin.createLink(CreateLinkRequest(slug: "later", destination: "https://example.com/later"), app: app, environment: .live)
+        let secret = try await admin.createKey(appID: app.id, kind: .secret, environment: .live).key
         let server = try await buildApplication(Fixture.configuration, store: store)
         try await server.test(.live) { client in
             func click() async throws -> TestResponse {
@@ -214,6 +216,15 @@ struct DatabaseOutageTests {
                 #expect(response.headers[.location] == "https://example.com/promo")
             }
             #expect(try await client.execute(uri: "/readyz", method: .get, headers: headers()).status == .serviceUnavailable)
+            // A link the node never looked up cannot be served: a 503 page that says to come back, not a hang.
+            let uncached = try await client.execute(uri: "/later", method: .get, headers: headers(userAgent: UA.desktop))
+            #expect(uncached.status == .serviceUnavailable)
+            #expect(uncached.headers[.retryAfter] == "5")
+            #expect(String(buffer: uncached.body).contains("Try again in a moment"))
+            // The API says the same in JSON.
+            let listing = try await client.execute(uri: "/v1/links", method: .get, headers: headers(key: secret))
+            #expect(listing.status == .serviceUnavailable)
+            #expect(String(buffer: listing.body).contains("database_unavailable"))
 
             _ = try await Self.cluster("start", directory: directory, port: port)
             // Without a restart: ready again, and the clicks held in memory reach the database.
@@ -230,6 +241,8 @@ struct DatabaseOutageTests {
             }
             #expect(clicks == 6, "every click made during the outage was written once the database came back")
             #expect(try await click().status == .found)
+            let later = try await client.execute(uri: "/later", method: .get, headers: headers(userAgent: UA.desktop))
+            #expect(later.status == .found, "\(String(buffer: later.body))")
         }
         try await store.close()
     }

@@ -1,0 +1,95 @@
+import FerryCore
+@testable import FerryServer
+import FerryStore
+import Foundation
+import Testing
+
+/// The edge's cache and how it asks the database what the cache does not know.
+@Suite("Link cache")
+struct LinkCacheTests {
+    static func link(_ slug: String, to destination: String) -> Link {
+        Link(id: "lnk_\(slug)", appID: "app_1", environment: .live, domain: "go.example.com", slug: slug, destination: destination,
+             createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0))
+    }
+
+    @Test func emptyingKeepsWhatItHeldAsStaleAndAWriteHereForgetsIt() {
+        let cache = LinkCache(capacity: 10)
+        let app = App(id: "app_1", name: "Example", domains: ["go.example.com"], createdAt: Date(timeIntervalSince1970: 0))
+        cache.store(.found(Self.link("promo", to: "https://example.com/a")), domain: "go.example.com", slug: "promo", generation: cache.generation)
+        cache.store(.missing, domain: "go.example.com", slug: "nope", generation: cache.generation)
+        cache.store(.found(app), host: "go.example.com", generation: cache.generation)
+        #expect(cache.staleLink(domain: "go.example.com", slug: "promo") == nil, "nothing is stale before an emptying")
+
+        cache.removeAll()
+        #expect(cache.link(domain: "go.example.com", slug: "promo") == nil, "an emptied cache answers nothing fresh")
+        guard case .found(let stale)? = cache.staleLink(domain: "go.example.com", slug: "promo") else {
+            Issue.record("the emptied link was not kept as stale")
+            return
+        }
+        #expect(stale.destination == "https://example.com/a")
+        guard case .missing? = cache.staleLink(domain: "go.example.com", slug: "nope") else {
+            Issue.record("a known absence was not kept as stale")
+            return
+        }
+        guard case .found(let staleApp)? = cache.staleApp(host: "go.example.com") else {
+            Issue.record("the emptied app was not kept as stale")
+            return
+        }
+        #expect(staleApp.id == "app_1")
+
+        // A second emptying (an outage may bring several) keeps the first one's stale entries.
+        cache.removeAll()
+        #expect(cache.staleLink(domain: "go.example.com", slug: "promo") != nil)
+
+        // A change made through this process is authoritative: the stale copy goes too.
+        cache.invalidate(domain: "go.example.com", slug: "promo")
+        #expect(cache.staleLink(domain: "go.example.com", slug: "promo") == nil)
+    }
+
+    @Test func anAnswerReadBeforeAnEmptyingIsKeptOnlyAsStale() {
+        let cache = LinkCache(capacity: 10)
+        let generation = cache.generation
+        cache.removeAll()  // a change notice arrives while the lookup was reading the database
+        cache.store(.found(Self.link("promo", to: "https://example.com/a")), domain: "go.example.com", slug: "promo", generation: generation)
+        #expect(cache.link(domain: "go.example.com", slug: "promo") == nil, "a possibly outdated answer is not served as fresh")
+        #expect(cache.staleLink(domain: "go.example.com", slug: "promo") != nil, "but it is there for an outage")
+    }
+
+    @Test func staleEntriesStayWithinTheCapacity() {
+        let cache = LinkCache(capacity: 3)
+        for round in 0..<5 {
+            for index in 0..<3 {
+                let slug = "r\(round)i\(index)"
+                cache.store(.found(Self.link(slug, to: "https://example.com/\(slug)")), domain: "go.example.com", slug: slug, generation: cache.generation)
+            }
+            cache.removeAll()
+        }
+        let kept = (0..<5).flatMap { round in (0..<3).map { "r\(round)i\($0)" } }
+            .filter { cache.staleLink(domain: "go.example.com", slug: $0) != nil }
+        #expect(kept.count <= 3 * 2, "stale entries are bounded by the capacity (this round's and at most one before)")
+        #expect(kept.contains("r4i0") && kept.contains("r4i2"), "the latest emptying is always kept")
+    }
+
+    @Test func aLookupPastItsDeadlineSaysTheDatabaseIsAwayAndOtherErrorsPassThrough() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-lookups-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: directory.appendingPathComponent("ferry.sqlite").path)
+        let lookups = EdgeLookups(store: store, timeout: .milliseconds(100))
+
+        #expect(try await lookups.run { 7 } == 7)
+        let started = ContinuousClock.now
+        await #expect(throws: DatabaseUnavailable.self, "a lookup past its deadline says the database is away") {
+            try await lookups.run { () async throws -> Int in
+                try await Task.sleep(for: .seconds(30))
+                return 0
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(30), "the caller did not wait for the stuck lookup")
+        struct Wrong: Error {}
+        await #expect(throws: Wrong.self, "an error that is not an outage stays what it is") {
+            try await lookups.run { () async throws -> Int in throw Wrong() }
+        }
+        #expect(try await lookups.run { 8 } == 8)
+    }
+}

@@ -14,6 +14,18 @@ public enum FerryRoutes {
     public static let attributionUser = "/v1/attribution/user"
     /// `POST`: record SDK events.
     public static let events = "/v1/events"
+    /// `GET`: an app's statistics (secret key).
+    public static let stats = "/v1/stats"
+    /// `GET`: one link's statistics (secret key).
+    public static func linkStats(id: String) -> String { "\(links)/\(id)/stats" }
+    /// `GET`: a QR code of a link's short URL (secret key).
+    public static func linkQR(id: String) -> String { "\(links)/\(id)/qr" }
+    /// `GET`: clicks of a date range as CSV (secret key).
+    public static let exportClicks = "/v1/exports/clicks"
+    /// `GET`: answered installs of a date range as CSV (secret key).
+    public static let exportAttributions = "/v1/exports/attributions"
+    /// `POST` creates, `GET` lists an app's webhooks (secret key).
+    public static let webhooks = "/v1/webhooks"
     /// Apple's association file.
     public static let appleAppSiteAssociation = "/.well-known/apple-app-site-association"
     /// Android's Digital Asset Links file.

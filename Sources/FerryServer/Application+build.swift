@@ -81,7 +81,9 @@ func buildRouter(
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
     let authenticator = KeyAuthenticator(store: store)
-    LinksController(admin: admin, authenticator: authenticator, cache: cache, maxBodyBytes: maxBodyBytes).register(on: router)
+    let links = LinksController(admin: admin, authenticator: authenticator, cache: cache, maxBodyBytes: maxBodyBytes)
+    links.register(on: router)
+    StatsController(links: links, authenticator: authenticator).register(on: router)
     let attribution = AttributionController(
         store: store, recorder: recorder, authenticator: authenticator, matcher: AttributionMatcher(), addresses: addresses, hasher: hasher,
         maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger
@@ -104,6 +106,8 @@ func buildRouter(
         (FerryRoutes.attributionUser, ["POST"]),
         (FerryRoutes.sdkValidate, ["POST"]),
         (FerryRoutes.events, ["POST"]),
+        (FerryRoutes.stats, ["GET"]),
+        ("\(FerryRoutes.links)/:id/stats", ["GET"]),
     ])
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }

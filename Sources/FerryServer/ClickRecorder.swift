@@ -167,6 +167,8 @@ public struct AttributionJanitor: Service {
                 try await store.prepareClickStorage(now: now)
                 let touched = try await store.purgeAttributionSignals(now: now)
                 if touched > 0 { logger.info("purged expired click signals", metadata: ["rows": "\(touched)"]) }
+                // Who visited is needed only to count a day's distinct visitors; late clicks of yesterday still count.
+                _ = try await store.purgeVisitors(beforeDay: StatsRollup.day(of: now) - 1)
                 if let clickRetention {
                     let seconds = Double(clickRetention.components.seconds)
                     let expired = try await store.expireClicks(before: now.addingTimeInterval(-seconds))

@@ -84,7 +84,7 @@ struct LinksController: Sendable {
     }
 
     /// A link of the key's app and environment; anything else is simply not found.
-    private func find(_ id: String, _ auth: AuthenticatedKey) async throws -> Link {
+    func find(_ id: String, _ auth: AuthenticatedKey) async throws -> Link {
         guard id.utf8.count <= 64, let link = try await store.link(id: id, appID: auth.app.id), link.environment == auth.key.environment else {
             throw APIError.notFound("link '\(id.prefix(64))'")
         }

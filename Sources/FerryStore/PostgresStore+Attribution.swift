@@ -110,12 +110,17 @@ extension PostgresStore {
     }
 
     public func insertAttribution(_ record: AttributionRecord) async throws {
+        let logger = logger
         do {
-            try await execute("""
-                INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at)
-                VALUES (\(record.appID), \(record.environment.rawValue), \(record.installID), \(record.clickID), \(record.linkID),
-                    \(record.matchType?.rawValue), \(record.confidence), \(record.createdAt.timeIntervalSince1970))
-                """)
+            try await transaction { connection in
+                try await connection.query("""
+                    INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at)
+                    VALUES (\(record.appID), \(record.environment.rawValue), \(record.installID), \(record.clickID), \(record.linkID),
+                        \(record.matchType?.rawValue), \(record.confidence), \(record.createdAt.timeIntervalSince1970))
+                    """, logger: logger)
+                try await Self.addStats(Dictionary(StatsRollup.increments(attribution: record).map { ($0, 1) }, uniquingKeysWith: +),
+                                        connection: connection, logger: logger)
+            }
         } catch {
             guard let constraint = Self.uniqueViolation(error) else { throw error }
             if constraint == "attributions_click" {
@@ -161,13 +166,20 @@ extension PostgresStore {
     }
 
     public func recordEvents(_ events: [EventRecord]) async throws {
-        try await insertRows(
-            "INSERT INTO events (app_id, environment, name, install_id, link_id, properties, occurred_at, received_at) VALUES", columns: 8,
-            events, tail: "") { event, binds in
-                binds.append(event.appID); binds.append(event.environment.rawValue); binds.append(event.name); binds.append(event.installID)
-                binds.append(event.linkID); binds.append(JSONText.encode(event.properties))
-                binds.append(event.occurredAt.timeIntervalSince1970); binds.append(event.receivedAt.timeIntervalSince1970)
+        guard !events.isEmpty else { return }
+        let logger = logger
+        try await transaction { connection in
+            for query in Self.rowQueries(
+                "INSERT INTO events (app_id, environment, name, install_id, link_id, properties, occurred_at, received_at) VALUES", columns: 8,
+                events, tail: "", bind: { event, binds in
+                    binds.append(event.appID); binds.append(event.environment.rawValue); binds.append(event.name); binds.append(event.installID)
+                    binds.append(event.linkID); binds.append(JSONText.encode(event.properties))
+                    binds.append(event.occurredAt.timeIntervalSince1970); binds.append(event.receivedAt.timeIntervalSince1970)
+                }) {
+                try await connection.query(query, logger: logger)
             }
+            try await Self.addStats(StatsRollup.increments(events: events), connection: connection, logger: logger)
+        }
     }
 
     public func eventCount(appID: String, name: String) async throws -> Int {

@@ -297,6 +297,7 @@ public final class PostgresStore: FerryDatabase {
             """,
             "CREATE INDEX events_app_name ON events(app_id, name, occurred_at)",
         ]),
+        ("v2-stats", StatsSchema.statements(day: { "FLOOR(\($0) / 86400)::INTEGER" })),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations.
@@ -409,6 +410,15 @@ public final class PostgresStore: FerryDatabase {
     /// The placeholders (`($1, $2, …)`) are made from counts, never from the values.
     func insertRows<Row>(_ head: String, columns: Int, _ rows: [Row], tail: String,
                          bind: (Row, inout PostgresBindings) -> Void) async throws {
+        for query in Self.rowQueries(head, columns: columns, rows, tail: tail, bind: bind) {
+            try await execute(query)
+        }
+    }
+
+    /// The statements of ``insertRows(_:columns:_:tail:bind:)``, for running on a connection in a transaction.
+    static func rowQueries<Row>(_ head: String, columns: Int, _ rows: [Row], tail: String,
+                                bind: (Row, inout PostgresBindings) -> Void) -> [PostgresQuery] {
+        var queries: [PostgresQuery] = []
         var start = 0
         while start < rows.count {
             let chunk = rows[start..<min(rows.count, start + 1000)]
@@ -419,9 +429,10 @@ public final class PostgresStore: FerryDatabase {
                 let first = index * columns + 1
                 tuples.append("(" + (first..<first + columns).map { "$\($0)" }.joined(separator: ", ") + ")")
             }
-            try await execute(PostgresQuery(unsafeSQL: "\(head) \(tuples.joined(separator: ", ")) \(tail)", binds: binds))
+            queries.append(PostgresQuery(unsafeSQL: "\(head) \(tuples.joined(separator: ", ")) \(tail)", binds: binds))
             start += chunk.count
         }
+        return queries
     }
 
     /// The constraint a unique violation broke, or nil for any other error.
@@ -620,14 +631,24 @@ public final class PostgresStore: FerryDatabase {
     // MARK: Clicks
 
     public func recordClicks(_ clicks: [Click]) async throws {
-        try await insertRows("""
-            INSERT INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent, platform, referer, query,
-                accept_language, os_version, apple_device) VALUES
-            """, columns: 14, clicks, tail: "ON CONFLICT (id, created_at) DO NOTHING") { click, binds in
-            binds.append(click.id); binds.append(click.linkID); binds.append(click.appID); binds.append(click.environment.rawValue)
-            binds.append(click.createdAt.timeIntervalSince1970); binds.append(click.ipHash); binds.append(click.networkHash)
-            binds.append(click.userAgent); binds.append(click.platform.rawValue); binds.append(click.referer); binds.append(click.query)
-            binds.append(click.acceptLanguage); binds.append(click.osVersion); binds.append(click.appleDevice)
+        guard !clicks.isEmpty else { return }
+        let logger = logger
+        try await transaction { connection in
+            var stored: Set<String> = []
+            for query in Self.rowQueries("""
+                INSERT INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent, platform, referer, query,
+                    accept_language, os_version, apple_device) VALUES
+                """, columns: 14, clicks, tail: "ON CONFLICT (id, created_at) DO NOTHING RETURNING id", bind: { click, binds in
+                    binds.append(click.id); binds.append(click.linkID); binds.append(click.appID); binds.append(click.environment.rawValue)
+                    binds.append(click.createdAt.timeIntervalSince1970); binds.append(click.ipHash); binds.append(click.networkHash)
+                    binds.append(click.userAgent); binds.append(click.platform.rawValue); binds.append(click.referer); binds.append(click.query)
+                    binds.append(click.acceptLanguage); binds.append(click.osVersion); binds.append(click.appleDevice)
+                }) {
+                for try await row in try await connection.query(query, logger: logger) {
+                    stored.insert(try row.decode(String.self))
+                }
+            }
+            try await Self.addClickStats(clicks.filter { stored.contains($0.id) }, connection: connection, logger: logger)
         }
     }
 

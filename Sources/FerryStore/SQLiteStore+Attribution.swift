@@ -124,6 +124,7 @@ extension SQLiteStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [record.appID, record.environment.rawValue, record.installID, record.clickID, record.linkID,
                                      record.matchType?.rawValue, record.confidence, record.createdAt.timeIntervalSince1970])
+                try Self.addStats(Dictionary(StatsRollup.increments(attribution: record).map { ($0, 1) }, uniquingKeysWith: +), db: db)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 let message = error.message ?? ""
                 if message.contains("click_id") {
@@ -185,6 +186,7 @@ extension SQLiteStore {
                     event.occurredAt.timeIntervalSince1970, event.receivedAt.timeIntervalSince1970,
                 ])
             }
+            try Self.addStats(StatsRollup.increments(events: events), db: db)
         }
     }
 

@@ -183,6 +183,7 @@ public final class SQLiteStore: FerryDatabase {
         migrator.registerMigration("v3-click-expiry") { db in
             try db.execute(sql: "CREATE INDEX clicks_created ON clicks(created_at)")
         }
+        registerStatsMigration(&migrator)
         return migrator
     }
 
@@ -420,13 +421,16 @@ public final class SQLiteStore: FerryDatabase {
                     platform, referer, query, accept_language, os_version, apple_device)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
+            var stored: [Click] = []
             for click in clicks {
                 try statement.execute(arguments: [
                     click.id, click.linkID, click.appID, click.environment.rawValue, click.createdAt.timeIntervalSince1970,
                     click.ipHash, click.networkHash, click.userAgent, click.platform.rawValue, click.referer, click.query,
                     click.acceptLanguage, click.osVersion, click.appleDevice,
                 ])
+                if db.changesCount > 0 { stored.append(click) }
             }
+            try Self.addClickStats(stored, db: db)
         }
     }
 

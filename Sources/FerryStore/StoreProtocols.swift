@@ -143,8 +143,17 @@ public protocol AttributionStore: Sendable {
     func purgeAttributionSignals(now: Date) async throws -> Int
 }
 
+/// Daily statistics roll-ups. Clicks, answered installs and events add to them in the same transaction that stores
+/// them (clicks whose id is already stored add nothing), so the counts never drift from what is stored.
+public protocol StatsStore: Sendable {
+    /// The roll-up of one link (`linkID`), or of an app's totals (nil), over a range of days.
+    func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow]
+    /// Forgets which visitors were seen on days before `day` (their counts stay); returns how many went.
+    func purgeVisitors(beforeDay day: Int) async throws -> Int
+}
+
 /// Everything the server keeps, behind one value.
-public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore {
+public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore {
     /// A counter that changes whenever links, apps, domains or keys change, whoever changed them (another
     /// process included); caches compare it to know when to drop what they hold.
     func changeEpoch() async throws -> Int64

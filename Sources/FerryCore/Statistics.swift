@@ -1,0 +1,343 @@
+import FerryAPI
+import Foundation
+
+/// What a statistics roll-up row counts.
+public enum StatsMetric: String, Sendable, Hashable, CaseIterable {
+    /// Clicks (dimension empty).
+    case clicks
+    /// Distinct visitors of a day (dimension empty); bots are not visitors.
+    case visitors
+    /// Clicks by platform (`ios`, `android`, `desktop`, `bot`, `other`).
+    case platform
+    /// Clicks by the referring site's host (`direct` without one).
+    case referrer
+    /// Clicks by `utm_source` (the click's own over the link's; `none` without one).
+    case utmSource = "utm_source"
+    /// Clicks by `utm_medium`.
+    case utmMedium = "utm_medium"
+    /// Clicks by `utm_campaign`.
+    case utmCampaign = "utm_campaign"
+    /// Installs by how they were matched (`deterministic`, `probabilistic`, `organic`).
+    case installs
+    /// SDK events by name (`install`, `open`, `reinstall`, `link_open`, custom names).
+    case events
+}
+
+/// One cell of the daily roll-up: a count for an app, environment, link (empty for none), UTC day, metric and value.
+public struct StatsKey: Sendable, Hashable {
+    /// The app.
+    public var appID: String
+    /// Live or test.
+    public var environment: APIEnvironment
+    /// The link; "" for what belongs to no link (organic installs, events without a link); ``appWide`` for the
+    /// app's totals, which every increment also adds to (so an app's report reads as few rows as a link's).
+    public var linkID: String
+    /// Days since 1970-01-01 (UTC).
+    public var day: Int
+    /// What is counted.
+    public var metric: StatsMetric
+    /// The value counted under the metric ("" for plain counts).
+    public var dimension: String
+
+    /// The link id of an app's totals.
+    public static let appWide = "*"
+
+    /// Creates a key.
+    public init(appID: String, environment: APIEnvironment, linkID: String, day: Int, metric: StatsMetric, dimension: String = "") {
+        self.appID = appID
+        self.environment = environment
+        self.linkID = linkID
+        self.day = day
+        self.metric = metric
+        self.dimension = dimension
+    }
+}
+
+/// A visitor seen on a day, for counting distinct visitors: per link, and app-wide under ``StatsKey/appWide``.
+public struct VisitorKey: Sendable, Hashable {
+    /// The app.
+    public var appID: String
+    /// Live or test.
+    public var environment: APIEnvironment
+    /// The link, or ``StatsKey/appWide``.
+    public var linkID: String
+    /// Days since 1970-01-01 (UTC).
+    public var day: Int
+    /// A hash of the click's (already keyed-hashed) address and user agent.
+    public var visitor: String
+
+    /// The roll-up cell a new visitor adds one to.
+    public var statsKey: StatsKey { StatsKey(appID: appID, environment: environment, linkID: linkID, day: day, metric: .visitors) }
+}
+
+/// Turns clicks, installs and events into roll-up increments. Statistics are read from the roll-up only, so a
+/// report costs the number of days and values asked for, not the number of clicks.
+public enum StatsRollup {
+    /// Longest dimension value kept (a referrer host, a UTM value, an event name); longer ones are cut.
+    public static let maxDimensionLength = 100
+
+    /// Days since 1970-01-01 (UTC) of a date.
+    public static func day(of date: Date) -> Int {
+        Int((date.timeIntervalSince1970 / 86400).rounded(.down))
+    }
+
+    /// The start of a day number.
+    public static func date(ofDay day: Int) -> Date {
+        Date(timeIntervalSince1970: Double(day) * 86400)
+    }
+
+    /// The increments of a batch of clicks, with the UTM parameters of each click's link (the click's own
+    /// `utm_*` query parameters win over them).
+    public static func increments(clicks: [Click], linkUTM: (Click) -> UTMParameters?) -> [StatsKey: Int] {
+        var counts: [StatsKey: Int] = [:]
+        for click in clicks {
+            let day = day(of: click.createdAt)
+            func add(_ metric: StatsMetric, _ dimension: String = "") {
+                for linkID in [click.linkID, StatsKey.appWide] {
+                    counts[StatsKey(appID: click.appID, environment: click.environment, linkID: linkID, day: day, metric: metric, dimension: dimension), default: 0] += 1
+                }
+            }
+            add(.clicks)
+            add(.platform, click.platform.rawValue)
+            add(.referrer, referrerHost(click.referer))
+            let query = click.query.map { QueryString($0) }
+            let utm = linkUTM(click)
+            add(.utmSource, dimension(query?.value(of: "utm_source") ?? utm?.source))
+            add(.utmMedium, dimension(query?.value(of: "utm_medium") ?? utm?.medium))
+            add(.utmCampaign, dimension(query?.value(of: "utm_campaign") ?? utm?.campaign))
+        }
+        return counts
+    }
+
+    /// The visitors of a batch of clicks: each human click names its visitor for its link and for its app.
+    public static func visitors(clicks: [Click]) -> [VisitorKey] {
+        var keys: [VisitorKey] = []
+        for click in clicks where click.platform != .bot {
+            let day = day(of: click.createdAt)
+            let visitor = visitorHash(address: click.ipHash ?? click.id, userAgent: click.userAgent ?? "")
+            keys.append(VisitorKey(appID: click.appID, environment: click.environment, linkID: click.linkID, day: day, visitor: visitor))
+            keys.append(VisitorKey(appID: click.appID, environment: click.environment, linkID: StatsKey.appWide, day: day, visitor: visitor))
+        }
+        return keys
+    }
+
+    /// The increments of an answered install: by match type, or `organic` when nothing matched.
+    public static func increments(attribution: AttributionRecord) -> [StatsKey] {
+        [attribution.linkID ?? "", StatsKey.appWide].map { linkID in
+            StatsKey(appID: attribution.appID, environment: attribution.environment, linkID: linkID,
+                     day: day(of: attribution.createdAt), metric: .installs, dimension: attribution.matchType?.rawValue ?? "organic")
+        }
+    }
+
+    /// The increments of SDK events, by name.
+    public static func increments(events: [EventRecord]) -> [StatsKey: Int] {
+        var counts: [StatsKey: Int] = [:]
+        for event in events {
+            for linkID in [event.linkID ?? "", StatsKey.appWide] {
+                let key = StatsKey(appID: event.appID, environment: event.environment, linkID: linkID,
+                                   day: day(of: event.receivedAt), metric: .events, dimension: dimension(event.name))
+                counts[key, default: 0] += 1
+            }
+        }
+        return counts
+    }
+
+    /// The host of a Referer header, lowercased and without `www.`; `direct` when there is none or it is unreadable.
+    public static func referrerHost(_ referer: String?) -> String {
+        guard let referer, let host = URLComponents(string: referer)?.host?.lowercased(), !host.isEmpty else { return "direct" }
+        let bare = host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
+        return String(bare.prefix(maxDimensionLength))
+    }
+
+    /// A dimension value: trimmed, cut to the longest kept, `none` when empty.
+    public static func dimension(_ value: String?) -> String {
+        let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return trimmed.isEmpty ? "none" : String(trimmed.prefix(maxDimensionLength))
+    }
+
+    /// A 64-bit FNV-1a hash, in hex, of an address hash and a user agent: enough to tell visitors apart in a count,
+    /// useless for finding one.
+    static func visitorHash(address: String, userAgent: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in address.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        hash = (hash ^ 0x7C) &* 0x0000_0100_0000_01B3
+        for byte in userAgent.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// One row read back from the roll-up: a count of a day, metric and value (summed over the links asked for).
+public struct StatsRow: Sendable, Hashable {
+    /// Days since 1970-01-01 (UTC).
+    public var day: Int
+    /// What is counted.
+    public var metric: StatsMetric
+    /// The value counted.
+    public var dimension: String
+    /// The count.
+    public var count: Int
+
+    /// Creates a row.
+    public init(day: Int, metric: StatsMetric, dimension: String, count: Int) {
+        self.day = day
+        self.metric = metric
+        self.dimension = dimension
+        self.count = count
+    }
+}
+
+/// A range of whole UTC days, as asked for with `from` and `to` (`YYYY-MM-DD`, both included).
+public struct StatsRange: Sendable, Hashable {
+    /// First day (days since 1970-01-01).
+    public var fromDay: Int
+    /// Last day, included.
+    public var toDay: Int
+
+    /// Longest range a report may cover, in days.
+    public static let maxDays = 731
+    /// Range used when none is given: the last 30 days, today included.
+    public static let defaultDays = 30
+
+    /// Creates a range.
+    public init(fromDay: Int, toDay: Int) {
+        self.fromDay = fromDay
+        self.toDay = toDay
+    }
+
+    /// The range of `from` and `to`, defaulting to the 30 days up to `now`; nil with a reason when it is not valid.
+    public static func parse(from: String?, to: String?, now: Date) -> Result<StatsRange, StatsRangeError> {
+        let today = StatsRollup.day(of: now)
+        var last = today
+        if let to {
+            guard let day = day(from: to) else { return .failure(StatsRangeError(field: "to", message: "to must be a date written YYYY-MM-DD")) }
+            last = day
+        }
+        var first = last - defaultDays + 1
+        if let from {
+            guard let day = day(from: from) else { return .failure(StatsRangeError(field: "from", message: "from must be a date written YYYY-MM-DD")) }
+            first = day
+        }
+        guard first <= last else { return .failure(StatsRangeError(field: "from", message: "from must not be after to")) }
+        guard last - first + 1 <= maxDays else {
+            return .failure(StatsRangeError(field: "from", message: "a range covers at most \(maxDays) days"))
+        }
+        return .success(StatsRange(fromDay: first, toDay: last))
+    }
+
+    /// The day number of `YYYY-MM-DD` (a real calendar date between 1970 and 9999).
+    public static func day(from text: String) -> Int? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else { return nil }
+                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              year >= 1970, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        return daysFromCivil(year: year, month: month, day: day)
+    }
+
+    /// `YYYY-MM-DD` of a day number.
+    public static func text(ofDay day: Int) -> String {
+        let (year, month, dayOfMonth) = civil(fromDays: day)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))"
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date of a day number.
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+/// Why a statistics range was refused.
+public struct StatsRangeError: Error, Sendable, Hashable {
+    /// The query parameter at fault.
+    public var field: String
+    /// A sentence for people.
+    public var message: String
+}
+
+extension StatsReport {
+    /// Event names that count as opens of the app by a link.
+    public static let openEvents: Set<String> = ["link_open", "open", "link_stats"]
+    /// Event names the SDK and the compatibility routes send; any other is the app's own.
+    public static let builtInEvents: Set<String> = ["install", "open", "reinstall", "link_open", "link_stats"]
+
+    /// The report of roll-up rows over a range.
+    public init(rows: [StatsRow], range: StatsRange, linkID: String?) {
+        var totals = StatsTotals()
+        var breakdown: [StatsMetric: [String: Int]] = [:]
+        var days = (range.fromDay...range.toDay).map { StatsDay(date: StatsRange.text(ofDay: $0)) }
+        for row in rows where row.day >= range.fromDay && row.day <= range.toDay {
+            let index = row.day - range.fromDay
+            switch row.metric {
+            case .clicks:
+                totals.clicks += row.count
+                days[index].clicks += row.count
+            case .visitors:
+                totals.uniqueVisitors += row.count
+                days[index].uniqueVisitors += row.count
+            case .installs:
+                switch row.dimension {
+                case MatchType.deterministic.rawValue: totals.deterministicInstalls += row.count
+                case MatchType.probabilistic.rawValue: totals.probabilisticInstalls += row.count
+                default: totals.organicInstalls += row.count
+                }
+                if row.dimension != "organic" { days[index].installs += row.count }
+            case .events:
+                breakdown[.events, default: [:]][row.dimension, default: 0] += row.count
+                if Self.openEvents.contains(row.dimension) {
+                    totals.opens += row.count
+                    days[index].opens += row.count
+                } else if row.dimension == "reinstall" {
+                    totals.reinstalls += row.count
+                } else if !Self.builtInEvents.contains(row.dimension) {
+                    totals.customEvents += row.count
+                }
+            case .platform, .referrer, .utmSource, .utmMedium, .utmCampaign:
+                breakdown[row.metric, default: [:]][row.dimension, default: 0] += row.count
+            }
+        }
+        totals.installs = totals.deterministicInstalls + totals.probabilisticInstalls
+        self.init(
+            from: StatsRange.text(ofDay: range.fromDay), to: StatsRange.text(ofDay: range.toDay), linkID: linkID, totals: totals,
+            platforms: breakdown[.platform] ?? [:], referrers: breakdown[.referrer] ?? [:], utmSources: breakdown[.utmSource] ?? [:],
+            utmMediums: breakdown[.utmMedium] ?? [:], utmCampaigns: breakdown[.utmCampaign] ?? [:], events: breakdown[.events] ?? [:], days: days
+        )
+    }
+}

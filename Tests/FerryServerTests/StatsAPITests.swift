@@ -1,0 +1,83 @@
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@Suite("Statistics over HTTP")
+struct StatsAPITests {
+    @Test func clicksMatchesAndEventsShowInTheLinksAndTheAppsStatistics() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo",
+                                                                        utm: UTMParameters(source: "newsletter", medium: "email", campaign: "spring")),
+                                                      app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            // Two people on iPhones (one of them installs), one Android phone from a tweet, a desktop, and a bot.
+            let clickID = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.10")
+            _ = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.11", report: nil)
+            for (agent, address, extra) in [(UA.android, "198.51.100.1", [(HTTPField.Name.referer, "https://t.co/abc")]),
+                                            (UA.desktop, "198.51.100.2", []), (UA.slackBot, "198.51.100.3", [])] {
+                let response = try await client.execute(uri: "/promo?utm_source=twitter", method: .get,
+                                                        headers: headers(userAgent: agent, extra: [(.forwardedFor, address)] + extra))
+                #expect(response.status.code < 400)
+            }
+            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: link.id) == 5 })
+            let match = try await client.execute(
+                uri: "/v1/attribution/match", method: .post, headers: headers(key: fixture.publishable, json: true, extra: [(.forwardedFor, "198.51.100.77")]),
+                body: jsonBody(MatchRequest(installID: "IDFV-1", signals: iPhoneSignals, clickToken: "ferry:\(clickID)")))
+            #expect(try match.decode(MatchResponse.self).matched)
+            let events = try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: fixture.publishable, json: true), body: jsonBody("""
+                {"events": [{"name": "open", "installID": "IDFV-1", "linkID": "\(link.id)"}, {"name": "signup", "installID": "IDFV-1", "linkID": "\(link.id)"}]}
+                """))
+            #expect(events.status.code == 202 || events.status == .ok, "\(events.text)")
+
+            let response = try await client.execute(uri: "/v1/links/\(link.id)/stats", method: .get, headers: headers(key: fixture.secret))
+            #expect(response.status == .ok)
+            let report = try response.decode(StatsReport.self)
+            #expect(report.linkID == link.id)
+            #expect(report.days.count == 30)
+            #expect(report.totals.clicks == 5)
+            #expect(report.totals.uniqueVisitors == 4, "the bot is no visitor")
+            #expect(report.totals.installs == 1 && report.totals.deterministicInstalls == 1)
+            #expect(report.totals.opens == 1)
+            #expect(report.totals.customEvents == 1)
+            #expect(report.platforms == ["ios": 2, "android": 1, "desktop": 1, "bot": 1])
+            #expect(report.referrers["t.co"] == 1)
+            #expect(report.utmSources == ["newsletter": 2, "twitter": 3])
+            #expect(report.days.last?.clicks == 5)
+
+            let app = try await client.execute(uri: "/v1/stats", method: .get, headers: headers(key: fixture.secret)).decode(StatsReport.self)
+            #expect(app.linkID == nil)
+            #expect(app.totals.clicks == 5 && app.totals.installs == 1)
+        }
+    }
+
+    @Test func statisticsNeedASecretKeyOfTheLinksAppAndEnvironmentAndAValidRange() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let path = "/v1/links/\(link.id)/stats"
+            #expect(try await client.execute(uri: path, method: .get, headers: headers()).status == .unauthorized)
+            #expect(try await client.execute(uri: path, method: .get, headers: headers(key: fixture.publishable)).status == .forbidden)
+            #expect(try await client.execute(uri: "/v1/stats", method: .get, headers: headers(key: fixture.publishable)).status == .forbidden)
+            #expect(try await client.execute(uri: path, method: .get, headers: headers(key: fixture.otherSecret)).status == .notFound)
+            #expect(try await client.execute(uri: path, method: .get, headers: headers(key: fixture.testSecret)).status == .notFound)
+            #expect(try await client.execute(uri: path, method: .post, headers: headers(key: fixture.secret)).status == .methodNotAllowed)
+            for (query, field) in [("from=2026-11-05&to=2026-11-01", "from"), ("from=last-week", "from"), ("to=2026-02-30", "to"),
+                                   ("from=2020-01-01&to=2026-01-01", "from"), ("to=%00", "to")] {
+                let response = try await client.execute(uri: "\(path)?\(query)", method: .get, headers: headers(key: fixture.secret))
+                #expect(response.status == .badRequest, "\(query)")
+                #expect(response.error?.field == field, "\(query)")
+            }
+            let one = try await client.execute(uri: "\(path)?from=2026-11-01&to=2026-11-01", method: .get, headers: headers(key: fixture.secret))
+            #expect(try one.decode(StatsReport.self).days.map(\.date) == ["2026-11-01"])
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import Testing
+
+/// The daily roll-up, written once and run against each backend.
+@Suite("Statistics roll-up")
+struct StatsStoreTests {
+    static func visit(_ id: String, link: String = "lnk_1", day: Int = 0, address: String = "ip-a", agent: String = "Safari",
+                      platform: ClientPlatform = .iOS, referer: String? = nil, query: String? = nil) -> Click {
+        Click(id: id, linkID: link, appID: "app_1", environment: .live, createdAt: epoch.addingTimeInterval(Double(day) * 86400 + 60),
+              ipHash: address, networkHash: nil, userAgent: agent, platform: platform, referer: referer, query: query, acceptLanguage: nil)
+    }
+
+    @Test(arguments: StoreBackend.available) func clicksInstallsAndEventsAddUpByDayAndValue(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.createLink(makeLink(id: "lnk_1", slug: "one"))  // utm: newsletter / email / spring
+            try await store.createLink(makeLink(id: "lnk_2", slug: "two"))
+            let today = StatsRollup.day(of: epoch)
+            try await store.recordClicks([
+                Self.visit("c1", referer: "https://www.twitter.com/status/1"),
+                Self.visit("c2", referer: "https://www.twitter.com/status/2"),       // same visitor, same day
+                Self.visit("c3", address: "ip-b", platform: .android, query: "utm_source=tiktok&utm_campaign=launch"),
+                Self.visit("c4", address: "ip-c", agent: "Slackbot", platform: .bot),  // a bot is no visitor
+                Self.visit("c5", day: 1, platform: .desktop),                         // the same person the next day
+                Self.visit("c6", link: "lnk_2", address: "ip-b", platform: .android),
+            ])
+            // A batch written again (a retry) adds nothing.
+            try await store.recordClicks([Self.visit("c1", referer: "https://www.twitter.com/status/1")])
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: "c1", linkID: "lnk_1",
+                                                                matchType: .deterministic, confidence: 1, createdAt: epoch.addingTimeInterval(120)))
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i2", clickID: "c3", linkID: "lnk_1",
+                                                                matchType: .probabilistic, confidence: 0.9, createdAt: epoch.addingTimeInterval(130)))
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i3", clickID: nil, linkID: nil,
+                                                                matchType: nil, confidence: nil, createdAt: epoch.addingTimeInterval(140)))
+            let events = ["link_open", "link_open", "reinstall", "purchase"].map { name in
+                EventRecord(appID: "app_1", environment: .live, name: name, installID: "i1", linkID: "lnk_1", properties: [:],
+                            occurredAt: epoch.addingTimeInterval(200), receivedAt: epoch.addingTimeInterval(200))
+            }
+            try await store.recordEvents(events)
+
+            let range = StatsRange(fromDay: today, toDay: today + 1)
+            let link = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: "lnk_1", range: range), range: range, linkID: "lnk_1")
+            #expect(link.totals == StatsTotals(clicks: 5, uniqueVisitors: 3, installs: 2, deterministicInstalls: 1, probabilisticInstalls: 1,
+                                               organicInstalls: 0, opens: 2, reinstalls: 1, customEvents: 1))
+            #expect(link.platforms == ["ios": 2, "android": 1, "bot": 1, "desktop": 1])
+            #expect(link.referrers == ["twitter.com": 2, "direct": 3])
+            #expect(link.utmSources == ["newsletter": 4, "tiktok": 1], "the click's own utm_source wins over the link's")
+            #expect(link.utmCampaigns == ["spring": 4, "launch": 1])
+            #expect(link.utmMediums == ["email": 5])
+            #expect(link.events == ["link_open": 2, "reinstall": 1, "purchase": 1])
+            #expect(link.days.map(\.clicks) == [4, 1])
+            #expect(link.days.map(\.uniqueVisitors) == [2, 1])
+            #expect(link.days.map(\.installs) == [2, 0])
+
+            let app = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: nil, range: range), range: range, linkID: nil)
+            #expect(app.totals.clicks == 6)
+            #expect(app.totals.uniqueVisitors == 3, "ip-b on two links is one visitor of the app; ip-a twice counts once a day")
+            #expect(app.totals.organicInstalls == 1)
+            #expect(app.totals.installs == 2)
+            #expect(app.platforms["android"] == 2)
+
+            // Other apps, environments and days see nothing of it.
+            #expect(try await store.statsRows(appID: "app_2", environment: .live, linkID: nil, range: range).isEmpty)
+            #expect(try await store.statsRows(appID: "app_1", environment: .test, linkID: nil, range: range).isEmpty)
+            #expect(try await store.statsRows(appID: "app_1", environment: .live, linkID: nil, range: StatsRange(fromDay: today + 2, toDay: today + 9)).isEmpty)
+
+            // Forgetting who visited keeps the counts.
+            #expect(try await store.purgeVisitors(beforeDay: today + 1) > 0)
+            let after = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: "lnk_1", range: range), range: range, linkID: "lnk_1")
+            #expect(after.totals.uniqueVisitors == 3)
+        }
+    }
+}

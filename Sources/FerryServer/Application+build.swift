@@ -84,6 +84,7 @@ func buildRouter(
     let links = LinksController(admin: admin, authenticator: authenticator, cache: cache, maxBodyBytes: maxBodyBytes)
     links.register(on: router)
     StatsController(links: links, authenticator: authenticator).register(on: router)
+    QRCodeController(links: links, authenticator: authenticator).register(on: router)
     let attribution = AttributionController(
         store: store, recorder: recorder, authenticator: authenticator, matcher: AttributionMatcher(), addresses: addresses, hasher: hasher,
         maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger
@@ -108,6 +109,7 @@ func buildRouter(
         (FerryRoutes.events, ["POST"]),
         (FerryRoutes.stats, ["GET"]),
         ("\(FerryRoutes.links)/:id/stats", ["GET"]),
+        ("\(FerryRoutes.links)/:id/qr", ["GET"]),
     ])
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }

@@ -85,6 +85,7 @@ func buildRouter(
     links.register(on: router)
     StatsController(links: links, authenticator: authenticator).register(on: router)
     QRCodeController(links: links, authenticator: authenticator).register(on: router)
+    ExportController(store: store, authenticator: authenticator, now: admin.now).register(on: router)
     let attribution = AttributionController(
         store: store, recorder: recorder, authenticator: authenticator, matcher: AttributionMatcher(), addresses: addresses, hasher: hasher,
         maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger
@@ -110,6 +111,8 @@ func buildRouter(
         (FerryRoutes.stats, ["GET"]),
         ("\(FerryRoutes.links)/:id/stats", ["GET"]),
         ("\(FerryRoutes.links)/:id/qr", ["GET"]),
+        (FerryRoutes.exportClicks, ["GET"]),
+        (FerryRoutes.exportAttributions, ["GET"]),
     ])
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }

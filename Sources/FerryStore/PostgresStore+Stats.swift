@@ -67,3 +67,24 @@ extension PostgresStore {
         try await all("DELETE FROM stats_visitors WHERE day < \(Int32(clamping: day)) RETURNING 1") { _ in () }.count
     }
 }
+
+extension PostgresStore {
+    public func exportClicks(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [Click] {
+        let after = cursor?.time ?? from.timeIntervalSince1970 - 1e-6, tieTime = cursor?.time ?? -1, tieID = cursor?.id ?? ""
+        return try await all("""
+            SELECT * FROM clicks WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND created_at < \(to.timeIntervalSince1970)
+                AND (created_at > \(after) OR (created_at = \(tieTime) AND id > \(tieID)))
+            ORDER BY created_at, id LIMIT \(limit)
+            """, Self.decodeClick)
+    }
+
+    public func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?,
+                                   limit: Int) async throws -> [AttributionRecord] {
+        let after = cursor?.time ?? from.timeIntervalSince1970 - 1e-6, tieTime = cursor?.time ?? -1, tieID = cursor?.id ?? ""
+        return try await all("""
+            SELECT * FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND created_at < \(to.timeIntervalSince1970)
+                AND (created_at > \(after) OR (created_at = \(tieTime) AND install_id > \(tieID)))
+            ORDER BY created_at, install_id LIMIT \(limit)
+            """, Self.decodeAttribution)
+    }
+}

@@ -657,7 +657,11 @@ public final class PostgresStore: FerryDatabase {
     }
 
     public func click(id: String) async throws -> Click? {
-        try await first("SELECT * FROM clicks WHERE id = \(id)") { row in
+        try await first("SELECT * FROM clicks WHERE id = \(id)", Self.decodeClick)
+    }
+
+    /// A click row.
+    static func decodeClick(_ row: PostgresRandomAccessRow) throws -> Click {
             Click(
                 id: try row["id"].decode(String.self), linkID: try row["link_id"].decode(String.self), appID: try row["app_id"].decode(String.self),
                 environment: APIEnvironment(rawValue: try row["environment"].decode(String.self)) ?? .live,
@@ -668,7 +672,6 @@ public final class PostgresStore: FerryDatabase {
                 referer: try row["referer"].decode(String?.self), query: try row["query"].decode(String?.self),
                 acceptLanguage: try row["accept_language"].decode(String?.self), osVersion: try row["os_version"].decode(String?.self),
                 appleDevice: try row["apple_device"].decode(String?.self))
-        }
     }
 
     /// The name of a day's click partition: `clicks_20261123` (UTC).

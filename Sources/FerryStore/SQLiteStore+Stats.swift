@@ -71,3 +71,28 @@ extension SQLiteStore {
         }
     }
 }
+
+extension SQLiteStore {
+    public func exportClicks(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [Click] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM clicks WHERE app_id = ? AND environment = ? AND created_at < ?
+                    AND (created_at > ? OR (created_at = ? AND id > ?))
+                ORDER BY created_at, id LIMIT ?
+                """, arguments: [appID, environment.rawValue, to.timeIntervalSince1970, cursor?.time ?? from.timeIntervalSince1970 - 1e-6,
+                                 cursor?.time ?? -1, cursor?.id ?? "", limit]).map(Self.decodeClick)
+        }
+    }
+
+    public func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?,
+                                   limit: Int) async throws -> [AttributionRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND created_at < ?
+                    AND (created_at > ? OR (created_at = ? AND install_id > ?))
+                ORDER BY created_at, install_id LIMIT ?
+                """, arguments: [appID, environment.rawValue, to.timeIntervalSince1970, cursor?.time ?? from.timeIntervalSince1970 - 1e-6,
+                                 cursor?.time ?? -1, cursor?.id ?? "", limit]).map(Self.decodeAttribution)
+        }
+    }
+}

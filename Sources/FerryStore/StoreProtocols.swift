@@ -152,8 +152,30 @@ public protocol StatsStore: Sendable {
     func purgeVisitors(beforeDay day: Int) async throws -> Int
 }
 
+/// Where an export stopped: the time and id of the last row written.
+public struct ExportCursor: Sendable, Hashable {
+    /// Seconds since 1970 of the last row.
+    public var time: Double
+    /// Its id (a click id, an install id).
+    public var id: String
+
+    /// Creates a cursor.
+    public init(time: Double, id: String) {
+        self.time = time
+        self.id = id
+    }
+}
+
+/// Raw rows for exports, read page by page in time order so that an export of any size streams.
+public protocol ExportStore: Sendable {
+    /// Clicks of an app and environment made in `[from, to)`, oldest first, at most `limit`, after `cursor`.
+    func exportClicks(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [Click]
+    /// Answers given to installs in `[from, to)`, oldest first, at most `limit`, after `cursor` (its id an install id).
+    func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [AttributionRecord]
+}
+
 /// Everything the server keeps, behind one value.
-public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore {
+public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore {
     /// A counter that changes whenever links, apps, domains or keys change, whoever changed them (another
     /// process included); caches compare it to know when to drop what they hold.
     func changeEpoch() async throws -> Int64

@@ -81,3 +81,47 @@ struct StatsAPITests {
         }
     }
 }
+
+@Suite("Exports over HTTP")
+struct ExportAPITests {
+    @Test func clicksAndAttributionsComeAsCSVOfTheKeysAppOnly() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let clickID = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.10")
+            let hostile = try await client.execute(uri: "/promo?q=%3DHYPERLINK(1)", method: .get,
+                                                   headers: headers(userAgent: UA.desktop, extra: [(.referer, "=cmd|' /C calc'!A0")]))
+            #expect(hostile.status == .found)
+            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: link.id) == 2 })
+            _ = try await client.execute(
+                uri: "/v1/attribution/match", method: .post, headers: headers(key: fixture.publishable, json: true, extra: [(.forwardedFor, "198.51.100.7")]),
+                body: jsonBody(MatchRequest(installID: "IDFV-1", signals: iPhoneSignals, clickToken: "ferry:\(clickID)")))
+
+            let clicks = try await client.execute(uri: "/v1/exports/clicks", method: .get, headers: headers(key: fixture.secret))
+            #expect(clicks.status == .ok)
+            #expect(clicks.headers[.contentType] == "text/csv; charset=utf-8")
+            #expect(clicks.headers[.contentDisposition]?.hasPrefix("attachment; filename=\"clicks-") == true)
+            let rows = try CSV.parse(clicks.text)
+            #expect(rows.first == ["click_id", "time", "link_id", "platform", "os_version", "device", "referrer", "query", "accept_language", "user_agent"])
+            #expect(rows.count == 3)
+            #expect(rows.contains { $0[0] == clickID && $0[3] == "ios" && $0[2] == link.id })
+            #expect(rows.contains { $0[6] == "'=cmd|' /C calc'!A0" }, "a formula in a referrer is disarmed")
+            #expect(!clicks.text.contains("203.0.113.10"), "addresses are never exported")
+
+            let answers = try CSV.parse(try await client.execute(uri: "/v1/exports/attributions", method: .get, headers: headers(key: fixture.secret)).text)
+            #expect(answers.count == 2)
+            #expect(answers[1][0] == "IDFV-1" && answers[1][3] == clickID && answers[1][4] == "deterministic")
+
+            let foreign = try CSV.parse(try await client.execute(uri: "/v1/exports/clicks", method: .get, headers: headers(key: fixture.otherSecret)).text)
+            #expect(foreign.count == 1, "another app's key gets the header and nothing else")
+            let test = try CSV.parse(try await client.execute(uri: "/v1/exports/clicks", method: .get, headers: headers(key: fixture.testSecret)).text)
+            #expect(test.count == 1, "a test key sees no live clicks")
+            let old = try await client.execute(uri: "/v1/exports/clicks?from=2020-01-01&to=2020-01-31", method: .get, headers: headers(key: fixture.secret))
+            #expect(try CSV.parse(old.text).count == 1)
+            let bad = try await client.execute(uri: "/v1/exports/attributions?to=never", method: .get, headers: headers(key: fixture.secret))
+            #expect(bad.status == .badRequest && bad.error?.field == "to")
+            #expect(try await client.execute(uri: "/v1/exports/clicks", method: .get, headers: headers(key: fixture.publishable)).status == .forbidden)
+        }
+    }
+}

@@ -74,3 +74,38 @@ struct StatsStoreTests {
         }
     }
 }
+
+@Suite("Exports")
+struct ExportStoreTests {
+    @Test(arguments: StoreBackend.available) func exportsPageThroughARangeInTimeOrderWithinOneAppAndEnvironment(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.createLink(makeLink(id: "lnk_1", slug: "one"))
+            // 25 clicks, some sharing a second; one the day before and one of the test environment.
+            var clicks = (0..<25).map { StatsStoreTests.visit(String(format: "c%02d", $0), day: 0, address: "ip-\($0)") }
+            for index in clicks.indices { clicks[index].createdAt = epoch.addingTimeInterval(Double(index / 3)) }
+            var early = StatsStoreTests.visit("c-early")
+            early.createdAt = epoch.addingTimeInterval(-86400)
+            var other = StatsStoreTests.visit("c-test")
+            other.environment = .test
+            try await store.recordClicks(clicks.shuffled() + [early, other])
+            var seen: [String] = []
+            var cursor: ExportCursor?
+            while true {
+                let page = try await store.exportClicks(appID: "app_1", environment: .live, from: epoch, to: epoch.addingTimeInterval(86400), after: cursor, limit: 7)
+                seen += page.map(\.id)
+                guard page.count == 7, let last = page.last else { break }
+                cursor = ExportCursor(time: last.createdAt.timeIntervalSince1970, id: last.id)
+            }
+            #expect(seen == clicks.map(\.id), "every click once, oldest first, ties by id")
+            #expect(try await store.exportClicks(appID: "app_2", environment: .live, from: epoch, to: epoch.addingTimeInterval(86400), after: nil, limit: 100).isEmpty)
+
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: "c01", linkID: "lnk_1",
+                                                                matchType: .probabilistic, confidence: 0.91, createdAt: epoch.addingTimeInterval(30)))
+            let answers = try await store.exportAttributions(appID: "app_1", environment: .live, from: epoch, to: epoch.addingTimeInterval(86400), after: nil, limit: 10)
+            #expect(answers.map(\.installID) == ["i1"])
+            #expect(try await store.exportAttributions(appID: "app_1", environment: .live, from: epoch, to: epoch.addingTimeInterval(86400),
+                                                       after: ExportCursor(time: answers[0].createdAt.timeIntervalSince1970, id: "i1"), limit: 10).isEmpty)
+        }
+    }
+}

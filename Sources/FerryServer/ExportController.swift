@@ -1,0 +1,86 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `GET /v1/exports/clicks` and `GET /v1/exports/attributions`: raw rows of a range of days as CSV, streamed page by
+/// page (secret key). Client addresses are never exported; user agents only while the attribution window keeps them.
+struct ExportController: Sendable {
+    let store: any FerryDatabase
+    let authenticator: KeyAuthenticator
+    let now: @Sendable () -> Date
+
+    /// Rows read per page.
+    static let pageSize = 2000
+
+    func register(on router: Router<FerryRequestContext>) {
+        router.get(RouterPath(FerryRoutes.exportClicks)) { request, _ in try await clicks(request) }
+        router.get(RouterPath(FerryRoutes.exportAttributions)) { request, _ in try await attributions(request) }
+    }
+
+    static let clickColumns = ["click_id", "time", "link_id", "platform", "os_version", "device", "referrer", "query", "accept_language", "user_agent"]
+    static let attributionColumns = ["install_id", "time", "link_id", "click_id", "match_type", "confidence"]
+
+    func clicks(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let range = try StatsController.range(of: request, now: now())
+        let store = store, appID = auth.app.id, environment = auth.key.environment
+        return Self.csv(name: "clicks", range: range, header: Self.clickColumns) { cursor in
+            let (from, to) = Self.bounds(range)
+            let page = try await store.exportClicks(appID: appID, environment: environment, from: from, to: to, after: cursor, limit: Self.pageSize)
+            let lines = page.map { click in
+                CSV.line([click.id, Self.timestamp(click.createdAt), click.linkID, click.platform.rawValue, click.osVersion, click.appleDevice,
+                          click.referer, click.query, click.acceptLanguage, click.userAgent])
+            }
+            return (lines, page.last.map { ExportCursor(time: $0.createdAt.timeIntervalSince1970, id: $0.id) }, page.count < Self.pageSize)
+        }
+    }
+
+    func attributions(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let range = try StatsController.range(of: request, now: now())
+        let store = store, appID = auth.app.id, environment = auth.key.environment
+        return Self.csv(name: "attributions", range: range, header: Self.attributionColumns) { cursor in
+            let (from, to) = Self.bounds(range)
+            let page = try await store.exportAttributions(appID: appID, environment: environment, from: from, to: to, after: cursor, limit: Self.pageSize)
+            let lines = page.map { record in
+                CSV.line([record.installID, Self.timestamp(record.createdAt), record.linkID, record.clickID, record.matchType?.rawValue ?? "organic",
+                          record.confidence.map { String(format: "%.3f", $0) }])
+            }
+            return (lines, page.last.map { ExportCursor(time: $0.createdAt.timeIntervalSince1970, id: $0.installID) }, page.count < Self.pageSize)
+        }
+    }
+
+    /// The instants a range of whole days covers: from the first day's start to the day after the last.
+    static func bounds(_ range: StatsRange) -> (Date, Date) {
+        (StatsRollup.date(ofDay: range.fromDay), StatsRollup.date(ofDay: range.toDay + 1))
+    }
+
+    /// ISO 8601 in UTC with milliseconds.
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+
+    /// A CSV response written page by page: `next` gets the cursor after the previous page and answers lines, the
+    /// cursor after them, and whether it was the last page.
+    static func csv(name: String, range: StatsRange, header: [String],
+                    next: @escaping @Sendable (ExportCursor?) async throws -> ([String], ExportCursor?, Bool)) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/csv; charset=utf-8"
+        headers[.contentDisposition] = "attachment; filename=\"\(name)-\(StatsRange.text(ofDay: range.fromDay))-\(StatsRange.text(ofDay: range.toDay)).csv\""
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: CSV.line(header)))
+            var cursor: ExportCursor?
+            while true {
+                let (lines, after, last) = try await next(cursor)
+                if !lines.isEmpty { try await writer.write(ByteBuffer(string: lines.joined())) }
+                if last || after == nil { break }
+                cursor = after
+            }
+            try await writer.finish(nil)
+        })
+    }
+}

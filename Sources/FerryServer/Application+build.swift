@@ -31,15 +31,18 @@ public func buildApplication(
         hashKey = try await store.insertSettingIfAbsent("ip_hash_key", value: Secrets.makeHashKey())
     }
     let cache = LinkCache(capacity: configuration.linkCacheCapacity)
+    let admin = FerryAdmin(store: store)
+    let outbox = WebhookOutbox(store: store, now: admin.now, logger: logger)
     let recorder = ClickRecorder(
         store: store, flushInterval: configuration.clickFlushInterval, batchSize: configuration.clickBatchSize,
-        bufferLimit: configuration.clickBufferLimit, logger: logger
+        bufferLimit: configuration.clickBufferLimit, logger: logger, afterWrite: { await outbox.clicksStored($0) }
     )
+    let dispatcher = WebhookDispatcher(
+        store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
-    let admin = FerryAdmin(store: store)
     let router = buildRouter(
-        store: store, admin: admin, cache: cache, recorder: recorder,
+        store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox,
         addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
         hasher: AddressHasher(key: hashKey), maxBodyBytes: configuration.maxBodyBytes,
         lookupTimeout: configuration.edgeLookupTimeout, logger: logger
@@ -48,7 +51,7 @@ public func buildApplication(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         // A store that is a service (PostgreSQL's pool) goes first, so that it is shut down last.
-        services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor],
+        services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, dispatcher],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -56,7 +59,7 @@ public func buildApplication(
 
 /// The router alone, for tests that drive it without a socket.
 func buildRouter(
-    store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, addresses: ClientAddressResolver,
+    store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, addresses: ClientAddressResolver,
     hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, logger: Logger
 ) -> Router<FerryRequestContext> {
     let router = Router(context: FerryRequestContext.self)
@@ -88,9 +91,10 @@ func buildRouter(
     ExportController(store: store, authenticator: authenticator, now: admin.now).register(on: router)
     let attribution = AttributionController(
         store: store, recorder: recorder, authenticator: authenticator, matcher: AttributionMatcher(), addresses: addresses, hasher: hasher,
-        maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger
+        maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger, outbox: outbox
     )
     attribution.register(on: router)
+    WebhooksController(store: store, authenticator: authenticator, outbox: outbox, maxBodyBytes: maxBodyBytes, now: admin.now).register(on: router)
     let edge = EdgeController(
         store: store, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
         addresses: addresses, hasher: hasher, now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout)
@@ -113,6 +117,9 @@ func buildRouter(
         ("\(FerryRoutes.links)/:id/qr", ["GET"]),
         (FerryRoutes.exportClicks, ["GET"]),
         (FerryRoutes.exportAttributions, ["GET"]),
+        (FerryRoutes.webhooks, ["GET", "POST"]),
+        ("\(FerryRoutes.webhooks)/:id", ["DELETE"]),
+        ("\(FerryRoutes.webhooks)/:id/deliveries", ["GET"]),
     ])
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }

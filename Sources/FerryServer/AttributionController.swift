@@ -17,6 +17,7 @@ struct AttributionController: Sendable {
     let maxBodyBytes: Int
     let now: @Sendable () -> Date
     let logger: Logger
+    let outbox: WebhookOutbox
 
     func register(on router: Router<FerryRequestContext>) {
         router.post(RouterPath(FerryRoutes.attributionMatch)) { request, context in try await match(request, context: context) }
@@ -69,8 +70,8 @@ struct AttributionController: Sendable {
             let since = time.addingTimeInterval(-window)
             var found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
             if found == nil, recorder.isPending(clickID: clickID) {
-                // The click happened moments ago and still waits in the recorder: write it now.
-                await recorder.flush()
+                // The click happened moments ago and still waits in the recorder (or is being written): write it now.
+                _ = await recorder.waitUntilWritten(clickID: clickID)
                 found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
             }
             guard let click = found else {
@@ -116,6 +117,7 @@ struct AttributionController: Sendable {
     func bind(_ record: AttributionRecord) async throws -> AttributionRecord? {
         do {
             try await store.insertAttribution(record)
+            await outbox.installAttributed(record)
             return record
         } catch let conflict as StoreConflict where conflict.field == "installID" {
             return try await store.attribution(appID: record.appID, environment: record.environment, installID: record.installID)

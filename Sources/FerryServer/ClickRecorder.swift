@@ -11,6 +11,8 @@ import Synchronization
 public final class ClickRecorder: Service, Sendable {
     private struct State {
         var pending: [Click] = []
+        /// Ids of the batch being written now.
+        var inFlight: Set<String> = []
         var dropped = 0
         var recorded = 0
         var failedFlushes = 0
@@ -22,9 +24,12 @@ public final class ClickRecorder: Service, Sendable {
     private let batchSize: Int
     private let bufferLimit: Int
     private let logger: Logger
+    private let afterWrite: (@Sendable ([Click]) async -> Void)?
 
-    /// Creates a recorder writing to `store`.
-    public init(store: any ClickStore, flushInterval: Duration, batchSize: Int, bufferLimit: Int, logger: Logger) {
+    /// Creates a recorder writing to `store`; `afterWrite` gets each batch once it is stored (webhooks).
+    public init(store: any ClickStore, flushInterval: Duration, batchSize: Int, bufferLimit: Int, logger: Logger,
+                afterWrite: (@Sendable ([Click]) async -> Void)? = nil) {
+        self.afterWrite = afterWrite
         self.store = store
         self.flushInterval = flushInterval
         self.batchSize = max(1, batchSize)
@@ -45,9 +50,22 @@ public final class ClickRecorder: Service, Sendable {
         }
     }
 
-    /// Whether a click is still waiting to be written.
+    /// Whether a click is still waiting to be written, or being written.
     public func isPending(clickID: String) -> Bool {
-        state.withLock { $0.pending.contains { $0.id == clickID } }
+        state.withLock { $0.inFlight.contains(clickID) || $0.pending.contains { $0.id == clickID } }
+    }
+
+    /// Writes a click that is waiting now, and waits (at most `timeout`) while another flush is writing it; true
+    /// when it is no longer pending.
+    public func waitUntilWritten(clickID: String, timeout: Duration = .seconds(2)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while isPending(clickID: clickID) {
+            await flush()
+            guard isPending(clickID: clickID) else { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
     }
 
     /// Counters: clicks waiting, written, and dropped since start.
@@ -62,17 +80,23 @@ public final class ClickRecorder: Service, Sendable {
                 let count = min(batchSize, state.pending.count)
                 let batch = Array(state.pending.prefix(count))
                 state.pending.removeFirst(count)
+                state.inFlight.formUnion(batch.map(\.id))
                 return batch
             }
             if batch.isEmpty { return }
             do {
                 try await store.recordClicks(batch)
-                state.withLock { $0.recorded += batch.count }
+                state.withLock { state in
+                    state.recorded += batch.count
+                    state.inFlight.subtract(batch.map(\.id))
+                }
+                await afterWrite?(batch)
             } catch {
                 let failures: Int = state.withLock { state in
                     // Put the batch back in front, within the bound; what does not fit is counted as dropped.
                     let room = max(0, bufferLimit - state.pending.count)
                     state.pending.insert(contentsOf: batch.prefix(room), at: 0)
+                    state.inFlight.subtract(batch.map(\.id))
                     state.dropped += batch.count - min(room, batch.count)
                     state.failedFlushes += 1
                     return state.failedFlushes

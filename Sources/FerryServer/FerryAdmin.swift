@@ -127,14 +127,15 @@ public struct FerryAdmin: Sendable {
     }
 
     /// Validates a request and stores the link; a generated slug that collides is drawn again.
-    public func createLink(_ request: CreateLinkRequest, app: App, environment: APIEnvironment) async throws -> Link {
+    public func createLink(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil) async throws -> Link {
         var generator = SystemRandomNumberGenerator()
         let id = Identifiers.make(prefix: "lnk", using: &generator)
         for attempt in 0..<6 {
             let slug = Identifiers.slug(length: Slug.generatedLength + attempt / 2, using: &generator)
             if Slug.reserved.contains(slug) { continue }
             let context = LinkRules.Context(app: app, environment: environment, id: id, generatedSlug: slug, now: now())
-            let link = try LinkRules.makeLink(from: request, context: context)
+            var link = try LinkRules.makeLink(from: request, context: context)
+            if let createdAt, createdAt < link.createdAt { link.createdAt = createdAt }  // an imported link keeps its age
             do {
                 try await store.createLink(link)
                 return link

@@ -93,6 +93,10 @@ public struct FerryConfiguration: Sendable {
     /// How long a click waits for the database to look up what the cache does not know; past it (or when the
     /// database is away) the edge answers from what it knew before, or with a 503 page.
     public var edgeLookupTimeout: Duration = .seconds(2)
+    /// How often each node looks for webhook deliveries that are due.
+    public var webhookPollInterval: Duration = .seconds(1)
+    /// The first retry delay of a failed webhook delivery, in seconds; each next one is three times longer.
+    public var webhookRetryBase: Double = 10
     /// How often click signals older than their app's attribution window are purged.
     public var purgeInterval: Duration = .seconds(600)
     /// How long clicks are kept (for statistics); nil keeps them for ever. Default: 400 days.

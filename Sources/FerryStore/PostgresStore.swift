@@ -298,6 +298,7 @@ public final class PostgresStore: FerryDatabase {
             "CREATE INDEX events_app_name ON events(app_id, name, occurred_at)",
         ]),
         ("v2-stats", StatsSchema.statements(day: { "FLOOR(\($0) / 86400)::INTEGER" })),
+        ("v3-webhooks", WebhookSchema.statements(real: "DOUBLE PRECISION")),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations.

@@ -184,6 +184,7 @@ public final class SQLiteStore: FerryDatabase {
             try db.execute(sql: "CREATE INDEX clicks_created ON clicks(created_at)")
         }
         registerStatsMigration(&migrator)
+        registerWebhookMigration(&migrator)
         return migrator
     }
 

@@ -41,3 +41,28 @@ enum StatsSchema {
     /// Adds to roll-up cells (same in both dialects: `ON CONFLICT … DO UPDATE` with `excluded`).
     static let upsertTail = "ON CONFLICT (app_id, environment, link_id, day, metric, dimension) DO UPDATE SET count = stats_daily.count + excluded.count"
 }
+
+/// The webhook tables, in each store's dialect (`real` is the type of seconds since 1970).
+enum WebhookSchema {
+    static func statements(real: String) -> [String] {
+        [
+            """
+            CREATE TABLE webhooks (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, environment TEXT NOT NULL,
+                url TEXT NOT NULL, secret TEXT NOT NULL, events TEXT NOT NULL, created_at \(real) NOT NULL
+            )
+            """,
+            "CREATE INDEX webhooks_app ON webhooks(app_id, environment)",
+            """
+            CREATE TABLE webhook_deliveries (
+                id TEXT PRIMARY KEY, webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE, app_id TEXT NOT NULL,
+                event TEXT NOT NULL, payload TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at \(real),
+                delivered_at \(real), failed_at \(real), last_status INTEGER, last_error TEXT, created_at \(real) NOT NULL
+            )
+            """,
+            // Only pending deliveries carry a next attempt; the index holds just those.
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE next_attempt_at IS NOT NULL",
+            "CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries(webhook_id, created_at)",
+        ]
+    }
+}

@@ -174,8 +174,41 @@ public protocol ExportStore: Sendable {
     func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [AttributionRecord]
 }
 
+/// A delivery taken for an attempt, with its webhook.
+public struct ClaimedDelivery: Sendable, Hashable {
+    /// The delivery.
+    public var delivery: WebhookDelivery
+    /// Where it goes and how it is signed.
+    public var webhook: Webhook
+
+    /// Pairs them.
+    public init(delivery: WebhookDelivery, webhook: Webhook) {
+        self.delivery = delivery
+        self.webhook = webhook
+    }
+}
+
+/// Webhooks and their deliveries: an outbox every node of a cluster works from.
+public protocol WebhookStore: Sendable {
+    /// Stores a webhook.
+    func createWebhook(_ webhook: Webhook) async throws
+    /// An app's webhooks of one environment, oldest first.
+    func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook]
+    /// Deletes a webhook and what it has not delivered; false when there is no such webhook.
+    func deleteWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool
+    /// Queues deliveries.
+    func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws
+    /// Takes up to `limit` deliveries due at `now`, oldest first, and moves their next attempt `lease` seconds ahead
+    /// so that no other node takes them meanwhile.
+    func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery]
+    /// Records an attempt: delivered, due again at `nextAttemptAt`, or given up (`failedAt`).
+    func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws
+    /// The latest deliveries of a webhook of an app, newest first.
+    func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery]
+}
+
 /// Everything the server keeps, behind one value.
-public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore {
+public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore {
     /// A counter that changes whenever links, apps, domains or keys change, whoever changed them (another
     /// process included); caches compare it to know when to drop what they hold.
     func changeEpoch() async throws -> Int64

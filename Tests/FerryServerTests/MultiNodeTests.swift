@@ -164,6 +164,9 @@ struct DatabaseOutageTests {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            // The server the script starts lives on: it must not inherit other tests' pipes (a test reading a child's
+            // output to its end would wait for this server to stop).
+            Self.closeDescriptors(from: 3, in: &actions)
             let words: [String] = ["/bin/bash", script, action]
             let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
             let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -178,7 +181,15 @@ struct DatabaseOutageTests {
         return (try String(contentsOfFile: outputPath, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test(.enabled(if: MultiNodeTests.postgresURL != nil, "needs FERRY_TEST_POSTGRES_URL (and PostgreSQL's binaries)"))
+    /// Adds "close every descriptor from `lowest` up" to spawn actions (glibc's `posix_spawn_file_actions_addclosefrom_np`,
+    /// looked up at run time: Swift's Glibc module does not declare it).
+    static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
+    }
+
+    @Test(.enabled(if: MultiNodeTests.postgresURL != nil, "needs FERRY_TEST_POSTGRES_URL (and PostgreSQL's binaries)"), .timeLimit(.minutes(5)))
     func theEdgeRedirectsFromItsCacheKeepsClicksAndRecoversWhenTheDatabaseReturns() async throws {
         let directory = "/tmp/ferry-outage-\(UUID().uuidString.prefix(8))"
         let port = Int.random(in: 55_000..<60_000)

@@ -109,3 +109,40 @@ struct ExportStoreTests {
         }
     }
 }
+
+@Suite("Webhook outbox")
+struct WebhookStoreTests {
+    @Test(arguments: StoreBackend.available) func deliveriesAreClaimedOnceLeasedRetriedAndGoWithTheirWebhook(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            let webhook = Webhook(id: "wh_1", appID: "app_1", environment: .live, url: "https://hooks.example.com/a", secret: "whsec_x",
+                                  events: [.linkClicked], createdAt: epoch)
+            try await store.createWebhook(webhook)
+            #expect(try await store.webhooks(appID: "app_1", environment: .live) == [webhook])
+            #expect(try await store.webhooks(appID: "app_1", environment: .test).isEmpty)
+            try await store.enqueueDeliveries((0..<3).map { index in
+                WebhookDelivery(id: "dlv_\(index)", webhookID: "wh_1", appID: "app_1", event: .linkClicked, payload: #"{"n":\#(index)}"#,
+                                nextAttemptAt: epoch.addingTimeInterval(Double(index)), createdAt: epoch.addingTimeInterval(Double(index)))
+            })
+            let now = epoch.addingTimeInterval(10)
+            let first = try await store.claimDeliveries(now: now, lease: 60, limit: 2)
+            #expect(first.map(\.delivery.id) == ["dlv_0", "dlv_1"])
+            #expect(first[0].webhook == webhook)
+            #expect(try await store.claimDeliveries(now: now, lease: 60, limit: 10).map(\.delivery.id) == ["dlv_2"])
+            #expect(try await store.claimDeliveries(now: now, lease: 60, limit: 10).isEmpty, "claimed ones are leased")
+            try await store.recordAttempt(deliveryID: "dlv_0", status: 200, error: nil, deliveredAt: now, nextAttemptAt: nil, failedAt: nil)
+            try await store.recordAttempt(deliveryID: "dlv_1", status: 503, error: "answered 503", deliveredAt: nil,
+                                          nextAttemptAt: now.addingTimeInterval(5), failedAt: nil)
+            #expect(try await store.claimDeliveries(now: now.addingTimeInterval(6), lease: 60, limit: 10).map(\.delivery.id) == ["dlv_1"],
+                    "a failed one comes back when due; a delivered one never")
+            let listed = try await store.deliveries(webhookID: "wh_1", appID: "app_1", limit: 10)
+            #expect(listed.map(\.id) == ["dlv_2", "dlv_1", "dlv_0"])
+            #expect(listed.last?.deliveredAt != nil && listed.last?.attempts == 1 && listed.last?.lastStatus == 200)
+            #expect(listed[1].lastError == "answered 503")
+            #expect(try await store.deliveries(webhookID: "wh_1", appID: "app_2", limit: 10).isEmpty)
+            #expect(try await store.deleteWebhook(id: "wh_1", appID: "app_2", environment: .live) == false)
+            #expect(try await store.deleteWebhook(id: "wh_1", appID: "app_1", environment: .live))
+            #expect(try await store.deliveries(webhookID: "wh_1", appID: "app_1", limit: 10).isEmpty, "its deliveries go with it")
+        }
+    }
+}

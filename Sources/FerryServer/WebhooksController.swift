@@ -1,0 +1,71 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/v1/webhooks`: an app's webhooks (secret key; each environment has its own).
+struct WebhooksController: Sendable {
+    let store: any FerryDatabase
+    let authenticator: KeyAuthenticator
+    let outbox: WebhookOutbox
+    let maxBodyBytes: Int
+    let now: @Sendable () -> Date
+
+    func register(on router: Router<FerryRequestContext>) {
+        router.post(RouterPath(FerryRoutes.webhooks)) { request, _ in try await create(request) }
+        router.get(RouterPath(FerryRoutes.webhooks)) { request, _ in try await list(request) }
+        router.delete("\(FerryRoutes.webhooks)/:id") { request, context in try await delete(request, id: context.parameters.get("id") ?? "") }
+        router.get("\(FerryRoutes.webhooks)/:id/deliveries") { request, context in try await deliveries(request, id: context.parameters.get("id") ?? "") }
+    }
+
+    func create(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let body = try await JSONBody.decode(CreateWebhookRequest.self, from: request, limit: maxBodyBytes)
+        let (url, events): (String, [WebhookEventType])
+        do { (url, events) = try WebhookRules.validate(body) } catch { throw APIError(error) }
+        let existing = try await store.webhooks(appID: auth.app.id, environment: auth.key.environment)
+        guard existing.count < WebhookRules.maxPerApp else {
+            throw APIError(.conflict, code: "too_many_webhooks", message: "an app has at most \(WebhookRules.maxPerApp) webhooks per environment")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let webhook = Webhook(id: Identifiers.make(prefix: "wh", using: &generator), appID: auth.app.id, environment: auth.key.environment, url: url,
+                              secret: "whsec_" + Identifiers.apiKeySecret(using: &generator), events: events, createdAt: now())
+        try await store.createWebhook(webhook)
+        outbox.forget(appID: auth.app.id)
+        var headers = HTTPFields()
+        headers[.location] = "\(FerryRoutes.webhooks)/\(webhook.id)"
+        return try JSONBody.response(webhook.response(showingSecret: true), status: .created, headers: headers)
+    }
+
+    func list(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let webhooks = try await store.webhooks(appID: auth.app.id, environment: auth.key.environment)
+        return try JSONBody.response(WebhookListResponse(data: webhooks.map { $0.response() }))
+    }
+
+    func delete(_ request: Request, id: String) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        guard id.utf8.count <= 64, try await store.deleteWebhook(id: id, appID: auth.app.id, environment: auth.key.environment) else {
+            throw APIError.notFound("webhook '\(id.prefix(64))'")
+        }
+        outbox.forget(appID: auth.app.id)
+        return Response(status: .noContent)
+    }
+
+    /// The latest 50 deliveries of a webhook, newest first: what was sent, how it went.
+    func deliveries(_ request: Request, id: String) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        guard id.utf8.count <= 64, try await store.webhooks(appID: auth.app.id, environment: auth.key.environment).contains(where: { $0.id == id }) else {
+            throw APIError.notFound("webhook '\(id.prefix(64))'")
+        }
+        let deliveries = try await store.deliveries(webhookID: id, appID: auth.app.id, limit: 50)
+        return try JSONBody.response(WebhookDeliveryListResponse(data: deliveries.map { delivery in
+            WebhookDeliveryResponse(id: delivery.id, event: delivery.event, attempts: delivery.attempts, createdAt: delivery.createdAt,
+                                    deliveredAt: delivery.deliveredAt, failedAt: delivery.failedAt,
+                                    nextAttemptAt: delivery.deliveredAt == nil && delivery.failedAt == nil ? delivery.nextAttemptAt : nil,
+                                    lastStatus: delivery.lastStatus, lastError: delivery.lastError)
+        }))
+    }
+}

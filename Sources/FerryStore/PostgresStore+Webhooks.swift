@@ -1,0 +1,88 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    static func decodeWebhook(_ row: PostgresRandomAccessRow, prefix: String = "") throws -> Webhook {
+        Webhook(
+            id: try row["\(prefix)id"].decode(String.self), appID: try row["\(prefix)app_id"].decode(String.self),
+            environment: APIEnvironment(rawValue: try row["\(prefix)environment"].decode(String.self)) ?? .live,
+            url: try row["\(prefix)url"].decode(String.self), secret: try row["\(prefix)secret"].decode(String.self),
+            events: JSONText.decode(try row["\(prefix)events"].decode(String.self)) ?? [],
+            createdAt: Date(timeIntervalSince1970: try row["\(prefix)created_at"].decode(Double.self)))
+    }
+
+    static func decodeDelivery(_ row: PostgresRandomAccessRow) throws -> WebhookDelivery {
+        WebhookDelivery(
+            id: try row["id"].decode(String.self), webhookID: try row["webhook_id"].decode(String.self), appID: try row["app_id"].decode(String.self),
+            event: WebhookEventType(rawValue: try row["event"].decode(String.self)) ?? .linkClicked, payload: try row["payload"].decode(String.self),
+            attempts: Int(try row["attempts"].decode(Int32.self)),
+            nextAttemptAt: Date(timeIntervalSince1970: try row["next_attempt_at"].decode(Double?.self) ?? 0),
+            deliveredAt: try row["delivered_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
+            failedAt: try row["failed_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
+            lastStatus: try row["last_status"].decode(Int32?.self).map(Int.init), lastError: try row["last_error"].decode(String?.self),
+            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)))
+    }
+
+    public func createWebhook(_ webhook: Webhook) async throws {
+        try await execute("""
+            INSERT INTO webhooks (id, app_id, environment, url, secret, events, created_at)
+            VALUES (\(webhook.id), \(webhook.appID), \(webhook.environment.rawValue), \(webhook.url), \(webhook.secret),
+                \(JSONText.encode(webhook.events)), \(webhook.createdAt.timeIntervalSince1970))
+            """)
+    }
+
+    public func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
+        try await all("SELECT * FROM webhooks WHERE app_id = \(appID) AND environment = \(environment.rawValue) ORDER BY created_at, id") {
+            try Self.decodeWebhook($0)
+        }
+    }
+
+    public func deleteWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
+        try await !all("DELETE FROM webhooks WHERE id = \(id) AND app_id = \(appID) AND environment = \(environment.rawValue) RETURNING id") { _ in () }.isEmpty
+    }
+
+    public func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
+        try await insertRows("""
+            INSERT INTO webhook_deliveries (id, webhook_id, app_id, event, payload, attempts, next_attempt_at, created_at) VALUES
+            """, columns: 8, deliveries, tail: "") { delivery, binds in
+            binds.append(delivery.id); binds.append(delivery.webhookID); binds.append(delivery.appID); binds.append(delivery.event.rawValue)
+            binds.append(delivery.payload); binds.append(Int32(clamping: delivery.attempts)); binds.append(delivery.nextAttemptAt.timeIntervalSince1970)
+            binds.append(delivery.createdAt.timeIntervalSince1970)
+        }
+    }
+
+    /// Nodes claim with `FOR UPDATE SKIP LOCKED`: two nodes never take the same delivery, and neither waits for the other.
+    public func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery] {
+        let moment = now.timeIntervalSince1970
+        return try await all("""
+            WITH due AS (
+                SELECT id FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= \(moment)
+                ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            ), claimed AS (
+                UPDATE webhook_deliveries d SET next_attempt_at = \(moment + lease) FROM due WHERE d.id = due.id RETURNING d.*
+            )
+            SELECT c.*, w.id AS w_id, w.app_id AS w_app_id, w.environment AS w_environment, w.url AS w_url, w.secret AS w_secret,
+                w.events AS w_events, w.created_at AS w_created_at
+            FROM claimed c JOIN webhooks w ON w.id = c.webhook_id ORDER BY c.created_at
+            """) { row in
+            ClaimedDelivery(delivery: try Self.decodeDelivery(row), webhook: try Self.decodeWebhook(row, prefix: "w_"))
+        }
+    }
+
+    public func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws {
+        try await execute("""
+            UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = \(status.map { Int32(clamping: $0) }), last_error = \(error),
+                delivered_at = \(deliveredAt?.timeIntervalSince1970), next_attempt_at = \(nextAttemptAt?.timeIntervalSince1970),
+                failed_at = \(failedAt?.timeIntervalSince1970)
+            WHERE id = \(deliveryID)
+            """)
+    }
+
+    public func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery] {
+        try await all("""
+            SELECT * FROM webhook_deliveries WHERE webhook_id = \(webhookID) AND app_id = \(appID) ORDER BY created_at DESC, id DESC LIMIT \(limit)
+            """, Self.decodeDelivery)
+    }
+}

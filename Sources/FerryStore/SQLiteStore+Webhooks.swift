@@ -1,0 +1,100 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    static func registerWebhookMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v5-webhooks") { db in
+            for statement in WebhookSchema.statements(real: "REAL") { try db.execute(sql: statement) }
+        }
+    }
+
+    static func decodeWebhook(_ row: Row) -> Webhook {
+        Webhook(id: row["id"], appID: row["app_id"], environment: APIEnvironment(rawValue: row["environment"]) ?? .live, url: row["url"],
+                secret: row["secret"], events: JSONText.decode(row["events"]) ?? [], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    static func decodeDelivery(_ row: Row) -> WebhookDelivery {
+        WebhookDelivery(
+            id: row["id"], webhookID: row["webhook_id"], appID: row["app_id"], event: WebhookEventType(rawValue: row["event"]) ?? .linkClicked,
+            payload: row["payload"], attempts: row["attempts"],
+            nextAttemptAt: Date(timeIntervalSince1970: (row["next_attempt_at"] as Double?) ?? 0),
+            deliveredAt: (row["delivered_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            failedAt: (row["failed_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            lastStatus: row["last_status"], lastError: row["last_error"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    public func createWebhook(_ webhook: Webhook) async throws {
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO webhooks (id, app_id, environment, url, secret, events, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [webhook.id, webhook.appID, webhook.environment.rawValue, webhook.url, webhook.secret,
+                                 JSONText.encode(webhook.events), webhook.createdAt.timeIntervalSince1970])
+        }
+    }
+
+    public func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM webhooks WHERE app_id = ? AND environment = ? ORDER BY created_at, id",
+                             arguments: [appID, environment.rawValue]).map(Self.decodeWebhook)
+        }
+    }
+
+    public func deleteWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM webhooks WHERE id = ? AND app_id = ? AND environment = ?", arguments: [id, appID, environment.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    public func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
+        guard !deliveries.isEmpty else { return }
+        try await writer.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO webhook_deliveries (id, webhook_id, app_id, event, payload, attempts, next_attempt_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for delivery in deliveries {
+                try statement.execute(arguments: [delivery.id, delivery.webhookID, delivery.appID, delivery.event.rawValue, delivery.payload,
+                                                  delivery.attempts, delivery.nextAttemptAt.timeIntervalSince1970, delivery.createdAt.timeIntervalSince1970])
+            }
+        }
+    }
+
+    public func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery] {
+        try await writer.write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT d.*, w.id AS w_id, w.app_id AS w_app_id, w.environment AS w_environment, w.url AS w_url, w.secret AS w_secret,
+                    w.events AS w_events, w.created_at AS w_created_at
+                FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                WHERE d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at LIMIT ?
+                """, arguments: [now.timeIntervalSince1970, limit])
+            let claimed = rows.map { row in
+                ClaimedDelivery(delivery: Self.decodeDelivery(row), webhook: Webhook(
+                    id: row["w_id"], appID: row["w_app_id"], environment: APIEnvironment(rawValue: row["w_environment"]) ?? .live, url: row["w_url"],
+                    secret: row["w_secret"], events: JSONText.decode(row["w_events"]) ?? [], createdAt: Date(timeIntervalSince1970: row["w_created_at"])))
+            }
+            let statement = try db.cachedStatement(sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?")
+            for item in claimed { try statement.execute(arguments: [now.timeIntervalSince1970 + lease, item.delivery.id]) }
+            return claimed
+        }
+    }
+
+    public func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws {
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, delivered_at = ?, next_attempt_at = ?, failed_at = ?
+                WHERE id = ?
+                """, arguments: [status, error, deliveredAt?.timeIntervalSince1970, nextAttemptAt?.timeIntervalSince1970, failedAt?.timeIntervalSince1970, deliveryID])
+        }
+    }
+
+    public func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND app_id = ? ORDER BY created_at DESC, id DESC LIMIT ?
+                """, arguments: [webhookID, appID, limit]).map(Self.decodeDelivery)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "import", abstract: "Import links from other platforms.", subcommands: [Firebase.self])
+
+    struct Firebase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create the links of a Firebase Dynamic Links export (Google Takeout CSV); safe to run again.",
+            discussion: "Rows already imported are counted, not duplicated. A summary says what was created, what was there, and what was skipped and why."
+        )
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The exported CSV file.") var file: String
+        @Option(help: "The app's id (optional when there is one app).") var app: String?
+        @Option(name: .customLong("env"), help: "live or test.") var environment: APIEnvironment = .live
+        @Option(help: "Put every link on this domain of the app (page.link domains cannot move); default: each short link's own host.")
+        var domain: String?
+        @Flag(name: .customLong("dry-run"), help: "Say what would be done without writing anything.") var dryRun = false
+
+        func run() async throws {
+            try await runReportingErrors {
+                let text: String
+                do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+                    throw FerryCore.ValidationError(code: "unreadable_file", field: "file", "cannot read \(file) as UTF-8 text")
+                }
+                let admin = FerryAdmin(store: try await database.open())
+                let app = try await LinkCommand.app(self.app, admin: admin)
+                let terminal = isatty(STDERR_FILENO) == 1
+                let summary: FirebaseImporter.Summary
+                do {
+                    summary = try await FirebaseImporter(admin: admin).run(
+                        csv: text, app: app, environment: environment, options: .init(domain: domain), dryRun: dryRun
+                    ) { done, total in
+                        guard terminal, done == total || done % 25 == 0 else { return }
+                        let width = 30, filled = total == 0 ? width : width * done / total
+                        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+                        FileHandle.standardError.write(Data("\r\(bar) \(done)/\(total)\(done == total ? "\n" : "")".utf8))
+                    }
+                } catch let error as FirebaseLinkImport.ImportError {
+                    throw FerryCore.ValidationError(code: error.code.rawValue, field: "file", error.message)
+                }
+                print(Self.report(summary, dryRun: dryRun))
+            }
+        }
+
+        static func report(_ summary: FirebaseImporter.Summary, dryRun: Bool) -> String {
+            var lines = ["\(summary.rows) rows: \(summary.created) \(dryRun ? "would be created" : "created"), \(summary.alreadyThere) already there, \(summary.skippedCount) skipped"]
+            for (code, rows) in summary.skipped.sorted(by: { $0.key < $1.key }) {
+                lines.append("skipped \(rows.count) × \(code)")
+                for row in rows.prefix(5) { lines.append("  line \(row.line): \(row.message)") }
+                if rows.count > 5 { lines.append("  … and \(rows.count - 5) more") }
+            }
+            for (note, count) in summary.notes.sorted(by: { $0.key < $1.key }) {
+                lines.append("note (\(count) rows): \(note)")
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}

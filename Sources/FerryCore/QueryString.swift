@@ -23,6 +23,11 @@ public struct QueryString: Sendable, Hashable {
         self.init(text, maxItems: Self.maxItems, maxBytes: Self.maxBytes)
     }
 
+    /// Parses an `application/x-www-form-urlencoded` body (at most 500 fields and 256 KiB).
+    public static func form(_ text: some StringProtocol) -> QueryString {
+        QueryString(text, maxItems: 500, maxBytes: 256 * 1024)
+    }
+
     /// Parses a raw query with explicit limits (`URLParts` uses none: a stored URL's query is kept whole).
     init(_ text: some StringProtocol, maxItems: Int, maxBytes: Int) {
         storage = []

@@ -30,6 +30,7 @@ public func buildApplication(
     } else {
         hashKey = try await store.insertSettingIfAbsent("ip_hash_key", value: Secrets.makeHashKey())
     }
+    let dashboardKey = try await store.insertSettingIfAbsent("dashboard_session_key", value: Secrets.makeHashKey())
     let cache = LinkCache(capacity: configuration.linkCacheCapacity)
     let admin = FerryAdmin(store: store)
     let outbox = WebhookOutbox(store: store, now: admin.now, logger: logger)
@@ -41,11 +42,11 @@ public func buildApplication(
         store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
-    let router = buildRouter(
+    let router = try buildRouter(
         store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox,
         addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
         hasher: AddressHasher(key: hashKey), maxBodyBytes: configuration.maxBodyBytes,
-        lookupTimeout: configuration.edgeLookupTimeout, logger: logger
+        lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(secret: dashboardKey), logger: logger
     )
     return Application(
         router: router,
@@ -60,8 +61,8 @@ public func buildApplication(
 /// The router alone, for tests that drive it without a socket.
 func buildRouter(
     store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, addresses: ClientAddressResolver,
-    hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, logger: Logger
-) -> Router<FerryRequestContext> {
+    hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger
+) throws -> Router<FerryRequestContext> {
     let router = Router(context: FerryRequestContext.self)
     router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(middleware: ErrorMiddleware(store: store, logger: logger))
@@ -95,6 +96,8 @@ func buildRouter(
     )
     attribution.register(on: router)
     WebhooksController(store: store, authenticator: authenticator, outbox: outbox, maxBodyBytes: maxBodyBytes, now: admin.now).register(on: router)
+    try DashboardController(admin: admin, authenticator: authenticator, cache: cache, outbox: outbox, sessions: dashboardSessions,
+                            library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes).register(on: router)
     let edge = EdgeController(
         store: store, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
         addresses: addresses, hasher: hasher, now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout)

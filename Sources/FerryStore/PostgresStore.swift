@@ -608,6 +608,16 @@ public final class PostgresStore: FerryDatabase {
         return LinkPage(links: rows.prefix(limit).map(\.0), nextCursor: rows.count > limit ? rows[limit - 1].1 : nil)
     }
 
+    public func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
+        let pattern = containsPattern(text)
+        return try await all("""
+            SELECT * FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue)
+                AND (lower(slug) LIKE \(pattern) ESCAPE '\\' OR lower(destination) LIKE \(pattern) ESCAPE '\\'
+                    OR lower(COALESCE(campaign, '')) LIKE \(pattern) ESCAPE '\\')
+            ORDER BY seq DESC LIMIT \(limit)
+            """, Self.decodeLink)
+    }
+
     static func decodeLink(_ row: PostgresRandomAccessRow) throws -> Link {
         guard let environment = APIEnvironment(rawValue: try row["environment"].decode(String.self)) else {
             throw StoreCorruption(message: "links row has an unknown environment")

@@ -384,6 +384,17 @@ public final class SQLiteStore: FerryDatabase {
         }
     }
 
+    public func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
+        let pattern = containsPattern(text)
+        return try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM links WHERE app_id = ? AND environment = ?
+                    AND (lower(slug) LIKE ? ESCAPE '\\' OR lower(destination) LIKE ? ESCAPE '\\' OR lower(COALESCE(campaign, '')) LIKE ? ESCAPE '\\')
+                ORDER BY seq DESC LIMIT ?
+                """, arguments: [appID, environment.rawValue, pattern, pattern, pattern, limit]).map(Self.decodeLink)
+        }
+    }
+
     private static func linkContent(_ link: Link) -> StatementArguments {
         [
             link.destination, link.iosURL, link.androidURL, JSONText.encode(link.params),

@@ -72,6 +72,19 @@ public protocol LinkStore: Sendable {
     func link(domain: String, slug: String) async throws -> Link?
     /// A page of an app's links of one environment, newest first; `after` is a cursor from a previous page.
     func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage
+    /// An app's links of one environment whose slug, destination or campaign contains `text` (any case), newest
+    /// first, at most `limit`.
+    func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link]
+}
+
+/// A `LIKE` pattern that finds `text` anywhere, with `\` escaping the pattern's own `%`, `_` and `\`.
+func containsPattern(_ text: String) -> String {
+    var pattern = "%"
+    for character in text.lowercased() {
+        if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
+        pattern.append(character)
+    }
+    return pattern + "%"
 }
 
 /// Clicks, written in batches by the click recorder.

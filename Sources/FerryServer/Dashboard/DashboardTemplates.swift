@@ -1,0 +1,211 @@
+import Mustache
+
+/// The dashboard's pages, as Mustache templates. `{{value}}` escapes for HTML (quotes included), so every value
+/// from a user is written with double braces; triple braces only ever hold markup the server made (a rendered page
+/// body, the chart's SVG).
+enum DashboardTemplates {
+    static let layout = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="referrer" content="same-origin">
+        <title>{{title}} · Ferry</title>
+        <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+        </head>
+        <body>
+        {{#signedIn}}
+        <header class="top">
+          <a class="brand" href="/dashboard">Ferry</a>
+          <nav><a href="/dashboard">Links</a> <a href="/dashboard/settings">Settings</a></nav>
+          <span class="app">{{appName}} <span class="env env-{{environment}}">{{environment}}</span></span>
+          <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="{{csrf}}"><button class="link">Sign out</button></form>
+        </header>
+        {{/signedIn}}
+        <main>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="error" role="alert" id="error">{{error}}</p>{{/error}}
+        {{{body}}}
+        </main>
+        </body>
+        </html>
+        """
+
+    static let signIn = """
+        <section class="narrow">
+        <h1>Sign in to Ferry</h1>
+        <p>Use one of your app's <strong>secret keys</strong> (<code>fs_live_…</code> or <code>fs_test_…</code>). It is checked, never stored in the browser: a session cookie is.</p>
+        <form method="post" action="/dashboard/sign-in">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <label>Secret key <input type="password" name="key" id="key" autocomplete="off" required></label>
+          <button type="submit" id="sign-in">Sign in</button>
+        </form>
+        </section>
+        """
+
+    static let links = """
+        <div class="bar">
+          <h1>Links</h1>
+          <form method="get" action="/dashboard" class="search"><input type="search" name="q" value="{{query}}" placeholder="Slug, destination or campaign" aria-label="Search links"><button>Search</button></form>
+          <a class="button" href="/dashboard/links/new" id="new-link">New link</a>
+        </div>
+        {{#totals}}<p class="summary">Last 30 days: <strong>{{clicks}}</strong> clicks, <strong>{{uniqueVisitors}}</strong> visitors, <strong>{{installs}}</strong> installs attributed.</p>{{/totals}}
+        {{#hasLinks}}
+        <table class="list">
+          <thead><tr><th>Short URL</th><th>Destination</th><th>Campaign</th><th>Status</th><th>Created</th></tr></thead>
+          <tbody>
+          {{#links}}<tr><td><a href="/dashboard/links/{{id}}">{{url}}</a></td><td class="clip">{{destination}}</td><td>{{campaign}}</td><td><span class="status status-{{status}}">{{status}}</span></td><td>{{created}}</td></tr>
+          {{/links}}
+          </tbody>
+        </table>
+        {{/hasLinks}}
+        {{^hasLinks}}<p class="empty">No links{{#query}} match “{{query}}”{{/query}} yet.</p>{{/hasLinks}}
+        {{#next}}<p><a href="/dashboard?cursor={{next}}">Older links →</a></p>{{/next}}
+        """
+
+    static let linkForm = """
+        <h1>{{heading}}</h1>
+        <form method="post" action="{{action}}" class="grid">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          {{#creating}}
+          <label>Slug <input name="slug" id="slug" value="{{slug}}" placeholder="generated when empty" maxlength="64"></label>
+          <label>Domain <select name="domain">{{#domains}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/domains}}</select></label>
+          {{/creating}}
+          <label class="wide">Destination (web) <input name="destination" id="destination" value="{{destination}}" required maxlength="4096"></label>
+          <label>iOS deep link <input name="iosURL" value="{{iosURL}}" placeholder="myapp://path or https://…"></label>
+          <label>Android deep link <input name="androidURL" value="{{androidURL}}"></label>
+          <label>Campaign <input name="campaign" id="campaign" value="{{campaign}}"></label>
+          <label>UTM source <input name="utmSource" value="{{utmSource}}"></label>
+          <label>UTM medium <input name="utmMedium" value="{{utmMedium}}"></label>
+          <label>UTM campaign <input name="utmCampaign" value="{{utmCampaign}}"></label>
+          <label>Preview title <input name="title" value="{{title}}"></label>
+          <label>Preview image URL <input name="imageURL" value="{{imageURL}}"></label>
+          <label class="wide">Preview description <textarea name="description" rows="2">{{description}}</textarea></label>
+          <label class="wide">Params for the app (one <code>key=value</code> per line) <textarea name="params" rows="3">{{params}}</textarea></label>
+          <div class="wide"><button type="submit" id="save">{{button}}</button> <a href="{{cancel}}">Cancel</a></div>
+        </form>
+        """
+
+    static let link = """
+        <div class="bar">
+          <h1>{{slug}}</h1>
+          <a class="button" href="/dashboard/links/{{id}}/edit" id="edit-link">Edit</a>
+          <form method="post" action="/dashboard/links/{{id}}/{{toggle}}"><input type="hidden" name="csrf" value="{{csrf}}"><button id="toggle">{{toggleLabel}}</button></form>
+        </div>
+        <section class="link-head">
+          <div>
+            <p class="short"><a href="{{url}}" id="short-url">{{url}}</a> <span class="status status-{{status}}">{{status}}</span></p>
+            <p>→ <span class="clip">{{destination}}</span></p>
+            {{#campaign}}<p>Campaign: {{campaign}}</p>{{/campaign}}
+            <p class="muted">Created {{created}}</p>
+          </div>
+          <figure class="qr"><img src="/dashboard/links/{{id}}/qr.svg" alt="QR code of {{url}}" width="160" height="160" id="qr"><figcaption><a href="/dashboard/links/{{id}}/qr.png" download>PNG</a> · <a href="/dashboard/links/{{id}}/qr.svg" download>SVG</a></figcaption></figure>
+        </section>
+        <h2>Last 30 days</h2>
+        <ul class="totals" id="totals">
+          <li><strong id="total-clicks">{{totals.clicks}}</strong> clicks</li>
+          <li><strong>{{totals.uniqueVisitors}}</strong> visitors</li>
+          <li><strong id="total-installs">{{totals.installs}}</strong> installs <span class="muted">({{totals.deterministicInstalls}} certain, {{totals.probabilisticInstalls}} probable)</span></li>
+          <li><strong>{{totals.opens}}</strong> opens</li>
+        </ul>
+        <div class="chart-box">{{{chart}}}<p class="legend"><span class="key clicks"></span> clicks <span class="key installs"></span> installs</p></div>
+        <div class="breakdowns">
+        {{#breakdowns}}
+          <section><h3>{{name}}</h3>{{#hasRows}}<table>{{#rows}}<tr><td>{{label}}</td><td class="num">{{count}}</td></tr>{{/rows}}</table>{{/hasRows}}{{^hasRows}}<p class="muted">Nothing yet.</p>{{/hasRows}}</section>
+        {{/breakdowns}}
+        </div>
+        """
+
+    static let settings = """
+        <h1>Settings</h1>
+        <form method="post" action="/dashboard/settings" class="grid">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <label>App name <input name="name" value="{{name}}" required></label>
+          <label>Attribution window (hours) <input name="attributionWindow" value="{{windowHours}}" inputmode="numeric"></label>
+          <label class="wide">Link domains (one per line, the first is the default) <textarea name="domains" rows="3">{{domains}}</textarea></label>
+          <label>Apple team id <input name="teamID" value="{{teamID}}"></label>
+          <label>iOS bundle ids (one per line) <textarea name="bundleIDs" rows="2">{{bundleIDs}}</textarea></label>
+          <label>App Store id <input name="appStoreID" value="{{appStoreID}}"></label>
+          <label>URL scheme <input name="urlScheme" value="{{urlScheme}}"></label>
+          <label>Android package <input name="androidPackage" value="{{androidPackage}}"></label>
+          <label>Android SHA-256 fingerprints (one per line) <textarea name="androidFingerprints" rows="2">{{androidFingerprints}}</textarea></label>
+          <label class="wide">Fallback URL <input name="fallbackURL" value="{{fallbackURL}}"></label>
+          <div class="wide"><button type="submit" id="save-settings">Save settings</button></div>
+        </form>
+        <h2>Webhooks</h2>
+        {{#newSecret}}<p class="notice">Signing secret of the new webhook (shown once): <code id="webhook-secret">{{newSecret}}</code></p>{{/newSecret}}
+        <table class="list">
+          <thead><tr><th>URL</th><th>Events</th><th></th></tr></thead>
+          <tbody>
+          {{#webhooks}}<tr><td class="clip">{{url}}</td><td>{{events}}</td><td><form method="post" action="/dashboard/webhooks/{{id}}/delete"><input type="hidden" name="csrf" value="{{csrf}}"><button class="link">Remove</button></form></td></tr>
+          {{/webhooks}}
+          </tbody>
+        </table>
+        <form method="post" action="/dashboard/webhooks" class="inline">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <label>URL <input name="url" placeholder="https://api.example.com/ferry" required></label>
+          <label><input type="checkbox" name="link.clicked" checked> link.clicked</label>
+          <label><input type="checkbox" name="install.attributed" checked> install.attributed</label>
+          <button type="submit">Add webhook</button>
+        </form>
+        """
+
+    static let stylesheet = """
+        :root { --ink: #1f2933; --muted: #5b6470; --line: #e3e6ea; --accent: #2563eb; --bg: #f7f8fa; }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--bg); }
+        main { max-width: 1080px; margin: 0 auto; padding: 24px; }
+        .top { display: flex; gap: 20px; align-items: center; padding: 10px 24px; background: #fff; border-bottom: 1px solid var(--line); }
+        .top nav { display: flex; gap: 14px; flex: 1; }
+        .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
+        a { color: var(--accent); }
+        h1 { font-size: 24px; margin: 0 0 12px; }
+        .bar { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin-bottom: 12px; }
+        .bar h1 { margin: 0; flex: 1; }
+        .search input { width: 260px; }
+        input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid #c5cbd3; border-radius: 6px; width: 100%; background: #fff; }
+        input[type=checkbox] { width: auto; }
+        button, .button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
+        button.link { background: none; border: none; color: var(--accent); padding: 0; }
+        .grid { display: grid; grid-template-columns: 1fr 1fr; gap: 12px 20px; background: #fff; padding: 20px; border: 1px solid var(--line); border-radius: 8px; }
+        .grid label { display: flex; flex-direction: column; gap: 4px; font-size: 13px; color: var(--muted); }
+        .grid .wide { grid-column: 1 / -1; }
+        .inline { display: flex; gap: 12px; align-items: end; flex-wrap: wrap; margin-top: 12px; }
+        .inline label { display: flex; gap: 6px; align-items: center; }
+        .narrow { max-width: 420px; margin: 60px auto; background: #fff; padding: 28px; border: 1px solid var(--line); border-radius: 8px; }
+        .narrow form { display: flex; flex-direction: column; gap: 12px; }
+        table { border-collapse: collapse; width: 100%; background: #fff; }
+        .list th, .list td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); }
+        .clip { max-width: 360px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+        .status { font-size: 12px; padding: 1px 8px; border-radius: 10px; background: #dcfce7; color: #166534; }
+        .status-disabled, .status-expired { background: #fee2e2; color: #991b1b; }
+        .env { font-size: 12px; padding: 1px 6px; border-radius: 4px; background: #dbeafe; }
+        .env-test { background: #fef3c7; }
+        .notice { background: #ecfdf5; border: 1px solid #a7f3d0; padding: 8px 12px; border-radius: 6px; }
+        .error { background: #fef2f2; border: 1px solid #fecaca; padding: 8px 12px; border-radius: 6px; color: #991b1b; }
+        .muted, .empty { color: var(--muted); }
+        .link-head { display: flex; justify-content: space-between; gap: 24px; background: #fff; padding: 16px 20px; border: 1px solid var(--line); border-radius: 8px; }
+        .short { font-size: 18px; }
+        .qr { margin: 0; text-align: center; }
+        .totals { display: flex; gap: 28px; list-style: none; padding: 0; }
+        .totals strong { font-size: 22px; display: block; }
+        .chart-box { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px; overflow-x: auto; }
+        .legend .key { display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin-left: 12px; }
+        .legend .clicks { background: #2563eb; } .legend .installs { background: #16a34a; }
+        .breakdowns { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 16px; margin-top: 16px; }
+        .breakdowns section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
+        .breakdowns h3 { margin: 0 0 8px; font-size: 14px; }
+        .breakdowns td { padding: 3px 0; border-bottom: 1px solid var(--line); }
+        .num { text-align: right; }
+        """
+
+    /// The templates, parsed once.
+    static func library() throws -> MustacheLibrary {
+        var library = MustacheLibrary()
+        for (name, text) in [("layout", layout), ("signIn", signIn), ("links", links), ("linkForm", linkForm), ("link", link), ("settings", settings)] {
+            try library.register(text, named: name)
+        }
+        return library
+    }
+}

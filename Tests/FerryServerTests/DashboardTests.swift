@@ -1,0 +1,130 @@
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The dashboard's guards, request by request: sessions, CSRF, origins, tenants, escaping.
+@Suite("Dashboard")
+struct DashboardTests {
+    static let origin = "http://go.example.com"
+
+    /// Signs in with a key through the form; returns the session cookie's value and a CSRF token of the session.
+    static func signIn(_ client: some TestClientProtocol, key: String) async throws -> (cookie: String, csrf: String)? {
+        let form = try await client.execute(uri: "/dashboard/sign-in", method: .get, headers: headers())
+        let nonce = try #require(form.headers[values: .setCookie].first { $0.hasPrefix("ferry_signin=") }?.dropFirst(13).prefix { $0 != ";" })
+        let token = try #require(Self.field("csrf", in: form.text))
+        let response = try await client.execute(
+            uri: "/dashboard/sign-in", method: .post,
+            headers: headers(extra: [(.contentType, "application/x-www-form-urlencoded"), (.cookie, "ferry_signin=\(nonce)"), (HTTPField.Name("Origin")!, origin)]),
+            body: ByteBuffer(string: "csrf=\(token)&key=\(key)"))
+        guard response.status == .seeOther, let cookie = response.headers[values: .setCookie].first(where: { $0.hasPrefix("ferry_session=") }) else { return nil }
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/dashboard"))
+        let value = String(cookie.dropFirst(14).prefix { $0 != ";" })
+        let page = try await client.execute(uri: "/dashboard", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(value)")]))
+        return (value, try #require(Self.field("csrf", in: page.text)))
+    }
+
+    static func field(_ name: String, in html: String) -> String? {
+        guard let range = html.range(of: "name=\"\(name)\" value=\"") else { return nil }
+        return String(html[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    static func post(_ client: some TestClientProtocol, _ uri: String, cookie: String, body: String, origin: String? = DashboardTests.origin) async throws -> TestResponse {
+        var extra: [(HTTPField.Name, String)] = [(.contentType, "application/x-www-form-urlencoded"), (.cookie, "ferry_session=\(cookie)")]
+        if let origin { extra.append((HTTPField.Name("Origin")!, origin)) }
+        return try await client.execute(uri: uri, method: .post, headers: headers(extra: extra), body: ByteBuffer(string: body))
+    }
+
+    @Test func sessionsNeedASecretKeyAndEndWhenItIsRevoked() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let anonymous = try await client.execute(uri: "/dashboard", method: .get, headers: headers())
+            #expect(anonymous.status == .seeOther && anonymous.headers[.location] == "/dashboard/sign-in")
+            let signIn = try await client.execute(uri: "/dashboard/sign-in", method: .get, headers: headers())
+            #expect(signIn.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("default-src 'none'") == true)
+            #expect(try await Self.signIn(client, key: fixture.publishable) == nil, "a publishable key cannot sign in")
+            #expect(try await Self.signIn(client, key: "fs_live_" + String(repeating: "a", count: 32)) == nil)
+            // A sign-in without the form's token (another site posting a key) is refused.
+            let forged = try await client.execute(uri: "/dashboard/sign-in", method: .post,
+                                                  headers: headers(extra: [(.contentType, "application/x-www-form-urlencoded"), (HTTPField.Name("Origin")!, Self.origin)]),
+                                                  body: ByteBuffer(string: "key=\(fixture.secret)"))
+            #expect(forged.status == .unauthorized && forged.headers[values: .setCookie].allSatisfy { !$0.hasPrefix("ferry_session=") })
+
+            let (cookie, _) = try #require(try await Self.signIn(client, key: fixture.secret))
+            #expect(try await client.execute(uri: "/dashboard", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")])).status == .ok)
+            // A tampered cookie is nobody's.
+            let tampered = cookie.replacingOccurrences(of: "v1.", with: "v1.0")
+            #expect(try await client.execute(uri: "/dashboard", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(tampered)")])).status == .seeOther)
+            // Revoking the key ends the session at once.
+            let record = try #require(try await fixture.store.keys(appID: fixture.app.id).first { $0.kind == .secret && $0.environment == .live })
+            #expect(try await fixture.store.revokeKey(id: record.id, at: Date()))
+            #expect(try await client.execute(uri: "/dashboard", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")])).status == .seeOther)
+        }
+    }
+
+    @Test func formsNeedTheSessionsTokenFromThisSiteAndSeeOnlyTheirAppsLinks() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let foreign = try await fixture.admin.createLink(CreateLinkRequest(slug: "theirs", destination: "https://other.test/"), app: fixture.otherApp, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let (cookie, csrf) = try #require(try await Self.signIn(client, key: fixture.secret))
+            let body = "csrf=\(csrf)&slug=promo&domain=go.example.com&destination=https%3A%2F%2Fexample.com%2Fp&campaign=%3Cimg+src%3Dx+onerror%3Dalert(1)%3E"
+            #expect(try await Self.post(client, "/dashboard/links", cookie: cookie, body: body.replacingOccurrences(of: "csrf=\(csrf)", with: "csrf=wrong")).status == .forbidden)
+            #expect(try await Self.post(client, "/dashboard/links", cookie: cookie, body: body, origin: "https://evil.example").status == .forbidden)
+            #expect(try await Self.post(client, "/dashboard/links", cookie: cookie, body: body, origin: nil).status == .forbidden)
+            #expect(try await fixture.store.link(domain: "go.example.com", slug: "promo") == nil, "refused forms changed nothing")
+
+            let created = try await Self.post(client, "/dashboard/links", cookie: cookie, body: body)
+            #expect(created.status == .seeOther)
+            let link = try #require(try await fixture.store.link(domain: "go.example.com", slug: "promo"))
+            let page = try await client.execute(uri: "/dashboard/links/\(link.id)", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")]))
+            #expect(page.text.contains("&lt;img src=x onerror=alert(1)&gt;") && !page.text.contains("<img src=x"), "user text is escaped")
+
+            // Bad input comes back as the form with the message, and nothing is stored.
+            let bad = try await Self.post(client, "/dashboard/links", cookie: cookie, body: "csrf=\(csrf)&slug=x2&destination=javascript%3Aalert(1)")
+            #expect(bad.status == .badRequest && bad.text.contains("destination"))
+            #expect(try await fixture.store.link(domain: "go.example.com", slug: "x2") == nil)
+
+            // Another app's link is not found, and cannot be disabled.
+            #expect(try await client.execute(uri: "/dashboard/links/\(foreign.id)", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")])).status == .notFound)
+            #expect(try await Self.post(client, "/dashboard/links/\(foreign.id)/disable", cookie: cookie, body: "csrf=\(csrf)").status == .notFound)
+            #expect(try await fixture.store.link(id: foreign.id, appID: fixture.otherApp.id)?.disabled == false)
+
+            // Search finds by slug, destination or campaign, and treats % literally.
+            let search = try await client.execute(uri: "/dashboard?q=PROMO", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")]))
+            #expect(search.text.contains("/dashboard/links/\(link.id)"))
+            let none = try await client.execute(uri: "/dashboard?q=%25%25", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")]))
+            #expect(!none.text.contains("/dashboard/links/\(link.id)"))
+        }
+    }
+
+    @Test func settingsAndWebhooksAreEditedThroughForms() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let (cookie, csrf) = try #require(try await Self.signIn(client, key: fixture.secret))
+            let saved = try await Self.post(client, "/dashboard/settings", cookie: cookie,
+                                            body: "csrf=\(csrf)&name=Renamed&attributionWindow=48&domains=go.example.com%0D%0Anew.example.com&teamID=ABCDE12345&bundleIDs=com.example.app&appStoreID=1234567890&urlScheme=example")
+            #expect(saved.status == .ok && saved.text.contains("Settings saved."))
+            let app = try #require(try await fixture.store.app(id: fixture.app.id))
+            #expect(app.name == "Renamed" && app.domains == ["go.example.com", "new.example.com"] && app.attribution.window == 48 * 3600)
+            let refused = try await Self.post(client, "/dashboard/settings", cookie: cookie, body: "csrf=\(csrf)&name=X&attributionWindow=1000&domains=go.example.com")
+            #expect(refused.status == .badRequest && refused.text.contains("attribution window"))
+            #expect(try await fixture.store.app(id: fixture.app.id)?.name == "Renamed", "a refused form changes nothing")
+
+            let added = try await Self.post(client, "/dashboard/webhooks", cookie: cookie, body: "csrf=\(csrf)&url=https%3A%2F%2Fhooks.example.com%2Fa&install.attributed=on")
+            #expect(added.text.contains("whsec_"))
+            let webhooks = try await fixture.store.webhooks(appID: fixture.app.id, environment: .live)
+            #expect(webhooks.map(\.events) == [[.installAttributed]])
+            _ = try await Self.post(client, "/dashboard/webhooks/\(webhooks[0].id)/delete", cookie: cookie, body: "csrf=\(csrf)")
+            #expect(try await fixture.store.webhooks(appID: fixture.app.id, environment: .live).isEmpty)
+        }
+    }
+}

@@ -76,7 +76,8 @@ struct Serve: AsyncParsableCommand {
             let location = configuration.database
             let app = try await buildApplication(configuration, store: store) { port in
                 let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
-                var lines = ["Ferry is running at http://\(shown.contains(":") ? "[\(shown)]" : shown):\(port) (database \(location))"]
+                let base = "http://\(shown.contains(":") ? "[\(shown)]" : shown):\(port)"
+                var lines = ["Ferry is running at \(base) (database \(location))", "Dashboard: \(base)/dashboard (sign in with a secret key)"]
                 if let bootstrap {
                     lines += [
                         "Created the default app \(bootstrap.app.id) for \(bootstrap.app.domains.joined(separator: ", ")).",

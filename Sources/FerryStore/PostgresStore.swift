@@ -301,7 +301,9 @@ public final class PostgresStore: FerryDatabase {
         ("v3-webhooks", WebhookSchema.statements(real: "DOUBLE PRECISION")),
     ]
 
-    /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations.
+    /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,
+    /// so nodes sharing a schema migrate one at a time while separate schemas (tests, several installs in one
+    /// database) do not wait for each other.
     static let migrationLock: Int64 = 0x4665_7272_794D_6967
 
     func migrate() async throws {
@@ -312,7 +314,7 @@ public final class PostgresStore: FerryDatabase {
         try await execute("CREATE TABLE IF NOT EXISTS ferry_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
         for migration in Self.migrations {
             try await transaction { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock) + hashtext(current_schema()))", logger: logger)
                 let done = try await connection.query("SELECT name FROM ferry_migrations WHERE name = \(migration.name)", logger: logger).collect()
                 guard done.isEmpty else { return }
                 for statement in migration.sql {

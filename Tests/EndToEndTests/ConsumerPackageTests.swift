@@ -6,8 +6,15 @@ import Testing
 struct ConsumerPackageTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs `swift` with arguments; returns its exit status and output.
-    static func swift(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs `swift` with arguments on a thread of its own (a build takes a while, and the tests running meanwhile
+    /// need the few threads Swift's concurrency runs on); returns its exit status and output.
+    static func swift(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try swiftWaiting(arguments) }) }.start()
+        }
+    }
+
+    static func swiftWaiting(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swift"] + arguments
@@ -35,7 +42,7 @@ struct ConsumerPackageTests {
     }
 
     @Test(.timeLimit(.minutes(10)))
-    func resolvesNothingButFerryAndBuildsAndRuns() throws {
+    func resolvesNothingButFerryAndBuildsAndRuns() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-consumer-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let sources = directory.appendingPathComponent("Sources/ExampleApp")
@@ -66,9 +73,9 @@ struct ConsumerPackageTests {
         """.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
 
         let packagePath = ["--package-path", directory.path]
-        let resolve = try Self.swift(["package"] + packagePath + ["resolve"])
+        let resolve = try await Self.swift(["package"] + packagePath + ["resolve"])
         #expect(resolve.status == 0, "\(resolve.output)")
-        let shown = try Self.swift(["package"] + packagePath + ["show-dependencies", "--format", "json"])
+        let shown = try await Self.swift(["package"] + packagePath + ["show-dependencies", "--format", "json"])
         #expect(shown.status == 0, "\(shown.output)")
         let consumer = try Self.dependencyIdentities(shown.output)
         #expect(consumer[directory.lastPathComponent.lowercased()] == [identity.lowercased()])
@@ -78,12 +85,12 @@ struct ConsumerPackageTests {
 
         // The repository itself does depend on the server's packages: the check above is not vacuous.
         // (A scratch path of its own, so this does not wait for the lock of the build running these tests.)
-        let root = try Self.swift(["package", "--package-path", Self.repository.path, "--scratch-path", directory.appendingPathComponent("root-scratch").path, "dump-package"])
+        let root = try await Self.swift(["package", "--package-path", Self.repository.path, "--scratch-path", directory.appendingPathComponent("root-scratch").path, "dump-package"])
         #expect(root.status == 0 && root.output.contains("hummingbird-project/hummingbird") && root.output.contains("GRDB.swift"), "\(root.output)")
 
-        let build = try Self.swift(["build"] + packagePath)
+        let build = try await Self.swift(["build"] + packagePath)
         #expect(build.status == 0, "\(build.output)")
-        let run = try Self.swift(["run", "--skip-build"] + packagePath + ["ExampleApp"])
+        let run = try await Self.swift(["run", "--skip-build"] + packagePath + ["ExampleApp"])
         #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("true product 42"), "\(run.output)")
     }
 }

@@ -1,4 +1,8 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -6,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The driver itself, against static pages from a throwaway `python3 -m http.server`.
+/// The driver itself, against static pages from a small in-process server.
 @Suite("Headless Chromium driver")
 struct HeadlessChromiumTests {
     static let installed = HeadlessChromium.executable != nil
@@ -169,87 +173,27 @@ struct HeadlessChromiumTests {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Serves `files`, opens a page in a fresh browser and runs `body` with it and the server's base URL;
-    /// the browser and the server are stopped whatever happens.
-    func withPage(_ files: [String: String], _ body: (BrowserPage, String) async throws -> Void) async throws {
-        let server = try await StaticFileServer.start(serving: files)
-        defer { server.stop() }
-        let browser = try await HeadlessChromium.launch()
-        do {
-            try await body(try await browser.newPage(), server.baseURL)
-        } catch {
-            await browser.close()
-            throw error
+    /// Serves `files` from an in-process server on a free loopback port, opens a page in a fresh browser and runs
+    /// `body` with it and the server's base URL; the browser and the server are stopped whatever happens.
+    func withPage(_ files: [String: String], _ body: @Sendable (BrowserPage, String) async throws -> Void) async throws {
+        let router = Router()
+        router.get("/:name") { _, context -> Response in
+            guard let text = files[context.parameters.get("name") ?? ""] else { return Response(status: .notFound) }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
         }
-        await browser.close()
-    }
-}
-
-/// `python3 -m http.server` on a free loopback port, serving a temporary directory.
-final class StaticFileServer: Sendable {
-    let baseURL: String
-    private let pid: pid_t
-    private let directory: String
-
-    private init(baseURL: String, pid: pid_t, directory: String) {
-        self.baseURL = baseURL
-        self.pid = pid
-        self.directory = directory
-    }
-
-    /// Writes `files` (name → contents) to a temporary directory and serves it, waiting until the server listens.
-    static func start(serving files: [String: String]) async throws -> StaticFileServer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-site-\(UUID().uuidString)").path
-        let root = directory + "/root", logPath = directory + "/server.log"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        for (name, contents) in files {
-            try Data(contents.utf8).write(to: URL(fileURLWithPath: root + "/" + name))
-        }
-        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        // Port 0: the server picks a free port and prints it, so there is no window for another process to take it.
-        let words = [python, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", root]
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (arguments + environment).forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = python.hasPrefix("/")
-            ? posix_spawn(&pid, python, &actions, &attributes, arguments, environment)
-            : posix_spawnp(&pid, python, &actions, &attributes, arguments, environment)
-        guard spawned == 0 else {
-            try? FileManager.default.removeItem(atPath: directory)
-            throw BrowserError("cannot run python3: \(String(cString: strerror(spawned)))")
-        }
-
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-            if let match = log.firstMatch(of: /port (\d+)/) {
-                return StaticFileServer(baseURL: "http://127.0.0.1:\(match.1)", pid: pid, directory: directory)
+        let site = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await site.test(.live) { client in
+            let base = "http://127.0.0.1:\(try #require(client.port))"
+            let browser = try await HeadlessChromium.launch()
+            do {
+                try await body(try await browser.newPage(), base)
+            } catch {
+                await browser.close()
+                throw error
             }
-            try await Task.sleep(for: .milliseconds(20))
+            await browser.close()
         }
-        let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        StaticFileServer(baseURL: "", pid: pid, directory: directory).stop()
-        throw BrowserError("python3 -m http.server did not start within 10 s:\n\(log)")
-    }
-
-    /// Stops the server, reaps it and removes its directory.
-    func stop() {
-        kill(-pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        try? FileManager.default.removeItem(atPath: directory)
     }
 }

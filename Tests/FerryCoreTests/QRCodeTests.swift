@@ -1,5 +1,13 @@
 import Foundation
 import Testing
+
+/// Runs blocking work (waiting for a child process) on a thread of its own, so that tests running meanwhile keep
+/// the few threads Swift's concurrency runs on (two on a two-core machine).
+func onItsOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
 @testable import FerryCore
 #if canImport(FoundationXML)
 import FoundationXML
@@ -12,7 +20,12 @@ private enum Zbar {
 
     /// The text zbar reads from `png`, or nil when it finds no symbol.
     /// zbar prints byte-mode data as UTF-8 when the bytes are valid UTF-8, which is all these tests use.
-    static func decode(_ png: [UInt8]) throws -> String? {
+    static func decode(_ png: [UInt8]) async throws -> String? {
+        try await onItsOwnThread { try decodeWaiting(png) }
+    }
+
+    /// Waits for zbar: on a thread of its own (see `onItsOwnThread`).
+    static func decodeWaiting(_ png: [UInt8]) throws -> String? {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qrcode-test-\(UUID().uuidString).png")
         try Data(png).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -31,8 +44,8 @@ private enum Zbar {
     }
 
     /// Decodes at four pixels per module with the standard quiet zone.
-    static func decode(_ code: QRCode) throws -> String? {
-        try decode(code.png(pixels: (code.size + 8) * 4))
+    static func decode(_ code: QRCode) async throws -> String? {
+        try await decode(code.png(pixels: (code.size + 8) * 4))
     }
 }
 
@@ -118,44 +131,44 @@ struct QRCodeDecodingTests {
     }
 
     @Test(.enabled(if: Zbar.isAvailable))
-    func shortURL() throws {
+    func shortURL() async throws {
         let text = "https://go.example.com/summer-sale"
         let code = try QRCode(text: text)
         #expect(code.version == 3)
         #expect(code.errorCorrection == .medium)
-        #expect(try Zbar.decode(code) == text)
-        #expect(try Zbar.decode(code.png(pixels: 1000, quietZone: 4)) == text)
+        #expect(try await Zbar.decode(code) == text)
+        #expect(try await Zbar.decode(code.png(pixels: 1000, quietZone: 4)) == text)
     }
 
     @Test(.enabled(if: Zbar.isAvailable), arguments: QRCode.ErrorCorrection.allCases)
-    func everyLevel(level: QRCode.ErrorCorrection) throws {
+    func everyLevel(level: QRCode.ErrorCorrection) async throws {
         let text = "https://go.example.com/summer-sale?utm_source=newsletter&utm_medium=email"
         let code = try QRCode(text: text, errorCorrection: level)
         #expect(code.errorCorrection == level)
-        #expect(try Zbar.decode(code) == text)
+        #expect(try await Zbar.decode(code) == text)
     }
 
     /// One byte more than version − 1 holds, so exactly `version` is needed.
     @Test(.enabled(if: Zbar.isAvailable), arguments: [
         (7, QRCode.ErrorCorrection.medium), (10, .low), (10, .high), (20, .quartile), (20, .medium), (40, .low), (40, .high),
     ])
-    func highVersions(version: Int, level: QRCode.ErrorCorrection) throws {
+    func highVersions(version: Int, level: QRCode.ErrorCorrection) async throws {
         let text = sampleText(Standard.byteCapacity(version: version - 1, level: level) + 1, seed: UInt32(version))
         let code = try QRCode(text: text, errorCorrection: level)
         #expect(code.version == version)
         #expect(code.size == 17 + 4 * version)
-        #expect(try Zbar.decode(code) == text)
+        #expect(try await Zbar.decode(code) == text)
     }
 
     /// Every version at every level, filled to capacity: checks each entry of the block table, the
     /// interleaving of short and long blocks, alignment positions and version information.
     @Test(.enabled(if: Zbar.isAvailable), arguments: QRCode.ErrorCorrection.allCases)
-    func everyVersionFull(level: QRCode.ErrorCorrection) throws {
+    func everyVersionFull(level: QRCode.ErrorCorrection) async throws {
         for version in 1...40 {
             let text = sampleText(Standard.byteCapacity(version: version, level: level), seed: UInt32(version * 7))
             let code = try QRCode(text: text, errorCorrection: level)
             #expect(code.version == version, "level \(level.rawValue) version \(version)")
-            #expect(try Zbar.decode(code.png(pixels: (code.size + 8) * 2)) == text, "level \(level.rawValue) version \(version)")
+            #expect(try await Zbar.decode(code.png(pixels: (code.size + 8) * 2)) == text, "level \(level.rawValue) version \(version)")
         }
     }
 
@@ -165,18 +178,18 @@ struct QRCodeDecodingTests {
         "日本語のテキスト、漢字とかな",
         "Ελληνικά και Кириллица",
     ])
-    func utf8(text: String) throws {
+    func utf8(text: String) async throws {
         let code = try QRCode(text: text, errorCorrection: .quartile)
-        #expect(try Zbar.decode(code) == text)
+        #expect(try await Zbar.decode(code) == text)
     }
 
     @Test(.enabled(if: Zbar.isAvailable), arguments: QRCode.ErrorCorrection.allCases)
-    func maximumCapacity(level: QRCode.ErrorCorrection) throws {
+    func maximumCapacity(level: QRCode.ErrorCorrection) async throws {
         let maximum = Standard.byteCapacity(version: 40, level: level)
         let text = sampleText(maximum, seed: 99)
         let code = try QRCode(text: text, errorCorrection: level)
         #expect(code.version == 40)
-        #expect(try Zbar.decode(code) == text)
+        #expect(try await Zbar.decode(code) == text)
 
         #expect(throws: QRCodeError.self) { try QRCode(text: text + "x", errorCorrection: level) }
         do {
@@ -191,24 +204,24 @@ struct QRCodeDecodingTests {
     }
 
     @Test(.enabled(if: Zbar.isAvailable))
-    func numericAndAlphanumericModes() throws {
+    func numericAndAlphanumericModes() async throws {
         let digits = String(repeating: "0123456789", count: 30)
         let numeric = try QRCode(text: digits)
         #expect(numeric.version < (try QRCode(text: "x" + digits)).version)
-        #expect(try Zbar.decode(numeric) == digits)
+        #expect(try await Zbar.decode(numeric) == digits)
 
-        for text in ["1", "12", "123", "1234"] { #expect(try Zbar.decode(QRCode(text: text)) == text) }
+        for text in ["1", "12", "123", "1234"] { #expect(try await Zbar.decode(QRCode(text: text)) == text) }
 
         let upper = "HTTPS://GO.EXAMPLE.COM/SUMMER-SALE $5 OFF +10% *NOW*"
         let alphanumeric = try QRCode(text: upper)
         #expect(alphanumeric.version < (try QRCode(text: upper.lowercased())).version)
-        #expect(try Zbar.decode(alphanumeric) == upper)
-        #expect(try Zbar.decode(QRCode(text: "AB1")) == "AB1")
+        #expect(try await Zbar.decode(alphanumeric) == upper)
+        #expect(try await Zbar.decode(QRCode(text: "AB1")) == "AB1")
 
         // The standard's limits for these modes at version 40-L.
         let allDigits = String(repeating: "7", count: 7089)
         #expect(try QRCode(text: allDigits, errorCorrection: .low).version == 40)
-        #expect(try Zbar.decode(QRCode(text: allDigits, errorCorrection: .low)) == allDigits)
+        #expect(try await Zbar.decode(QRCode(text: allDigits, errorCorrection: .low)) == allDigits)
         #expect(throws: QRCodeError.self) { try QRCode(text: allDigits + "7", errorCorrection: .low) }
         #expect(try QRCode(text: String(repeating: "A", count: 4296), errorCorrection: .low).version == 40)
         #expect(throws: QRCodeError.self) { try QRCode(text: String(repeating: "A", count: 4297), errorCorrection: .low) }

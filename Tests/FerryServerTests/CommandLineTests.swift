@@ -22,8 +22,12 @@ struct FerryProcess {
         var stderr: String
     }
 
-    /// Runs a command to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs a command to completion (waiting on a thread of its own).
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        try await onItsOwnThread { try runWaiting(arguments, environment: environment) }
+    }
+
+    static func runWaiting(_ arguments: [String], environment: [String: String]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -103,7 +107,7 @@ struct CommandLineTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = "sqlite:" + directory.appendingPathComponent("admin.sqlite").path
 
-        let app = try FerryProcess.run(["app", "create", "--database", database, "--name", "Demo", "--domain", "Go.Demo.test",
+        let app = try await FerryProcess.run(["app", "create", "--database", database, "--name", "Demo", "--domain", "Go.Demo.test",
                                         "--team-id", "abcde12345", "--bundle-id", "com.demo.app", "--app-store-id", "id123456",
                                         "--android-package", "com.demo.android", "--android-sha256", String(repeating: "ab", count: 32)])
         #expect(app.status == 0, "\(app.stderr)")
@@ -111,22 +115,22 @@ struct CommandLineTests {
         let appID = app.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
         for (kind, env, prefix) in [("secret", "live", "fs_live_"), ("publishable", "test", "fk_test_")] {
-            let key = try FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", kind, "--env", env])
+            let key = try await FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", kind, "--env", env])
             #expect(key.status == 0, "\(key.stderr)")
             #expect(matches(key.stdout, "^\(prefix)[A-Za-z0-9]{32}\\n$"), "\(key.stdout)")
         }
-        let keys = try FerryProcess.run(["key", "list", "--database", database, "--app", appID])
+        let keys = try await FerryProcess.run(["key", "list", "--database", database, "--app", appID])
         #expect(keys.stdout.split(separator: "\n").count == 2)
         let firstKeyID = String(keys.stdout.split(separator: "\t")[0])
-        #expect(try FerryProcess.run(["key", "revoke", "--database", database, firstKeyID]).status == 0)
-        #expect(try FerryProcess.run(["key", "revoke", "--database", database, firstKeyID]).status == 1)
-        #expect(try FerryProcess.run(["key", "list", "--database", database, "--app", appID]).stdout.contains("revoked"))
+        #expect(try await FerryProcess.run(["key", "revoke", "--database", database, firstKeyID]).status == 0)
+        #expect(try await FerryProcess.run(["key", "revoke", "--database", database, firstKeyID]).status == 1)
+        #expect(try await FerryProcess.run(["key", "list", "--database", database, "--app", appID]).stdout.contains("revoked"))
 
-        let link = try FerryProcess.run(["link", "create", "--database", database, "--destination", "https://demo.test/a", "--slug", "Promo",
+        let link = try await FerryProcess.run(["link", "create", "--database", database, "--destination", "https://demo.test/a", "--slug", "Promo",
                                          "--param", "screen=promo", "--utm-source", "cli"])
         #expect(link.status == 0, "\(link.stderr)")
         #expect(link.stdout == "https://go.demo.test/promo\n")
-        let list = try FerryProcess.run(["link", "list", "--database", database, "--json"])
+        let list = try await FerryProcess.run(["link", "list", "--database", database, "--json"])
         let decoded = try FerryJSON.makeDecoder().decode(LinkResponse.self, from: Data(list.stdout.utf8))
         #expect(decoded.params == ["screen": "promo"])
         #expect(decoded.utm.source == "cli")
@@ -140,37 +144,37 @@ struct CommandLineTests {
             (["key", "create", "--database", database, "--app", "app_missing", "--kind", "secret"], "no app"),
         ]
         for (arguments, message) in refusals {
-            let result = try FerryProcess.run(arguments)
+            let result = try await FerryProcess.run(arguments)
             #expect(result.status != 0, "\(arguments)")
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains(message), "\(result.stderr)")
         }
         // Changing an app keeps what is not named, and refuses what breaks a rule without changing anything.
-        let updated = try FerryProcess.run(["app", "update", appID, "--database", database, "--add-domain", "links.demo.test",
+        let updated = try await FerryProcess.run(["app", "update", appID, "--database", database, "--add-domain", "links.demo.test",
                                             "--attribution-window", "48", "--copy-to-open", "on", "--name", "Demo 2"])
         #expect(updated.status == 0, "\(updated.stderr)")
         #expect(updated.stdout == "\(appID)\tDemo 2\tgo.demo.test,links.demo.test\n")
-        let other = try FerryProcess.run(["app", "create", "--database", database, "--name", "Other", "--domain", "other.demo.test"])
+        let other = try await FerryProcess.run(["app", "create", "--database", database, "--name", "Other", "--domain", "other.demo.test"])
         #expect(other.status == 0)
         for (arguments, message) in [
             (["--attribution-window", "500"], "attribution window"),
             (["--add-domain", "other.demo.test"], "already belongs"),
             (["--remove-domain", "go.demo.test", "--remove-domain", "links.demo.test"], "at least one link domain"),
         ] {
-            let refused = try FerryProcess.run(["app", "update", appID, "--database", database] + arguments)
+            let refused = try await FerryProcess.run(["app", "update", appID, "--database", database] + arguments)
             #expect(refused.status == 1)
             #expect(refused.stderr.contains(message), "\(refused.stderr)")
         }
-        let apps = try FerryProcess.run(["app", "list", "--database", database])
+        let apps = try await FerryProcess.run(["app", "list", "--database", database])
         #expect(apps.stdout.contains("\(appID)\tDemo 2\tgo.demo.test,links.demo.test"))
         let store = try SQLiteStore(path: String(database.dropFirst("sqlite:".count)))
         let stored = try #require(try await store.app(id: appID))
         #expect(stored.attribution == AttributionSettings(window: 48 * 3600, copyToOpen: true))
         #expect(stored.ios.teamID == "ABCDE12345")
 
-        let bad = try FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", "admin"])
+        let bad = try await FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", "admin"])
         #expect(bad.status != 0)
-        let count = try FerryProcess.run(["link", "list", "--database", database, "--app", appID])
+        let count = try await FerryProcess.run(["link", "list", "--database", database, "--app", appID])
         #expect(count.stdout.split(separator: "\n").count == 1)
     }
 
@@ -203,7 +207,7 @@ struct CommandLineTests {
 
         // A link written by the CLI, while the server runs, is served without a restart (even after a miss).
         #expect(try RawHTTPClient.request(port: port, path: "/fromcli", host: "localhost:\(port)").status == 404)
-        let cli = try FerryProcess.run(["link", "create", "--database", "sqlite:" + path, "--destination", "https://example.com/cli", "--slug", "fromcli"])
+        let cli = try await FerryProcess.run(["link", "create", "--database", "sqlite:" + path, "--destination", "https://example.com/cli", "--slug", "fromcli"])
         #expect(cli.status == 0, "\(cli.stderr)")
         var served = false
         for _ in 0..<100 where !served {

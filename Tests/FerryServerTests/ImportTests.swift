@@ -29,12 +29,12 @@ struct ImportTests {
         try Self.export.write(to: file, atomically: true, encoding: .utf8)
         let arguments = ["import", "firebase", file.path, "--database", "sqlite:\(fixture.path)", "--app", fixture.app.id, "--domain", "go.example.com"]
 
-        let dry = try FerryProcess.run(arguments + ["--dry-run"])
+        let dry = try await FerryProcess.run(arguments + ["--dry-run"])
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("4 rows: 2 would be created, 0 already there, 2 skipped"), "\(dry.stdout)")
         #expect(try await fixture.store.link(domain: "go.example.com", slug: "summer") == nil, "a dry run writes nothing")
 
-        let first = try FerryProcess.run(arguments)
+        let first = try await FerryProcess.run(arguments)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("4 rows: 2 created, 0 already there, 2 skipped"), "\(first.stdout)")
         #expect(first.stdout.contains("invalid_destination") && first.stdout.contains("line 4"), "\(first.stdout)")
@@ -47,19 +47,19 @@ struct ImportTests {
         let old = try #require(try await fixture.store.link(domain: "go.example.com", slug: "old"))
         #expect(old.disabled, "an archived link is disabled")
 
-        let again = try FerryProcess.run(arguments)
+        let again = try await FerryProcess.run(arguments)
         #expect(again.stdout.contains("4 rows: 0 created, 2 already there, 2 skipped"), "running it twice changes nothing: \(again.stdout)")
         #expect(try await fixture.store.listLinks(appID: fixture.app.id, environment: .live, limit: 100, after: nil).links.count == 2)
 
         // Without --domain, page.link hosts are not the app's: every row says so, nothing is written.
-        let foreign = try FerryProcess.run(Array(arguments.dropLast(2)))
+        let foreign = try await FerryProcess.run(Array(arguments.dropLast(2)))
         #expect(foreign.stdout.contains("0 created") && foreign.stdout.contains("skipped 3 × foreign_domain") && foreign.stdout.contains("pass --domain"), "\(foreign.stdout)")
 
-        let missing = try FerryProcess.run(["import", "firebase", "/nonexistent.csv", "--database", "sqlite:\(fixture.path)", "--app", fixture.app.id])
+        let missing = try await FerryProcess.run(["import", "firebase", "/nonexistent.csv", "--database", "sqlite:\(fixture.path)", "--app", fixture.app.id])
         #expect(missing.status != 0 && missing.stderr.contains("cannot read"))
         let broken = fixture.directory.appendingPathComponent("broken.csv")
         try "Short link,Deep link\n\"https://x.page.link/a,https://example.com\n".write(to: broken, atomically: true, encoding: .utf8)
-        let unreadable = try FerryProcess.run(["import", "firebase", broken.path, "--database", "sqlite:\(fixture.path)", "--app", fixture.app.id])
+        let unreadable = try await FerryProcess.run(["import", "firebase", broken.path, "--database", "sqlite:\(fixture.path)", "--app", fixture.app.id])
         #expect(unreadable.status != 0 && unreadable.stderr.contains("line"), "\(unreadable.stderr)")
     }
 }

@@ -157,7 +157,8 @@ struct DatabaseOutageTests {
         var environment = ProcessInfo.processInfo.environment
         environment["FERRY_TEST_POSTGRES_DIR"] = directory
         environment["FERRY_TEST_POSTGRES_PORT"] = "\(port)"
-        let status = try await Task.detached { () -> Int32 in
+        let variables = environment
+        let status = try await onItsOwnThread { () -> Int32 in
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
@@ -169,14 +170,14 @@ struct DatabaseOutageTests {
             Self.closeDescriptors(from: 3, in: &actions)
             let words: [String] = ["/bin/bash", script, action]
             let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-            let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            let variables: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer { (arguments + variables).forEach { free($0) } }
             var pid = pid_t()
             guard posix_spawn(&pid, "/bin/bash", &actions, nil, arguments, variables) == 0 else { throw ConfigurationError("cannot run bash") }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             return status
-        }.value
+        }
         guard status == 0 else { throw ConfigurationError("test-postgres.sh \(action) failed (\(status))") }
         return (try String(contentsOfFile: outputPath, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -13,7 +13,11 @@ struct QRCodeAPITests {
     static let zbarimg = "/usr/bin/zbarimg"
 
     /// What zbar reads from a PNG, or nil.
-    static func read(_ png: [UInt8]) throws -> String? {
+    static func read(_ png: [UInt8]) async throws -> String? {
+        try await onItsOwnThread { try readWaiting(png) }
+    }
+
+    static func readWaiting(_ png: [UInt8]) throws -> String? {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-qr-\(UUID().uuidString).png")
         try Data(png).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -40,7 +44,7 @@ struct QRCodeAPITests {
                 let response = try await client.execute(uri: "/v1/links/\(link.id)/qr?format=png&size=300&ecc=\(level)", method: .get, headers: headers(key: fixture.secret))
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "image/png")
-                #expect(try Self.read(Array(buffer: response.body)) == "https://go.example.com/summer-sale", "level \(level)")
+                #expect(try await Self.read(Array(buffer: response.body)) == "https://go.example.com/summer-sale", "level \(level)")
             }
             let svg = try await client.execute(uri: "/v1/links/\(link.id)/qr", method: .get, headers: headers(key: fixture.secret))
             #expect(svg.status == .ok)

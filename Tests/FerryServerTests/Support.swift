@@ -9,6 +9,14 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
+/// Runs blocking work (waiting for a child process) on a thread of its own, so that tests running meanwhile keep
+/// the few threads Swift's concurrency runs on (two on a two-core machine).
+func onItsOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
 /// A database with two apps and their keys, as the CLI would set them up.
 struct Fixture {
     let directory: URL

@@ -115,12 +115,9 @@ public struct WebhookDispatcher: Service {
     }
 
     public func run() async throws {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        let session = URLSession(configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
+        // The session is made when the first delivery is due: a node whose apps have no webhooks never makes one.
+        var session: URLSession?
+        defer { session?.finishTasksAndInvalidate() }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             var claimed: [ClaimedDelivery] = []
             do {
@@ -128,13 +125,26 @@ public struct WebhookDispatcher: Service {
             } catch {
                 logger.warning("cannot read webhook deliveries", metadata: ["error": "\(error)"])
             }
-            await withTaskGroup(of: Void.self) { group in
-                for item in claimed { group.addTask { await self.attempt(item, session: session) } }
+            if !claimed.isEmpty {
+                let sender = session ?? makeSession()
+                session = sender
+                await withTaskGroup(of: Void.self) { group in
+                    for item in claimed { group.addTask { await self.attempt(item, session: sender) } }
+                }
             }
             if claimed.count < Self.batch {
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
             }
         }
+    }
+
+    /// An ephemeral session that keeps no cookies or cache and follows no redirects.
+    func makeSession() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        return URLSession(configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
     }
 
     /// One attempt: POST, then record what came of it.

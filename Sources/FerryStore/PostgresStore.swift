@@ -55,8 +55,10 @@ public final class PostgresStore: FerryDatabase {
         runner = Task { await client.run() }
         await Task.yield()
         do {
-            // The pool retries a server it cannot reach for a long while: give up on the first contact sooner.
-            try await Self.withDeadline(Self.firstContactTimeout) { try await self.migrate() }
+            // The pool retries a server it cannot reach for a long while: give up on the first contact sooner. The
+            // migrations that follow take as long as they take (filling the statistics of a large database, say).
+            try await Self.withDeadline(Self.firstContactTimeout) { try await self.client.query("SELECT 1", logger: self.logger) }
+            try await migrate()
         } catch {
             runner.cancel()
             throw error

@@ -1,4 +1,5 @@
 import FerryAPI
+import Foundation
 
 /// A line chart of clicks and installs per day, as SVG markup made only of numbers and escaped dates (no script, no
 /// style attributes: it sits inside a page whose CSP allows neither).
@@ -11,7 +12,7 @@ public enum StatsChart {
         let scale = niceCeiling(peak)
         func x(_ index: Int) -> Double { days.count <= 1 ? left + plotWidth / 2 : left + plotWidth * Double(index) / Double(days.count - 1) }
         func y(_ value: Int) -> Double { top + plotHeight * (1 - Double(value) / Double(scale)) }
-        func format(_ value: Double) -> String { String(Int((value * 10).rounded())).withDecimal }
+        func format(_ value: Double) -> String { String(format: "%.1f", value) }
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\" role=\"img\" aria-label=\"Clicks and installs per day\">"
         for step in 0...4 {
             let value = scale * step / 4, line = format(y(value))
@@ -39,15 +40,5 @@ public enum StatsChart {
             for factor in [1, 2, 5] where factor * magnitude * 4 >= value { return factor * magnitude * 4 }
             magnitude *= 10
         }
-    }
-}
-
-extension String {
-    /// "1234" (tenths) → "123.4".
-    fileprivate var withDecimal: String {
-        let negative = hasPrefix("-")
-        var digits = negative ? String(dropFirst()) : self
-        while digits.count < 2 { digits = "0" + digits }
-        return (negative ? "-" : "") + digits.dropLast() + "." + digits.suffix(1)
     }
 }

@@ -115,9 +115,7 @@ public enum WebhookRules {
 
     /// The body of a delivery.
     public static func payload(id: String, type: WebhookEventType, at date: Date, environment: APIEnvironment, data: WebhookEventData) -> String {
-        let encoder = FerryJSON.makeEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(WebhookPayload(id: id, type: type, createdAt: date, environment: environment, data: data))) ?? Data("{}".utf8)
+        let body = (try? FerryJSON.makeEncoder().encode(WebhookPayload(id: id, type: type, createdAt: date, environment: environment, data: data))) ?? Data("{}".utf8)
         return String(decoding: body, as: UTF8.self)
     }
 }

@@ -95,8 +95,8 @@ func buildRouter(
         maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger, outbox: outbox
     )
     attribution.register(on: router)
-    WebhooksController(store: store, authenticator: authenticator, outbox: outbox, maxBodyBytes: maxBodyBytes, now: admin.now).register(on: router)
-    try DashboardController(admin: admin, authenticator: authenticator, cache: cache, outbox: outbox, sessions: dashboardSessions,
+    WebhooksController(store: store, authenticator: authenticator, outbox: outbox, maxBodyBytes: maxBodyBytes).register(on: router)
+    try DashboardController(links: links, admin: admin, authenticator: authenticator, cache: cache, outbox: outbox, sessions: dashboardSessions,
                             library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes).register(on: router)
     let edge = EdgeController(
         store: store, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),

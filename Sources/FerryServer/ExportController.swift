@@ -24,32 +24,39 @@ struct ExportController: Sendable {
     static let attributionColumns = ["install_id", "time", "link_id", "click_id", "match_type", "confidence"]
 
     func clicks(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
-        let range = try StatsController.range(of: request, now: now())
-        let store = store, appID = auth.app.id, environment = auth.key.environment
-        return Self.csv(name: "clicks", range: range, header: Self.clickColumns) { cursor in
-            let (from, to) = Self.bounds(range)
-            let page = try await store.exportClicks(appID: appID, environment: environment, from: from, to: to, after: cursor, limit: Self.pageSize)
-            let lines = page.map { click in
-                CSV.line([click.id, Self.timestamp(click.createdAt), click.linkID, click.platform.rawValue, click.osVersion, click.appleDevice,
-                          click.referer, click.query, click.acceptLanguage, click.userAgent])
-            }
-            return (lines, page.last.map { ExportCursor(time: $0.createdAt.timeIntervalSince1970, id: $0.id) }, page.count < Self.pageSize)
-        }
+        let store = store
+        return try await export(request, name: "clicks", header: Self.clickColumns,
+            page: { try await store.exportClicks(appID: $0, environment: $1, from: $2, to: $3, after: $4, limit: Self.pageSize) },
+            fields: { click in
+                [click.id, Self.timestamp(click.createdAt), click.linkID, click.platform.rawValue, click.osVersion, click.appleDevice,
+                 click.referer, click.query, click.acceptLanguage, click.userAgent]
+            },
+            cursor: { ExportCursor(time: $0.createdAt.timeIntervalSince1970, id: $0.id) })
     }
 
     func attributions(_ request: Request) async throws -> Response {
+        let store = store
+        return try await export(request, name: "attributions", header: Self.attributionColumns,
+            page: { try await store.exportAttributions(appID: $0, environment: $1, from: $2, to: $3, after: $4, limit: Self.pageSize) },
+            fields: { record in
+                [record.installID, Self.timestamp(record.createdAt), record.linkID, record.clickID, record.matchType?.rawValue ?? "organic",
+                 record.confidence.map { String(format: "%.3f", $0) }]
+            },
+            cursor: { ExportCursor(time: $0.createdAt.timeIntervalSince1970, id: $0.installID) })
+    }
+
+    /// The CSV of one kind of row over the request's range, read page by page for the key's app and environment.
+    func export<Row: Sendable>(
+        _ request: Request, name: String, header: [String],
+        page: @escaping @Sendable (String, APIEnvironment, Date, Date, ExportCursor?) async throws -> [Row],
+        fields: @escaping @Sendable (Row) -> [String?], cursor: @escaping @Sendable (Row) -> ExportCursor
+    ) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let range = try StatsController.range(of: request, now: now())
-        let store = store, appID = auth.app.id, environment = auth.key.environment
-        return Self.csv(name: "attributions", range: range, header: Self.attributionColumns) { cursor in
-            let (from, to) = Self.bounds(range)
-            let page = try await store.exportAttributions(appID: appID, environment: environment, from: from, to: to, after: cursor, limit: Self.pageSize)
-            let lines = page.map { record in
-                CSV.line([record.installID, Self.timestamp(record.createdAt), record.linkID, record.clickID, record.matchType?.rawValue ?? "organic",
-                          record.confidence.map { String(format: "%.3f", $0) }])
-            }
-            return (lines, page.last.map { ExportCursor(time: $0.createdAt.timeIntervalSince1970, id: $0.installID) }, page.count < Self.pageSize)
+        let appID = auth.app.id, environment = auth.key.environment, (from, to) = Self.bounds(range)
+        return Self.csv(name: name, range: range, header: header) { after in
+            let rows = try await page(appID, environment, from, to, after)
+            return (rows.map { CSV.line(fields($0)) }, rows.last.map(cursor), rows.count < Self.pageSize)
         }
     }
 

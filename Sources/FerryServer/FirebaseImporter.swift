@@ -8,7 +8,7 @@ import Foundation
 /// hold another link is skipped and says so.
 public struct FirebaseImporter: Sendable {
     /// What an import did.
-    public struct Summary: Sendable, Hashable {
+    public struct Summary: Sendable {
         /// Rows read.
         public var rows = 0
         /// Links created.
@@ -22,16 +22,6 @@ public struct FirebaseImporter: Sendable {
 
         /// How many rows were skipped.
         public var skippedCount: Int { skipped.values.reduce(0) { $0 + $1.count } }
-
-        public static func == (a: Summary, b: Summary) -> Bool {
-            a.rows == b.rows && a.created == b.created && a.alreadyThere == b.alreadyThere && a.notes == b.notes
-                && a.skipped.mapValues { $0.map(\.line) } == b.skipped.mapValues { $0.map(\.line) }
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(rows)
-            hasher.combine(created)
-        }
     }
 
     let admin: FerryAdmin

@@ -68,10 +68,9 @@ struct LinksController: Sendable {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let body = try await JSONBody.decode(UpdateLinkRequest.self, from: request, limit: maxBodyBytes)
         let link = try await find(id, auth)
-        let next: Link
-        do { next = try LinkRules.apply(body, to: link, now: admin.now()) } catch { throw APIError(error) }
-        guard try await store.updateLink(next) else { throw APIError.notFound("link '\(id)'") }
-        cache.invalidate(domain: next.domain, slug: next.slug)
+        let next: Link?
+        do { next = try await change(link, body) } catch let error as ValidationError { throw APIError(error) }
+        guard let next else { throw APIError.notFound("link '\(id)'") }
         return try JSONBody.response(next.response)
     }
 
@@ -81,6 +80,15 @@ struct LinksController: Sendable {
         guard try await store.deleteLink(id: link.id, appID: auth.app.id) else { throw APIError.notFound("link '\(id)'") }
         cache.invalidate(domain: link.domain, slug: link.slug)
         return Response(status: .noContent)
+    }
+
+    /// Applies a change to a link, stores it and forgets the cached copy; nil when the link is gone meanwhile.
+    /// Throws `ValidationError` for a change the rules refuse.
+    func change(_ link: Link, _ update: UpdateLinkRequest) async throws -> Link? {
+        let next = try LinkRules.apply(update, to: link, now: admin.now())
+        guard try await store.updateLink(next) else { return nil }
+        cache.invalidate(domain: next.domain, slug: next.slug)
+        return next
     }
 
     /// A link of the key's app and environment; anything else is simply not found.

@@ -21,20 +21,25 @@ struct QRCodeController: Sendable {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let link = try await links.find(id, auth)
         let options = try Self.options(of: request)
+        return try Self.response(link, png: options.png, pixels: options.size, level: options.level, disposition: "inline")
+    }
+
+    /// A QR code of a link's short URL as an image response; `disposition` is `inline` or `attachment`.
+    static func response(_ link: Link, png: Bool, pixels: Int, level: QRCode.ErrorCorrection, disposition: String) throws -> Response {
         let code: QRCode
-        do { code = try QRCode(text: link.shortURL, errorCorrection: options.level) } catch {
+        do { code = try QRCode(text: link.shortURL, errorCorrection: level) } catch {
             throw APIError(.unprocessableContent, code: "too_long", message: error.description)
         }
         var headers = HTTPFields()
         headers[.cacheControl] = "private, max-age=300"
-        headers[.contentDisposition] = "inline; filename=\"\(link.slug).\(options.png ? "png" : "svg")\""
+        headers[.contentDisposition] = "\(disposition); filename=\"\(link.slug).\(png ? "png" : "svg")\""
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        if options.png {
+        if png {
             headers[.contentType] = "image/png"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: code.png(pixels: options.size))))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: code.png(pixels: pixels))))
         }
         headers[.contentType] = "image/svg+xml; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: code.svg(pixels: options.size))))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: code.svg(pixels: pixels))))
     }
 
     /// `format` (svg, the default, or png), `size` (pixels, 64–2048, default 512) and `ecc` (L, M — the default —, Q

@@ -25,6 +25,28 @@ public final class WebhookOutbox: Sendable {
         self.logger = logger
     }
 
+    /// Validates and stores a new webhook for an app's environment (its secret made here); throws the rules'
+    /// `ValidationError`, with the code `too_many_webhooks` when the app has ``WebhookRules/maxPerApp`` already.
+    public func addWebhook(_ request: CreateWebhookRequest, appID: String, environment: APIEnvironment) async throws -> Webhook {
+        let (url, events) = try WebhookRules.validate(request)
+        guard try await store.webhooks(appID: appID, environment: environment).count < WebhookRules.maxPerApp else {
+            throw ValidationError(code: "too_many_webhooks", field: nil, "an app has at most \(WebhookRules.maxPerApp) webhooks per environment")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let webhook = Webhook(id: Identifiers.make(prefix: "wh", using: &generator), appID: appID, environment: environment, url: url,
+                              secret: "whsec_" + Identifiers.apiKeySecret(using: &generator), events: events, createdAt: now())
+        try await store.createWebhook(webhook)
+        forget(appID: appID)
+        return webhook
+    }
+
+    /// Removes a webhook of an app's environment; false when there is none.
+    public func removeWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
+        guard id.utf8.count <= 64, try await store.deleteWebhook(id: id, appID: appID, environment: environment) else { return false }
+        forget(appID: appID)
+        return true
+    }
+
     /// Forgets cached webhooks of an app (after one was added or removed here).
     public func forget(appID: String) {
         cache.withLock { cache in cache = cache.filter { !$0.key.hasPrefix(appID + "/") } }

@@ -11,7 +11,6 @@ struct WebhooksController: Sendable {
     let authenticator: KeyAuthenticator
     let outbox: WebhookOutbox
     let maxBodyBytes: Int
-    let now: @Sendable () -> Date
 
     func register(on router: Router<FerryRequestContext>) {
         router.post(RouterPath(FerryRoutes.webhooks)) { request, _ in try await create(request) }
@@ -23,17 +22,14 @@ struct WebhooksController: Sendable {
     func create(_ request: Request) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let body = try await JSONBody.decode(CreateWebhookRequest.self, from: request, limit: maxBodyBytes)
-        let (url, events): (String, [WebhookEventType])
-        do { (url, events) = try WebhookRules.validate(body) } catch { throw APIError(error) }
-        let existing = try await store.webhooks(appID: auth.app.id, environment: auth.key.environment)
-        guard existing.count < WebhookRules.maxPerApp else {
-            throw APIError(.conflict, code: "too_many_webhooks", message: "an app has at most \(WebhookRules.maxPerApp) webhooks per environment")
+        let webhook: Webhook
+        do {
+            webhook = try await outbox.addWebhook(body, appID: auth.app.id, environment: auth.key.environment)
+        } catch let error as ValidationError where error.code == "too_many_webhooks" {
+            throw APIError(.conflict, code: error.code, message: error.message)
+        } catch let error as ValidationError {
+            throw APIError(error)
         }
-        var generator = SystemRandomNumberGenerator()
-        let webhook = Webhook(id: Identifiers.make(prefix: "wh", using: &generator), appID: auth.app.id, environment: auth.key.environment, url: url,
-                              secret: "whsec_" + Identifiers.apiKeySecret(using: &generator), events: events, createdAt: now())
-        try await store.createWebhook(webhook)
-        outbox.forget(appID: auth.app.id)
         var headers = HTTPFields()
         headers[.location] = "\(FerryRoutes.webhooks)/\(webhook.id)"
         return try JSONBody.response(webhook.response(showingSecret: true), status: .created, headers: headers)
@@ -47,10 +43,9 @@ struct WebhooksController: Sendable {
 
     func delete(_ request: Request, id: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        guard id.utf8.count <= 64, try await store.deleteWebhook(id: id, appID: auth.app.id, environment: auth.key.environment) else {
+        guard try await outbox.removeWebhook(id: id, appID: auth.app.id, environment: auth.key.environment) else {
             throw APIError.notFound("webhook '\(id.prefix(64))'")
         }
-        outbox.forget(appID: auth.app.id)
         return Response(status: .noContent)
     }
 

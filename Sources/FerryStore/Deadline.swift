@@ -19,29 +19,42 @@ public func withDeadline<T: Sendable>(
 ) async throws -> T {
     let state = DeadlineState()
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-        let work = Task {
+        let timer = Task {
+            try? await Task.sleep(for: deadline)
+            guard !Task.isCancelled else { return }
+            state.finish {
+                state.cancelWork()
+                continuation.resume(throwing: timeoutError())
+            }
+        }
+        state.setWork(Task {
             do {
                 let value = try await operation()
                 state.finish { continuation.resume(returning: value) }
             } catch {
                 state.finish { continuation.resume(throwing: error) }
             }
-        }
-        Task {
-            try? await Task.sleep(for: deadline)
-            state.finish {
-                work.cancel()
-                continuation.resume(throwing: timeoutError())
-            }
-        }
+            timer.cancel()  // no sleeper left behind for each operation that finished in time
+        })
     }
 }
 
 /// Who won the race between an operation and its deadline.
 final class DeadlineState: @unchecked Sendable {
-    // @unchecked: `done` is only touched under `lock`.
+    // @unchecked: `done` and `work` are only touched under `lock`.
     private let lock = NSLock()
     private var done = false
+    private var work: Task<Void, Never>?
+
+    /// Remembers the operation's task, so that a deadline that passes can cancel it.
+    func setWork(_ task: Task<Void, Never>) {
+        lock.withLock { work = task }
+    }
+
+    /// Cancels the operation's task (when it is known yet).
+    func cancelWork() {
+        lock.withLock { work }?.cancel()
+    }
 
     /// Runs `body` if the race was not decided yet, deciding it.
     func finish(_ body: () -> Void) {

@@ -9,6 +9,7 @@ import Mustache
 /// `/dashboard`: what the marketing side uses. Server-rendered pages (no script at all), a signed session cookie
 /// (HttpOnly, SameSite=Strict, Secure behind https), a CSRF token in every form, a strict CSP, nothing from a CDN.
 struct DashboardController: Sendable {
+    let links: LinksController
     let admin: FerryAdmin
     let authenticator: KeyAuthenticator
     let cache: LinkCache
@@ -48,7 +49,7 @@ struct DashboardController: Sendable {
         group.get("/links/new") { request, _ in try await guarded(request) { viewer, _ in linkForm(viewer, link: nil, error: nil) } }
         group.post("/links") { request, _ in try await guarded(request) { viewer, form in try await createLink(viewer, form) } }
         group.get("/links/:id") { request, context in
-            try await guarded(request) { viewer, _ in try await linkPage(viewer, id: context.parameters.get("id") ?? "") }
+            try await guarded(request) { viewer, _ in try await linkPage(viewer, try await link(context, viewer)) }
         }
         group.get("/links/:id/edit") { request, context in
             try await guarded(request) { viewer, _ in linkForm(viewer, link: try await link(context, viewer), error: nil) }
@@ -63,18 +64,21 @@ struct DashboardController: Sendable {
             try await guarded(request) { viewer, _ in try await setDisabled(viewer, try await link(context, viewer), false) }
         }
         group.get("/links/:id/qr.svg") { request, context in
-            try await guarded(request) { viewer, _ in qr(try await link(context, viewer), png: false) }
+            try await guarded(request) { viewer, _ in
+                try QRCodeController.response(try await link(context, viewer), png: false, pixels: 320, level: .quartile, disposition: "inline")
+            }
         }
         group.get("/links/:id/qr.png") { request, context in
-            try await guarded(request) { viewer, _ in qr(try await link(context, viewer), png: true) }
+            try await guarded(request) { viewer, _ in
+                try QRCodeController.response(try await link(context, viewer), png: true, pixels: 1024, level: .quartile, disposition: "attachment")
+            }
         }
         group.get("/settings") { request, _ in try await guarded(request) { viewer, _ in try await settingsPage(viewer, error: nil, notice: nil, secret: nil) } }
         group.post("/settings") { request, _ in try await guarded(request) { viewer, form in try await saveSettings(viewer, form) } }
         group.post("/webhooks") { request, _ in try await guarded(request) { viewer, form in try await addWebhook(viewer, form) } }
         group.post("/webhooks/:id/delete") { request, context in
             try await guarded(request) { viewer, _ in
-                _ = try await store.deleteWebhook(id: context.parameters.get("id") ?? "", appID: viewer.auth.app.id, environment: viewer.auth.key.environment)
-                outbox.forget(appID: viewer.auth.app.id)
+                _ = try await outbox.removeWebhook(id: context.parameters.get("id") ?? "", appID: viewer.auth.app.id, environment: viewer.auth.key.environment)
                 return redirect("/dashboard/settings")
             }
         }
@@ -205,10 +209,7 @@ struct DashboardController: Sendable {
         return link
     }
 
-    func linkPage(_ viewer: Viewer, id: String) async throws -> Response {
-        guard id.utf8.count <= 64, let link = try await store.link(id: id, appID: viewer.auth.app.id), link.environment == viewer.auth.key.environment else {
-            return html(status: .notFound, title: "Not found", body: "<h1>No such link</h1><p><a href=\"/dashboard\">All links</a></p>", viewer: viewer)
-        }
+    func linkPage(_ viewer: Viewer, _ link: Link) async throws -> Response {
         let today = StatsRollup.day(of: admin.now())
         let range = StatsRange(fromDay: today - 29, toDay: today)
         let report = StatsReport(rows: try await store.statsRows(appID: viewer.auth.app.id, environment: viewer.auth.key.environment, linkID: link.id, range: range),
@@ -296,9 +297,7 @@ struct DashboardController: Sendable {
             update.utm = request.utm.map { .set($0) } ?? .clear
             update.social = request.social.map { .set($0) } ?? .clear
             update.params = params.isEmpty ? .clear : .set(params)
-            let next = try LinkRules.apply(update, to: link, now: admin.now())
-            guard try await store.updateLink(next) else { throw Detour(response: redirect("/dashboard")) }
-            cache.invalidate(domain: next.domain, slug: next.slug)
+            guard try await links.change(link, update) != nil else { return redirect("/dashboard") }
             return redirect("/dashboard/links/\(link.id)")
         } catch let error as ValidationError {
             return linkForm(viewer, link: link, error: error.message, values: form)
@@ -308,24 +307,8 @@ struct DashboardController: Sendable {
     func setDisabled(_ viewer: Viewer, _ link: Link, _ disabled: Bool) async throws -> Response {
         var update = UpdateLinkRequest()
         update.disabled = .set(disabled)
-        let next = try LinkRules.apply(update, to: link, now: admin.now())
-        _ = try await store.updateLink(next)
-        cache.invalidate(domain: next.domain, slug: next.slug)
+        _ = try await links.change(link, update)
         return redirect("/dashboard/links/\(link.id)")
-    }
-
-    func qr(_ link: Link, png: Bool) -> Response {
-        guard let code = try? QRCode(text: link.shortURL, errorCorrection: .quartile) else { return Response(status: .notFound) }
-        var headers = HTTPFields()
-        headers[.cacheControl] = "private, max-age=300"
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        if png {
-            headers[.contentType] = "image/png"
-            headers[.contentDisposition] = "attachment; filename=\"\(link.slug).png\""
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: code.png(pixels: 1024))))
-        }
-        headers[.contentType] = "image/svg+xml; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: code.svg(pixels: 320))))
     }
 
     func settingsPage(_ viewer: Viewer, error: String?, notice: String?, secret: String?, values: QueryString? = nil) async throws -> Response {
@@ -380,19 +363,10 @@ struct DashboardController: Sendable {
     }
 
     func addWebhook(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
-        let events = WebhookEventType.allCases.filter { form.value(of: $0.rawValue) != nil }
+        let request = CreateWebhookRequest(url: form.value(of: "url")?.trimmingCharacters(in: .whitespaces) ?? "",
+                                           events: WebhookEventType.allCases.filter { form.value(of: $0.rawValue) != nil })
         do {
-            let (url, checked) = try WebhookRules.validate(CreateWebhookRequest(url: form.value(of: "url")?.trimmingCharacters(in: .whitespaces) ?? "",
-                                                                                  events: events))
-            let existing = try await store.webhooks(appID: viewer.auth.app.id, environment: viewer.auth.key.environment)
-            guard existing.count < WebhookRules.maxPerApp else {
-                return try await settingsPage(viewer, error: "An app has at most \(WebhookRules.maxPerApp) webhooks per environment.", notice: nil, secret: nil)
-            }
-            var generator = SystemRandomNumberGenerator()
-            let webhook = Webhook(id: Identifiers.make(prefix: "wh", using: &generator), appID: viewer.auth.app.id, environment: viewer.auth.key.environment,
-                                  url: url, secret: "whsec_" + Identifiers.apiKeySecret(using: &generator), events: checked, createdAt: admin.now())
-            try await store.createWebhook(webhook)
-            outbox.forget(appID: viewer.auth.app.id)
+            let webhook = try await outbox.addWebhook(request, appID: viewer.auth.app.id, environment: viewer.auth.key.environment)
             return try await settingsPage(viewer, error: nil, notice: "Webhook added.", secret: webhook.secret)
         } catch let error as ValidationError {
             return try await settingsPage(viewer, error: error.message, notice: nil, secret: nil)
@@ -402,9 +376,11 @@ struct DashboardController: Sendable {
     // MARK: Rendering
 
     func status(_ link: Link) -> String {
-        if link.disabled { return "disabled" }
-        if let expires = link.expiresAt, expires <= admin.now() { return "expired" }
-        return "active"
+        switch link.status(at: admin.now()) {
+        case .active: "active"
+        case .expired: "expired"
+        case .disabled: "disabled"
+        }
     }
 
     static func day(_ date: Date) -> String { StatsRange.text(ofDay: StatsRollup.day(of: date)) }

@@ -71,6 +71,12 @@ let package = Package(
         ),
         // The attribution simulator: `swift run -c release AttributionSimulator` (see docs/attribution.md).
         .executableTarget(name: "AttributionSimulator", dependencies: ["FerryCore"], path: "Benchmarks/AttributionSimulator", swiftSettings: strict),
+        // Seeds databases for the benchmark scripts in Benchmarks/ and measures the store's click ingestion.
+        .executableTarget(
+            name: "FerryBench",
+            dependencies: ["FerryServer", "FerryStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/FerryBench", swiftSettings: strict
+        ),
         .testTarget(name: "FerryAPITests", dependencies: ["FerryAPI"], swiftSettings: strict),
         .testTarget(name: "AttributionSimulatorTests", dependencies: ["AttributionSimulator", "FerryCore"], swiftSettings: strict),
         .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"], swiftSettings: strict),

@@ -19,10 +19,17 @@ public enum CompatibilityRules {
         return base + separator + query + fragment
     }
 
+    /// Whether an unencoded-looking URL has its query's `=` and `&` percent-encoded (`…/test?campaign%3Dsummer`).
+    static func isQueryItemEncoded(_ url: Substring) -> Bool {
+        guard let mark = url.firstIndex(of: "?") else { return false }
+        let query = url[url.index(after: mark)...]
+        return !query.contains("=") && query.range(of: "%3D", options: .caseInsensitive) != nil
+    }
+
     /// The `full_request_url` parameter of a raw query, whether the SDK encoded it (`https%3A%2F%2F…`, as it should)
     /// or not (`https://host/link/test?campaign=summer&source=email`, as the platform's own examples write it, so
-    /// that the URL's own parameters follow it unencoded). Parameters the route itself takes (`event_type`) are not
-    /// taken for the URL's. Nil when absent or empty.
+    /// that the URL's own parameters follow it unencoded), or half-encoded as `URLQueryItem` writes it. Parameters the
+    /// route itself takes (`event_type`) are not taken for the URL's. Nil when absent or empty.
     public static func fullRequestURL(inRawQuery rawQuery: String?, ownParameters: Set<String> = ["event_type"]) -> String? {
         guard let rawQuery else { return nil }
         let name = "full_request_url="
@@ -42,6 +49,10 @@ public enum CompatibilityRules {
         let pieces = value.split(separator: "&", omittingEmptySubsequences: false)
         if encoded {
             value = String(pieces.first ?? "")
+        } else if let first = pieces.first, Self.isQueryItemEncoded(first) {
+            // `URLQueryItem` (and so an SDK building the request with `URLComponents`) leaves `:`, `/` and `?` of the
+            // value as they are but encodes `=`, `&` and `%`: one decoding gives the URL back.
+            return first.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 }
         } else {
             var kept: [Substring] = []
             for (index, piece) in pieces.enumerated() {

@@ -46,7 +46,8 @@ public func buildApplication(
         store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox,
         addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
         hasher: AddressHasher(key: hashKey), maxBodyBytes: configuration.maxBodyBytes,
-        lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(secret: dashboardKey), logger: logger
+        lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(secret: dashboardKey), logger: logger,
+        metricsAllowed: configuration.metricsAllowed
     )
     return Application(
         router: router,
@@ -61,11 +62,13 @@ public func buildApplication(
 /// The router alone, for tests that drive it without a socket.
 func buildRouter(
     store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, addresses: ClientAddressResolver,
-    hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger
+    hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger,
+    metricsAllowed: [IPNetwork] = []
 ) throws -> Router<FerryRequestContext> {
     let router = Router(context: FerryRequestContext.self)
     router.add(middleware: LogRequestsMiddleware(.debug))
-    router.add(middleware: ErrorMiddleware(store: store, logger: logger))
+    let errors = ErrorMiddleware(store: store, logger: logger)
+    router.add(middleware: errors)
     router.get("/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
     router.get("/readyz") { _, _ in
         do {
@@ -75,6 +78,7 @@ func buildRouter(
             return try JSONBody.response(["status": "unavailable"], status: .serviceUnavailable)
         }
     }
+    MetricsController(cache: cache, recorder: recorder, allowed: metricsAllowed, started: .now).register(on: router)
     router.get("/openapi.yaml") { _, _ in
         guard let text = OpenAPIDocument.text else {
             throw APIError(.notFound, code: "not_found", message: "the API description was not deployed with this binary (Ferry_FerryServer.resources)")
@@ -104,7 +108,7 @@ func buildRouter(
     )
     CompatibilityController(
         admin: admin, edge: edge, attribution: attribution, authenticator: authenticator, addresses: addresses, hasher: hasher,
-        maxBodyBytes: maxBodyBytes
+        maxBodyBytes: maxBodyBytes, errors: errors
     ).register(on: router)
     MethodGuard.register(on: router, CompatibilityController.allowedMethods)
     MethodGuard.register(on: router, [
@@ -155,19 +159,29 @@ struct ErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as APIError {
-            throw error
         } catch let error as HTTPError where error.status == .notFound && !Self.isAPIPath(request.uri.path) {
             // Any other path on a link domain is a link that does not exist: a page for people, not JSON.
             return EdgeController.html(StatusPage.notFound.render(), status: .notFound, head: request.method == .head)
-        } catch let error as HTTPError {
-            throw APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
-        } catch let error where store.isOutage(error) {
-            logger.warning("database away", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            throw APIError(.serviceUnavailable, code: "database_unavailable", message: "the database cannot be reached; try again shortly")
         } catch {
-            logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            throw APIError(.internalServerError, code: "internal", message: "something went wrong; the error was logged")
+            throw apiError(for: error, path: request.uri.path)
+        }
+    }
+
+    /// The JSON error an error is answered with: API errors as they are, the framework's with a code, a database
+    /// outage as 503 `database_unavailable`, anything else as a 500 without details (logged).
+    func apiError(for error: any Error, path: String) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as HTTPError:
+            return APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
+        case let error where store.isOutage(error):
+            logger.warning("database away", metadata: ["path": "\(path)", "error": "\(error)"])
+            return APIError(.serviceUnavailable, code: "database_unavailable", message: "the database cannot be reached; try again shortly",
+                            headers: [.retryAfter: "5"])
+        default:
+            logger.error("request failed", metadata: ["path": "\(path)", "error": "\(error)"])
+            return APIError(.internalServerError, code: "internal", message: "something went wrong; the error was logged")
         }
     }
 

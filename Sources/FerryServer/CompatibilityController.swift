@@ -17,6 +17,8 @@ struct CompatibilityController: Sendable {
     let addresses: ClientAddressResolver
     let hasher: AddressHasher
     let maxBodyBytes: Int
+    /// How errors become answers, shared with every other route.
+    let errors: ErrorMiddleware
 
     var store: any FerryDatabase { admin.store }
     var now: @Sendable () -> Date { admin.now }
@@ -35,8 +37,8 @@ struct CompatibilityController: Sendable {
         // Wrong methods on the LinkTrace-style routes are answered in their envelope too.
         for path in [Self.referralLinks, Self.attributions] {
             for method in MethodGuard.methods where method != .post {
-                router.on(RouterPath(path), method: method) { _, _ in
-                    try await LinkTraceEnvelope.wrap {
+                router.on(RouterPath(path), method: method) { request, _ in
+                    try await LinkTraceEnvelope.wrap(request, errors: errors) {
                         throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "use POST on this route", headers: [.allow: "POST"])
                     }
                 }
@@ -47,9 +49,11 @@ struct CompatibilityController: Sendable {
         }
         router.get(RouterPath(Self.deferredDeepLink)) { request, context in try await deferredDeepLink(request, context: context) }
         router.post(RouterPath(Self.statsEvent)) { request, _ in try await statsEvent(request) }
-        router.post(RouterPath(Self.referralLinks)) { request, _ in try await LinkTraceEnvelope.wrap { try await referralLink(request) } }
+        router.post(RouterPath(Self.referralLinks)) { request, _ in
+            try await LinkTraceEnvelope.wrap(request, errors: errors) { try await referralLink(request) }
+        }
         router.post(RouterPath(Self.attributions)) { request, context in
-            try await LinkTraceEnvelope.wrap { try await attribute(request, context: context) }
+            try await LinkTraceEnvelope.wrap(request, errors: errors) { try await attribute(request, context: context) }
         }
     }
 
@@ -344,17 +348,16 @@ enum LinkTraceEnvelope {
         try JSONBody.response(Success(data: data), status: status)
     }
 
-    /// Runs a handler, answering its errors in this envelope.
-    static func wrap(_ handler: () async throws -> Response) async throws -> Response {
+    /// Runs a handler, answering its errors in this envelope: its own, the framework's, an outage's 503 and the
+    /// 500 of anything unexpected (as `errors` classifies them for every other route).
+    static func wrap(_ request: Request, errors: ErrorMiddleware, _ handler: () async throws -> Response) async throws -> Response {
         do {
             return try await handler()
-        } catch let error as APIError {
+        } catch {
+            let error = errors.apiError(for: error, path: request.uri.path)
             var headers = error.headers
             headers[.cacheControl] = "no-store"
             return try JSONBody.response(Failure(error: error.body.error), status: error.status, headers: headers)
-        } catch let error as HTTPError {
-            let detail = ErrorResponse.Detail(code: ErrorMiddleware.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
-            return try JSONBody.response(Failure(error: detail), status: error.status, headers: [.cacheControl: "no-store"])
         }
     }
 }

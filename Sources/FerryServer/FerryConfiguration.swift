@@ -105,6 +105,8 @@ public struct FerryConfiguration: Sendable {
     public var maxBodyBytes = 64 * 1024
     /// Log level.
     public var logLevel: Logger.Level = .info
+    /// Networks besides loopback that may read `/metrics` (a Prometheus scraper's).
+    public var metricsAllowed: [IPNetwork] = []
 
     /// The defaults.
     public init() {}
@@ -129,6 +131,21 @@ public struct FerryConfiguration: Sendable {
         if let value = environment["FERRY_IP_HASH_KEY"], !value.isEmpty {
             guard value.utf8.count >= 16 else { throw ConfigurationError("FERRY_IP_HASH_KEY must be at least 16 characters") }
             ipHashKey = value
+        }
+        if let value = environment["FERRY_METRICS_ALLOW"], !value.isEmpty {
+            do { metricsAllowed = try IPNetwork.parseList(value) } catch { throw ConfigurationError("FERRY_METRICS_ALLOW: \(error)") }
+        }
+        if let value = environment["FERRY_LINK_CACHE_CAPACITY"], !value.isEmpty {
+            guard let capacity = Int(value), (1...100_000_000).contains(capacity) else {
+                throw ConfigurationError("FERRY_LINK_CACHE_CAPACITY must be a number of links from 1 to 100000000")
+            }
+            linkCacheCapacity = capacity
+        }
+        if let value = environment["FERRY_CLICK_BUFFER_LIMIT"], !value.isEmpty {
+            guard let limit = Int(value), (1...100_000_000).contains(limit) else {
+                throw ConfigurationError("FERRY_CLICK_BUFFER_LIMIT must be a number of clicks from 1 to 100000000")
+            }
+            clickBufferLimit = limit
         }
         if let value = environment["FERRY_LOG_LEVEL"], !value.isEmpty {
             guard let level = Logger.Level(rawValue: value.lowercased()) else { throw ConfigurationError("FERRY_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical") }

@@ -37,6 +37,8 @@ public final class LinkCache: Sendable {
         var generation: UInt64 = 0
         var staleLinks: [String: Entry<Link>] = [:]
         var staleHosts: [String: Entry<App>] = [:]
+        var hits = 0
+        var misses = 0
     }
 
     private let state = Mutex(State())
@@ -55,7 +57,17 @@ public final class LinkCache: Sendable {
 
     /// The cached link for a domain and slug, or nil when the cache does not know.
     public func link(domain: String, slug: String) -> Entry<Link>? {
-        state.withLock { $0.links[Self.key(domain: domain, slug: slug)]?.value }
+        let key = Self.key(domain: domain, slug: slug)
+        return state.withLock { state in
+            let entry = state.links[key]?.value
+            if entry == nil { state.misses += 1 } else { state.hits += 1 }
+            return entry
+        }
+    }
+
+    /// Counters for `/metrics`: link lookups answered from memory and not, and links held now.
+    public var statistics: (hits: Int, misses: Int, links: Int) {
+        state.withLock { ($0.hits, $0.misses, $0.links.count) }
     }
 
     /// Remembers a link (or its absence), unless the cache was emptied since `generation`: then the answer may be
@@ -119,7 +131,7 @@ public final class LinkCache: Sendable {
             for (key, slot) in state.links { staleLinks[key] = slot.value }
             var staleHosts = state.staleHosts.count + state.hosts.count <= 10_000 ? state.staleHosts : [:]
             for (key, slot) in state.hosts { staleHosts[key] = slot.value }
-            state = State(generation: state.generation + 1, staleLinks: staleLinks, staleHosts: staleHosts)
+            state = State(generation: state.generation + 1, staleLinks: staleLinks, staleHosts: staleHosts, hits: state.hits, misses: state.misses)
         }
     }
 

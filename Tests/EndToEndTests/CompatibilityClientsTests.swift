@@ -103,11 +103,8 @@ struct LimeLinkClient: Sendable {
         var components = URLComponents(string: "\(baseURL)/api/v1/app/dynamic_link/\(suffix)")!
         var items = [URLQueryItem(name: "full_request_url", value: url.absoluteString)]
         if setup { items.append(URLQueryItem(name: "event_type", value: "setup")) }
+        // As the platform's SDK builds it: URLQueryItem encodes the value's `=`, `&` and `%`, not its `:`, `/` or `?`.
         components.queryItems = items
-        // URLQueryItem leaves `&`, `=`, `?` and `:` of the value as they are: encode the value in full, as the SDK does.
-        components.percentEncodedQuery = items.map { item in
-            "\(item.name)=\(item.value!.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
-        }.joined(separator: "&")
         let (data, response) = try await URLSession.shared.data(from: components.url!)
         guard (response as? HTTPURLResponse)?.statusCode == 200 else { return nil }
         return try JSONDecoder().decode(UniversalLinkResponse.self, from: data).uri

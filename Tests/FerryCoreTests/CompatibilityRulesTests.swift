@@ -24,6 +24,9 @@ struct CompatibilityRulesTests {
         ("full_request_url=https://a.h/link/test?campaign=summer&source=email", "https://a.h/link/test?campaign=summer&source=email"),
         ("full_request_url=https://a.h/link/test?campaign=summer&source=email&event_type=setup", "https://a.h/link/test?campaign=summer&source=email"),
         ("event_type=setup&full_request_url=https://a.h/t", "https://a.h/t"),
+        // As URLQueryItem writes it: `:`, `/` and `?` left alone, `=`, `&` and `%` encoded.
+        ("full_request_url=https://a.h/link/test?campaign%3Dsummer%26source%3Demail&event_type=setup", "https://a.h/link/test?campaign=summer&source=email"),
+        ("full_request_url=https://a.h/link/test?q%3Da%2520b", "https://a.h/link/test?q=a%20b"),
         ("xfull_request_url=https://a.h/t", nil),
         ("full_request_url=", nil),
     ] as [(String, String?)])

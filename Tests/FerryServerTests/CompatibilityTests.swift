@@ -261,6 +261,33 @@ struct CompatibilityTests {
         }
     }
 
+    @Test func aStageAttributionNeverSeesAProductionClick() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let code = try #require((try json(try await createReferral(client, key: fixture.secret))["data"] as? [String: Any])?["shortCode"] as? String)
+            let clickID = try await clickOnIPhone(client, slug: code, address: "198.18.0.5")
+            #expect(try await fixture.eventually { try await fixture.store.click(id: clickID) != nil })
+            func attribute(environment: String?) async throws -> [String: Any] {
+                let body = environment.map { #"{"userId": "both_environments", "environment": "\#($0)"}"# } ?? #"{"userId": "both_environments"}"#
+                let response = try await client.execute(
+                    uri: "/api/v1/attributions", method: .post,
+                    headers: headers(host: "api.example.net", userAgent: Self.appClient,
+                                     extra: [(.contentType, "application/json"), (.apiKey, fixture.publishable), (.forwardedFor, "198.18.0.5"), (.acceptLanguage, "en-US,en;q=0.9")]),
+                    body: jsonBody(body))
+                #expect(response.status == .ok)
+                return try #require(try json(response)["data"] as? [String: Any])
+            }
+            // One user id has an answer per environment: the stage one sees no production click, the production one does.
+            #expect(try await attribute(environment: "stage")["attributed"] as? Bool == false, "a stage attribution never sees a production click")
+            let live = try await attribute(environment: nil)
+            #expect(live["attributed"] as? Bool == true)
+            #expect(live["referrerIdentifier"] as? String == "user_9821")
+            #expect(try await attribute(environment: "stage")["attributed"] as? Bool == false, "the stage answer stays the stage answer")
+            #expect(try await attribute(environment: "prod")["attributed"] as? Bool == true)
+        }
+    }
+
     @Test func anAttributionIsTheClickOfThisDeviceBoundToTheUserForGood() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
@@ -308,7 +335,6 @@ struct CompatibilityTests {
             let staged = try #require(try await attribute("qa_tester", address: "192.0.2.60", environment: "stage")["data"] as? [String: Any])
             #expect(staged["attributed"] as? Bool == true)
             #expect(staged["referrerIdentifier"] as? String == "qa_user")
-
             // Errors in the envelope.
             let missing = try await client.execute(uri: "/api/v1/attributions", method: .post,
                                                    headers: headers(extra: [(.contentType, "application/json"), (.apiKey, fixture.publishable)]), body: jsonBody("{}"))

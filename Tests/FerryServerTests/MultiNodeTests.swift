@@ -237,6 +237,14 @@ struct DatabaseOutageTests {
             let listing = try await client.execute(uri: "/v1/links", method: .get, headers: headers(key: secret))
             #expect(listing.status == .serviceUnavailable)
             #expect(String(buffer: listing.body).contains("database_unavailable"))
+            #expect(listing.headers[.retryAfter] == "5")
+            // And the LinkTrace-style routes in their own envelope.
+            let referral = try await client.execute(uri: "/api/v1/referral-links", method: .post, headers: headers(key: secret, json: true),
+                                                    body: jsonBody(#"{"referrerIdentifier": "u1"}"#))
+            #expect(referral.status == .serviceUnavailable)
+            let envelope = try JSONSerialization.jsonObject(with: Data(buffer: referral.body)) as? [String: Any]
+            #expect(envelope?["success"] as? Bool == false)
+            #expect((envelope?["error"] as? [String: Any])?["code"] as? String == "database_unavailable")
 
             _ = try await Self.cluster("start", directory: directory, port: port)
             // Without a restart: ready again, and the clicks held in memory reach the database.

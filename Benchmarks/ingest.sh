@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Click ingestion on SQLite:
+#  1. the store's ceiling: clicks written straight to the store in the recorder's batches (FerryBench ingest);
+#  2. through the edge: wrk clicks for BENCH_SECONDS, then every click answered must be in the database
+#     (recorded = requests, dropped = 0);
+#  3. a database slower than the clicks: another process holds SQLite's write lock for 10 s in the middle of the
+#     load, with a small click buffer (20,000): redirects go on, the buffer fills, what does not fit is counted as
+#     dropped, and the backlog is written once the lock is released.
+. "$(dirname "$0")/lib.sh"
+build_release
+seed "links-1000" 1000 0
+base=$DB
+
+echo "1. store ceiling" >&2
+cp "$base" "$BENCH_DIR/ingest.sqlite"; rm -f "$BENCH_DIR/ingest.sqlite-wal" "$BENCH_DIR/ingest.sqlite-shm"
+store=$("$BIN/FerryBench" ingest --database "sqlite:$BENCH_DIR/ingest.sqlite" --clicks 300000)
+
+echo "2. through the edge" >&2
+cp "$base" "$BENCH_DIR/ingest.sqlite"; rm -f "$BENCH_DIR/ingest.sqlite-wal" "$BENCH_DIR/ingest.sqlite-shm"
+start_ferry "$BENCH_DIR/ingest.sqlite" 18080
+export FERRY_BENCH_LINKS=1000
+edge=$(run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/)
+for _ in $(seq 1 100); do [ "$(metric 18080 ferry_clicks_pending)" = 0 ] && break; sleep 0.1; done
+recorded=$(metric 18080 ferry_clicks_recorded_total)
+dropped=$(metric 18080 ferry_clicks_dropped_total)
+stop_servers
+
+echo "3. database slower than the clicks" >&2
+cp "$base" "$BENCH_DIR/ingest.sqlite"; rm -f "$BENCH_DIR/ingest.sqlite-wal" "$BENCH_DIR/ingest.sqlite-shm"
+start_ferry "$BENCH_DIR/ingest.sqlite" 18080 FERRY_CLICK_BUFFER_LIMIT=20000
+run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/ 5 > "$BENCH_DIR/before.txt"
+run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/ 10 > "$BENCH_DIR/during.txt" &
+wrk_pid=$!
+python3 - "$BENCH_DIR/ingest.sqlite" <<'PY' &
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+db.execute("BEGIN IMMEDIATE")   # holds the write lock; readers go on (WAL)
+time.sleep(10)
+db.execute("COMMIT")
+PY
+lock_pid=$!
+peak=0
+while kill -0 "$lock_pid" 2>/dev/null; do
+    pending=$(metric 18080 ferry_clicks_pending); [ "${pending:-0}" -gt "$peak" ] && peak=$pending
+    sleep 0.5
+done
+wait "$wrk_pid"
+during=$(cat "$BENCH_DIR/during.txt"); before=$(cat "$BENCH_DIR/before.txt")
+drained=no
+for _ in $(seq 1 300); do [ "$(metric 18080 ferry_clicks_pending)" = 0 ] && { drained=yes; break; }; sleep 0.1; done
+stall_recorded=$(metric 18080 ferry_clicks_recorded_total)
+stall_dropped=$(metric 18080 ferry_clicks_dropped_total)
+stall_requests=$(( $(field "$before" requests) + $(field "$during" requests) ))
+
+echo
+echo "$store"
+echo "through the edge: $(field "$edge" requests) clicks answered in $(field "$edge" seconds) s ($(field "$edge" rps)/s, p99 $(field "$edge" p99_ms) ms)"
+echo "  recorded $recorded, dropped $dropped, lost $(( $(field "$edge" requests) - recorded - dropped ))"
+echo "  = $(python3 -c "print(round($recorded / $(field "$edge" seconds)))") clicks/s recorded"
+echo "write lock held 10 s by another process, click buffer 20000:"
+echo "  redirects before: $(field "$before" rps)/s p99 $(field "$before" p99_ms) ms; while locked: $(field "$during" rps)/s p99 $(field "$during" p99_ms) ms, errors $(field "$during" errors)"
+echo "  clicks answered $stall_requests, recorded $stall_recorded, dropped (counted) $stall_dropped, unaccounted $(( stall_requests - stall_recorded - stall_dropped ))"
+echo "  buffer peak $peak, backlog written after the lock: $drained"

@@ -1,0 +1,82 @@
+# Shared by the benchmark scripts: builds Ferry in release mode, seeds databases, starts and stops servers, runs wrk.
+# Sourced, not run. Everything a run makes lives under $BENCH_DIR (default /tmp/ferry-bench).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+BENCH_DIR=${BENCH_DIR:-/tmp/ferry-bench}
+BENCH_SECONDS=${BENCH_SECONDS:-20}
+BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}
+BENCH_THREADS=${BENCH_THREADS:-2}
+export FERRY_BENCH_REPORT="$PWD/Benchmarks/wrk/report.lua"
+mkdir -p "$BENCH_DIR"
+SERVER_PIDS=()
+
+need() {
+    command -v "$1" >/dev/null && return
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >&2
+    else
+        echo "$1 is missing: apt-get install $2" >&2; exit 1
+    fi
+}
+
+build_release() {
+    need wrk wrk
+    echo "building release binaries…" >&2
+    swift build -c release --product ferry >&2
+    swift build -c release --product FerryBench >&2
+    BIN=$(swift build -c release --show-bin-path)
+}
+
+# seed NAME LINKS CLICKS: a fresh SQLite database $BENCH_DIR/NAME.sqlite, kept between runs (seeding 1M links takes
+# a while); sets FERRY_BENCH_PUBLISHABLE_KEY and FERRY_BENCH_SECRET_KEY.
+seed() {
+    local name=$1 links=$2 clicks=$3
+    local db="$BENCH_DIR/$name.sqlite" keys="$BENCH_DIR/$name.keys"
+    if [ ! -f "$keys" ] || [ ! -f "$db" ]; then
+        rm -f "$db" "$db-wal" "$db-shm" "$keys"
+        echo "seeding $name: $links links, $clicks clicks…" >&2
+        "$BIN/FerryBench" seed --database "sqlite:$db" --links "$links" --clicks "$clicks" > "$keys.tmp"
+        mv "$keys.tmp" "$keys"
+    fi
+    set -a; . "$keys"; set +a
+    DB="$db"
+}
+
+# start_ferry DB PORT [env…]: starts `ferry serve` and waits until it answers; sets FERRY_PID.
+start_ferry() {
+    local db=$1 port=$2; shift 2
+    env FERRY_LOG_LEVEL=warning "$@" "$BIN/ferry" serve --database "sqlite:$db" --port "$port" > "$BENCH_DIR/ferry-$port.log" 2>&1 &
+    FERRY_PID=$!
+    SERVER_PIDS+=("$FERRY_PID")
+    wait_for "http://127.0.0.1:$port/healthz"
+}
+
+wait_for() {
+    for _ in $(seq 1 600); do
+        curl -fs -o /dev/null "$1" && return 0
+        sleep 0.05
+    done
+    echo "no answer from $1" >&2; exit 1
+}
+
+stop_servers() {
+    for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${SERVER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    SERVER_PIDS=()
+}
+trap stop_servers EXIT
+
+# rss_mb PID: resident memory in MiB.
+rss_mb() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+
+# metric PORT NAME: one value from /metrics.
+metric() { curl -fs "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 == n { print $2 }'; }
+
+# run_wrk SCRIPT URL [seconds] [connections]: prints wrk's RESULT line.
+run_wrk() {
+    local script=$1 url=$2 seconds=${3:-$BENCH_SECONDS} connections=${4:-$BENCH_CONNECTIONS}
+    wrk -t"$BENCH_THREADS" -c"$connections" -d"${seconds}s" --timeout 5s -s "$script" "$url" | grep '^RESULT'
+}
+
+# field LINE NAME: a value out of a RESULT line.
+field() { tr ' ' '\n' <<< "$1" | awk -F= -v n="$2" '$1 == n { print $2 }'; }

@@ -1,0 +1,60 @@
+import FerryCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `GET /metrics`: the node's counters in Prometheus's text format, for the operator's scraper. Answered only to
+/// loopback and to the networks in `FERRY_METRICS_ALLOW`; everyone else gets a 404, as if there were no such page.
+struct MetricsController: Sendable {
+    let cache: LinkCache
+    let recorder: ClickRecorder
+    let allowed: [IPNetwork]
+    let started: ContinuousClock.Instant
+
+    func register(on router: Router<FerryRequestContext>) {
+        router.get("/metrics") { _, context in
+            guard let peer = context.peerAddress.flatMap({ IPAddress($0) })?.unmapped,
+                  peer.isLoopback || allowed.contains(where: { $0.contains(peer) })
+            else {
+                throw APIError(.notFound, code: "not_found", message: "no such page")
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text())))
+        }
+    }
+
+    /// The exposition text.
+    func text() -> String {
+        let clicks = recorder.statistics
+        let cache = cache.statistics
+        let uptime = ContinuousClock.now - started
+        var lines: [String] = []
+        func metric(_ name: String, _ type: String, _ help: String, _ value: some CustomStringConvertible) {
+            lines.append("# HELP \(name) \(help)")
+            lines.append("# TYPE \(name) \(type)")
+            lines.append("\(name) \(value)")
+        }
+        metric("ferry_clicks_recorded_total", "counter", "Clicks written to the database.", clicks.recorded)
+        metric("ferry_clicks_dropped_total", "counter", "Clicks dropped because the click buffer was full (the database fell behind).", clicks.dropped)
+        metric("ferry_clicks_pending", "gauge", "Clicks held in memory, waiting to be written.", clicks.pending)
+        metric("ferry_link_cache_hits_total", "counter", "Link lookups answered from the cache.", cache.hits)
+        metric("ferry_link_cache_misses_total", "counter", "Link lookups the cache could not answer.", cache.misses)
+        metric("ferry_link_cache_links", "gauge", "Links (and known-missing slugs) held by the cache.", cache.links)
+        metric("process_uptime_seconds", "gauge", "Seconds since the server was built.", uptime.components.seconds)
+        if let resident = Self.residentMemoryBytes() {
+            metric("process_resident_memory_bytes", "gauge", "Resident memory of this process.", resident)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Resident memory from `/proc/self/statm` (Linux); nil elsewhere.
+    static func residentMemoryBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}

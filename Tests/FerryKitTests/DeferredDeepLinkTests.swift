@@ -24,6 +24,29 @@ struct DeferredDeepLinkTests {
         }
     }
 
+    @Test func theCompletionHandlerTwinOfTheDeferredCheckAnswersOnTheMainActor() async throws {
+        let transport = Self.matching()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        let first: Result<DeepLink?, FerryError> = await withCheckedContinuation { continuation in
+            ferry.checkDeferredDeepLink { result in
+                MainActor.assertIsolated()
+                continuation.resume(returning: result)
+            }
+        }
+        #expect(try first.get()?.slug == "summer")
+        let again: Result<DeepLink?, FerryError> = await withCheckedContinuation { continuation in
+            ferry.checkDeferredDeepLink { continuation.resume(returning: $0) }
+        }
+        #expect(try again.get()?.slug == "summer")
+        #expect(transport.sent(path: FerryRoutes.attributionMatch).count == 1, "the second answer comes from storage")
+
+        let failing = try Ferry(apiKey: Kit.key, options: Kit.options(transport: ScriptedTransport { _ in .json(500, "{}") }))
+        let failure: Result<DeepLink?, FerryError> = await withCheckedContinuation { continuation in
+            failing.checkDeferredDeepLink { continuation.resume(returning: $0) }
+        }
+        #expect(throws: FerryError.self) { try failure.get() }
+    }
+
     @Test func theFirstLaunchAsksOnceWithTheDevicesSignalsAndLaterCallsAnswerFromStorage() async throws {
         let storage = InMemoryStorage()
         let transport = Self.matching()

@@ -43,6 +43,28 @@ struct FerryConfigurationTests {
         #expect { try Ferry(apiKey: Kit.key, options: options) } throws: { ($0 as? FerryError)?.code == .invalidConfiguration }
     }
 
+    @Test(arguments: [0, -1, Double.nan, Double.infinity])
+    func networkTimeoutsThatCannotWorkAreRefused(timeout: Double) {
+        var options = Kit.options(transport: ScriptedTransport())
+        options.networkTimeout = timeout
+        #expect { try Ferry(apiKey: Kit.key, options: options) } throws: { ($0 as? FerryError)?.code == .invalidConfiguration }
+    }
+
+    @Test func retriesWaitLongerEachTimeWithJitterUpToTheLongestWait() {
+        let policy = RetryPolicy(maxAttempts: 6, initialDelay: 0.5, maxDelay: 3)
+        for _ in 0..<200 {
+            // About 0.5, 1, 2 s, then the 3 s ceiling; up to a quarter taken off at random, never added.
+            for (attempt, base) in [(1, 0.5), (2, 1.0), (3, 2.0), (4, 3.0), (5, 3.0)] {
+                let delay = policy.delay(afterAttempt: attempt)
+                #expect(delay >= base * 0.75 && delay <= base, "attempt \(attempt): \(delay)")
+            }
+        }
+        // The jitter spreads devices that failed together.
+        let spread = Set((0..<50).map { _ in policy.delay(afterAttempt: 2) })
+        #expect(spread.count > 40)
+        #expect(RetryPolicy(maxAttempts: 0).maxAttempts == 1 && RetryPolicy(initialDelay: -1).initialDelay == 0)
+    }
+
     @Test func theKeyIsValidatedInTheBackgroundAndTrustedForADay() async throws {
         let storage = InMemoryStorage(), clock = TestClock()
         let transport = ScriptedTransport { request in

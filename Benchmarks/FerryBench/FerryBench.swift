@@ -46,7 +46,7 @@ func makeClick(index: Int, linkIDs: [String], appID: String, time: Date, hasher:
     let address = IPAddress.v4(0x0A00_0000 | (network << 8) | UInt32(random.next() % 256))
     var id = SplitMix(state: UInt64(index) &* 0x2545_F491_4F6C_DD1D)
     return Click(
-        id: Identifiers.make(prefix: "clk", using: &id), linkID: linkIDs[Int(random.next() % UInt64(linkIDs.count))], appID: appID,
+        id: Identifiers.makeTimeOrdered(prefix: "clk", at: time, using: &id), linkID: linkIDs[Int(random.next() % UInt64(linkIDs.count))], appID: appID,
         environment: .live, createdAt: time, ipHash: hasher.hash(address), networkHash: hasher.hashNetwork(address),
         userAgent: agent.0, platform: agent.1, referer: random.next() % 3 == 0 ? "https://news.example.org/" : nil,
         query: random.next() % 4 == 0 ? "utm_source=newsletter&utm_campaign=spring" : nil, acceptLanguage: "en-US,en;q=0.9",
@@ -139,7 +139,7 @@ struct Ingest: AsyncParsableCommand {
     @Option(help: "sqlite:PATH or postgres://… (seeded by `seed`).") var database: String
     @Option(help: "The seeded app's link domain.") var domain = "bench.test"
     @Option(help: "How many clicks.") var clicks = 200_000
-    @Option(help: "Clicks per transaction (the recorder's batch size).") var batch = 1000
+    @Option(help: "Clicks per transaction (the recorder's batch size).") var batch = 5000
 
     func run() async throws {
         let store = try await DatabaseLocation(parsing: database).open()

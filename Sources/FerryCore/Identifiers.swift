@@ -1,22 +1,55 @@
+import Foundation
+
 /// Random identifiers and secrets. The generator is passed in: the system's CSPRNG in production,
 /// a seeded one in tests.
 public enum Identifiers {
     static let alphanumerics = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
     static let base36 = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
 
-    /// `count` characters drawn uniformly from `alphabet`.
+    /// `count` characters drawn uniformly from `alphabet` (at most 256 symbols). Each 64-bit draw of the generator
+    /// gives eight bytes; a byte at or above the largest multiple of the alphabet's size is skipped, so that every
+    /// symbol is equally likely. (Drawing per character would cost a system call each on the system's generator.)
     public static func random(count: Int, from alphabet: [UInt8], using generator: inout some RandomNumberGenerator) -> String {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(count)
-        for _ in 0..<count {
-            bytes.append(alphabet[Int.random(in: 0..<alphabet.count, using: &generator)])
+        precondition(!alphabet.isEmpty && alphabet.count <= 256, "an alphabet has 1 to 256 symbols")
+        let size = alphabet.count
+        let limit = 256 - 256 % size
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var filled = 0
+            while filled < count {
+                var word = generator.next()
+                for _ in 0..<8 where filled < count {
+                    let byte = Int(word & 0xFF)
+                    word >>= 8
+                    if byte < limit {
+                        buffer[filled] = alphabet[byte % size]
+                        filled += 1
+                    }
+                }
+            }
+            return count
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// An id such as `lnk_3fJ9…` with 22 random alphanumerics (about 131 bits).
     public static func make(prefix: String, using generator: inout some RandomNumberGenerator) -> String {
         "\(prefix)_\(random(count: 22, from: alphanumerics, using: &generator))"
+    }
+
+    /// Alphanumerics in byte order, so that text written with them sorts as the numbers it stands for.
+    static let orderedAlphanumerics = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+
+    /// An id such as `clk_0Lx3bQ9a…` that sorts by time: 8 characters of milliseconds since 1970 (until the year
+    /// 8888) in byte order, then 14 random alphanumerics (about 83 bits), so that it stays unguessable while an
+    /// index on it grows at its end, as a time index does, rather than at random places (a click is one write to the
+    /// end of the index instead of a page rewritten anywhere in it).
+    public static func makeTimeOrdered(prefix: String, at date: Date, using generator: inout some RandomNumberGenerator) -> String {
+        var milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
+        var time = [UInt8](repeating: 0, count: 8)
+        for index in stride(from: 7, through: 0, by: -1) {
+            time[index] = orderedAlphanumerics[Int(milliseconds % 62)]
+            milliseconds /= 62
+        }
+        return prefix + "_" + String(decoding: time, as: UTF8.self) + random(count: 14, from: alphanumerics, using: &generator)
     }
 
     /// A random base36 slug of the given length.

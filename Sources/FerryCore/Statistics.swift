@@ -89,22 +89,46 @@ public enum StatsRollup {
     /// The increments of a batch of clicks, with the UTM parameters of each click's link (the click's own
     /// `utm_*` query parameters win over them).
     public static func increments(clicks: [Click], linkUTM: (Click) -> UTMParameters?) -> [StatsKey: Int] {
-        var counts: [StatsKey: Int] = [:]
+        // Clicks alike in every counted respect are grouped first (one hash per click), then each group is spread
+        // over its counters; referrer hosts are parsed once per distinct Referer.
+        struct Group: Hashable {
+            var appID: String, environment: APIEnvironment, linkID: String, day: Int, platform: ClientPlatform
+            var referrer: String, source: String, medium: String, campaign: String
+        }
+        var groups: [Group: Int] = [:]
+        var hosts: [String: String] = [:]
         for click in clicks {
-            let day = day(of: click.createdAt)
-            func add(_ metric: StatsMetric, _ dimension: String = "") {
-                for linkID in [click.linkID, StatsKey.appWide] {
-                    counts[StatsKey(appID: click.appID, environment: click.environment, linkID: linkID, day: day, metric: metric, dimension: dimension), default: 0] += 1
-                }
-            }
-            add(.clicks)
-            add(.platform, click.platform.rawValue)
-            add(.referrer, referrerHost(click.referer))
             let query = click.query.map { QueryString($0) }
             let utm = linkUTM(click)
-            add(.utmSource, dimension(query?.value(of: "utm_source") ?? utm?.source))
-            add(.utmMedium, dimension(query?.value(of: "utm_medium") ?? utm?.medium))
-            add(.utmCampaign, dimension(query?.value(of: "utm_campaign") ?? utm?.campaign))
+            let referrer: String
+            if let referer = click.referer {
+                if let known = hosts[referer] { referrer = known } else {
+                    referrer = referrerHost(referer)
+                    hosts[referer] = referrer
+                }
+            } else {
+                referrer = "direct"
+            }
+            let group = Group(
+                appID: click.appID, environment: click.environment, linkID: click.linkID, day: day(of: click.createdAt), platform: click.platform,
+                referrer: referrer, source: dimension(query?.value(of: "utm_source") ?? utm?.source),
+                medium: dimension(query?.value(of: "utm_medium") ?? utm?.medium), campaign: dimension(query?.value(of: "utm_campaign") ?? utm?.campaign)
+            )
+            groups[group, default: 0] += 1
+        }
+        var counts: [StatsKey: Int] = [:]
+        for (group, count) in groups {
+            for linkID in [group.linkID, StatsKey.appWide] {
+                func add(_ metric: StatsMetric, _ dimension: String = "") {
+                    counts[StatsKey(appID: group.appID, environment: group.environment, linkID: linkID, day: group.day, metric: metric, dimension: dimension), default: 0] += count
+                }
+                add(.clicks)
+                add(.platform, group.platform.rawValue)
+                add(.referrer, group.referrer)
+                add(.utmSource, group.source)
+                add(.utmMedium, group.medium)
+                add(.utmCampaign, group.campaign)
+            }
         }
         return counts
     }
@@ -112,11 +136,14 @@ public enum StatsRollup {
     /// The visitors of a batch of clicks: each human click names its visitor for its link and for its app.
     public static func visitors(clicks: [Click]) -> [VisitorKey] {
         var keys: [VisitorKey] = []
+        var seen = Set<VisitorKey>()
         for click in clicks where click.platform != .bot {
             let day = day(of: click.createdAt)
             let visitor = visitorHash(address: click.ipHash ?? click.id, userAgent: click.userAgent ?? "")
-            keys.append(VisitorKey(appID: click.appID, environment: click.environment, linkID: click.linkID, day: day, visitor: visitor))
-            keys.append(VisitorKey(appID: click.appID, environment: click.environment, linkID: StatsKey.appWide, day: day, visitor: visitor))
+            for linkID in [click.linkID, StatsKey.appWide] {
+                let key = VisitorKey(appID: click.appID, environment: click.environment, linkID: linkID, day: day, visitor: visitor)
+                if seen.insert(key).inserted { keys.append(key) }  // a visitor back within the batch is one row
+            }
         }
         return keys
     }

@@ -66,7 +66,8 @@ func buildRouter(
     metricsAllowed: [IPNetwork] = []
 ) throws -> Router<FerryRequestContext> {
     let router = Router(context: FerryRequestContext.self)
-    router.add(middleware: LogRequestsMiddleware(.debug))
+    // Every request logged at debug level, when the log level shows them (the middleware costs per request).
+    if logger.logLevel <= .debug { router.add(middleware: LogRequestsMiddleware(.debug)) }
     let errors = ErrorMiddleware(store: store, logger: logger)
     router.add(middleware: errors)
     router.get("/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }

@@ -120,8 +120,8 @@ struct EdgeController: Sendable {
         let client = classifier.classify(userAgent)
         let query = Self.safeQuery(request.uri.query)
         var generator = SystemRandomNumberGenerator()
-        let clickID = Identifiers.make(prefix: "clk", using: &generator)
         let time = now()
+        let clickID = Identifiers.makeTimeOrdered(prefix: "clk", at: time, using: &generator)
         let decision = clickRouter.decide(link: resolved.link, app: resolved.app, client: client, query: query, clickID: clickID, now: time)
         if decision.records && !head {
             let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])

@@ -83,7 +83,7 @@ public struct FerryConfiguration: Sendable {
     /// How often the click recorder writes a batch.
     public var clickFlushInterval: Duration = .milliseconds(250)
     /// Largest click batch written in one transaction.
-    public var clickBatchSize = 1000
+    public var clickBatchSize = 5000
     /// Clicks held in memory at most while the database is slow; beyond that new clicks are counted and dropped.
     public var clickBufferLimit = 100_000
     /// Links held by the link cache.

@@ -38,11 +38,16 @@ public enum Secrets {
 
 /// Keyed hashes of client addresses (HMAC-SHA256), so the database never holds an address.
 public struct AddressHasher: Sendable {
-    private let key: [UInt8]
+    /// The HMAC with the key already taken in, so that the key's hashing is not redone per click. It is never
+    /// changed: each hash updates a copy, and the digests copy their state on write, as arrays do.
+    private struct Keyed: @unchecked Sendable {
+        let mac: HMAC<SHA256>
+    }
+    private let keyed: Keyed
 
     /// Creates a hasher with a secret key.
     public init(key: String) {
-        self.key = Array(key.utf8)
+        keyed = Keyed(mac: HMAC<SHA256>(key: SymmetricKey(data: Array(key.utf8))))
     }
 
     /// The hash of an address (128 bits as hex).
@@ -57,7 +62,9 @@ public struct AddressHasher: Sendable {
 
     /// A keyed hash of any text (128 bits as hex), for identifiers derived from what a device sends.
     public func hash(text: String) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key))
-        return Secrets.hex(Array(code).prefix(16))
+        var mac = keyed.mac
+        var text = text
+        text.withUTF8 { mac.update(data: UnsafeRawBufferPointer($0)) }
+        return mac.finalize().withUnsafeBytes { Secrets.hex($0.prefix(16)) }
     }
 }

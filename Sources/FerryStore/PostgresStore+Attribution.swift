@@ -68,7 +68,14 @@ extension PostgresStore {
                 ORDER BY c.created_at DESC LIMIT \(limit)
                 """)
         }
-        let inWindow = try await count(address: nil, network: nil)
+        let crowd = CrowdCounts.key(query, platform: platform)
+        let inWindow: Int
+        if let remembered = crowdCounts.remembered(crowd, now: query.until) {
+            inWindow = remembered
+        } else {
+            inWindow = try await count(address: nil, network: nil)
+            crowdCounts.remember(inWindow, for: crowd, now: query.until)
+        }
         let clicks = byID.values.sorted { $0.createdAt > $1.createdAt || ($0.createdAt == $1.createdAt && $0.clickID < $1.clickID) }
         return CandidateSet(clicks: clicks, clicksInWindow: inWindow, sameAddressClicks: sameAddress, sameNetworkClicks: sameNetwork)
     }

@@ -14,6 +14,8 @@ import Synchronization
 /// seconds since 1970, as in the SQLite store, so both stores answer the same to the last digit.
 public final class PostgresStore: FerryDatabase {
     let client: PostgresClient
+    /// Large attribution-window counts, remembered for a few seconds.
+    let crowdCounts = CrowdCounts()
     let logger: Logger
     let schema: String?
     private let runner: Task<Void, Never>

@@ -72,7 +72,12 @@ extension SQLiteStore {
                     ORDER BY c.created_at DESC LIMIT :limit
                     """)
             }
-            let inWindow = try count("1")
+            let crowd = CrowdCounts.key(query, platform: platform)
+            let inWindow = try crowdCounts.remembered(crowd, now: query.until) ?? {
+                let counted = try count("1")
+                crowdCounts.remember(counted, for: crowd, now: query.until)
+                return counted
+            }()
             let clicks = byID.values.sorted { $0.createdAt > $1.createdAt || ($0.createdAt == $1.createdAt && $0.clickID < $1.clickID) }
             return CandidateSet(clicks: clicks, clicksInWindow: inWindow, sameAddressClicks: sameAddress, sameNetworkClicks: sameNetwork)
         }

@@ -87,6 +87,35 @@ struct IdentifiersTests {
         }
     }
 
+    @Test func clickIDsSortByTimeAndStayUnguessable() {
+        var generator = SeededGenerator(seed: 4)
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        var previous = ""
+        var tails = Set<Substring>()
+        for step in 0..<2000 {
+            let id = Identifiers.makeTimeOrdered(prefix: "clk", at: start.addingTimeInterval(Double(step) * 0.0007), using: &generator)
+            #expect(AttributionRules.isClickID(id), "\(id)")
+            // A later click sorts after (within one millisecond, the random part decides).
+            #expect(previous.prefix(12) <= id.prefix(12), "\(previous) then \(id)")
+            previous = id
+            tails.insert(id.dropFirst(12))
+        }
+        #expect(tails.count == 2000, "the random part differs for every click")
+        // Far dates keep the shape; the year 1970 is the smallest.
+        #expect(Identifiers.makeTimeOrdered(prefix: "clk", at: Date(timeIntervalSince1970: 0), using: &generator).hasPrefix("clk_00000000"))
+        #expect(AttributionRules.isClickID(Identifiers.makeTimeOrdered(prefix: "clk", at: Date(timeIntervalSince1970: 4_000_000_000), using: &generator)))
+    }
+
+    @Test func everySymbolIsEquallyLikely() {
+        var generator = SeededGenerator(seed: 5)
+        let text = Identifiers.random(count: 62 * 2000, from: Identifiers.alphanumerics, using: &generator)
+        var counts: [UInt8: Int] = [:]
+        for byte in text.utf8 { counts[byte, default: 0] += 1 }
+        #expect(counts.count == 62)
+        // 2000 expected per symbol; a fair draw stays well within ±15%.
+        #expect(counts.values.allSatisfy { (1700...2300).contains($0) }, "\(counts.values.sorted())")
+    }
+
     @Test func generatedSlugsAreValidLowercaseSlugs() {
         var generator = SeededGenerator(seed: 2)
         for _ in 0..<200 {

@@ -12,12 +12,12 @@ seed "links-1000" 1000 0
 base=$DB
 
 echo "1. store ceiling" >&2
-cp "$base" "$BENCH_DIR/ingest.sqlite"; rm -f "$BENCH_DIR/ingest.sqlite-wal" "$BENCH_DIR/ingest.sqlite-shm"
-store=$("$BIN/FerryBench" ingest --database "sqlite:$BENCH_DIR/ingest.sqlite" --clicks 300000)
+scratch "$base" ingest
+store=$("$BIN/FerryBench" ingest --database "sqlite:$DB" --clicks 300000)
 
 echo "2. through the edge" >&2
-cp "$base" "$BENCH_DIR/ingest.sqlite"; rm -f "$BENCH_DIR/ingest.sqlite-wal" "$BENCH_DIR/ingest.sqlite-shm"
-start_ferry "$BENCH_DIR/ingest.sqlite" 18080
+scratch "$base" ingest
+start_ferry "$DB" 18080
 export FERRY_BENCH_LINKS=1000
 edge=$(run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/)
 for _ in $(seq 1 100); do [ "$(metric 18080 ferry_clicks_pending)" = 0 ] && break; sleep 0.1; done
@@ -26,12 +26,12 @@ dropped=$(metric 18080 ferry_clicks_dropped_total)
 stop_servers
 
 echo "3. database slower than the clicks" >&2
-cp "$base" "$BENCH_DIR/ingest.sqlite"; rm -f "$BENCH_DIR/ingest.sqlite-wal" "$BENCH_DIR/ingest.sqlite-shm"
-start_ferry "$BENCH_DIR/ingest.sqlite" 18080 FERRY_CLICK_BUFFER_LIMIT=20000
+scratch "$base" ingest
+start_ferry "$DB" 18080 FERRY_CLICK_BUFFER_LIMIT=20000
 run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/ 5 > "$BENCH_DIR/before.txt"
 run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/ 10 > "$BENCH_DIR/during.txt" &
 wrk_pid=$!
-python3 - "$BENCH_DIR/ingest.sqlite" <<'PY' &
+python3 - "$DB" <<'PY' &
 import sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
 db.execute("BEGIN IMMEDIATE")   # holds the write lock; readers go on (WAL)

@@ -42,6 +42,16 @@ seed() {
     DB="$db"
 }
 
+# scratch DB NAME: a copy of a seeded database to run against (clicks and answers recorded by a run stay out of the
+# seed); sets DB to the copy.
+scratch() {
+    rm -f "$BENCH_DIR/$2.sqlite" "$BENCH_DIR/$2.sqlite-wal" "$BENCH_DIR/$2.sqlite-shm"
+    cp "$1" "$BENCH_DIR/$2.sqlite"
+    # The write-ahead log holds the latest writes until a checkpoint: it is part of the database.
+    if [ -f "$1-wal" ]; then cp "$1-wal" "$BENCH_DIR/$2.sqlite-wal"; fi
+    DB="$BENCH_DIR/$2.sqlite"
+}
+
 # start_ferry DB PORT [env…]: starts `ferry serve` and waits until it answers; sets FERRY_PID.
 start_ferry() {
     local db=$1 port=$2; shift 2

@@ -5,6 +5,7 @@
 MINUTES=${BENCH_SOAK_MINUTES:-10}
 build_release
 seed "links-1000000" 1000000 0
+scratch "$DB" run
 start_ferry "$DB" 18080
 echo "memory on 1,000,000 links (MiB resident)"
 echo "  started:            $(rss_mb "$FERRY_PID")"

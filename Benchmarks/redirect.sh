@@ -36,6 +36,7 @@ nginx -c "$conf/nginx.conf" -p "$conf" &
 SERVER_PIDS+=($!)
 wait_for "http://127.0.0.1:18081/b0" || true
 
+scratch "$DB" run
 start_ferry "$DB" 18080
 export FERRY_BENCH_LINKS=$LINKS
 

@@ -28,7 +28,10 @@ function init(args)
   wrk.headers["Accept-Language"] = "en-US,en;q=0.9"
 end
 
+-- Each click comes from a random address (X-Forwarded-For from loopback is believed), so that recording it costs
+-- what a real visitor's click costs: a new address, network and visitor to index.
 function request()
+  wrk.headers["X-Forwarded-For"] = string.format("10.%d.%d.%d", math.random(0, 255), math.random(0, 255), math.random(1, 254))
   return wrk.format("GET", "/b" .. base36(math.random(0, links - 1)))
 end
 

@@ -68,9 +68,9 @@ public final class ClickRecorder: Service, Sendable {
         return true
     }
 
-    /// Counters: clicks waiting, written, and dropped since start.
+    /// Counters: clicks not written yet (waiting, or in the batch being written), written, and dropped since start.
     public var statistics: (pending: Int, recorded: Int, dropped: Int) {
-        state.withLock { ($0.pending.count, $0.recorded, $0.dropped) }
+        state.withLock { ($0.pending.count + $0.inFlight.count, $0.recorded, $0.dropped) }
     }
 
     /// Writes until the buffer is empty or a write fails.

@@ -14,9 +14,7 @@ struct MetricsController: Sendable {
 
     func register(on router: Router<FerryRequestContext>) {
         router.get("/metrics") { _, context in
-            guard let peer = context.peerAddress.flatMap({ IPAddress($0) })?.unmapped,
-                  peer.isLoopback || allowed.contains(where: { $0.contains(peer) })
-            else {
+            guard Self.mayRead(peer: context.peerAddress, allowed: allowed) else {
                 throw APIError(.notFound, code: "not_found", message: "no such page")
             }
             var headers = HTTPFields()
@@ -24,6 +22,12 @@ struct MetricsController: Sendable {
             headers[.cacheControl] = "no-store"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text())))
         }
+    }
+
+    /// Whether a socket peer may read the metrics: loopback, or an address in one of the allowed networks.
+    static func mayRead(peer: String?, allowed: [IPNetwork]) -> Bool {
+        guard let address = peer.flatMap({ IPAddress($0) })?.unmapped else { return false }
+        return address.isLoopback || allowed.contains { $0.contains(address) }
     }
 
     /// The exposition text.

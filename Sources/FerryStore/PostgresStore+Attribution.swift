@@ -59,13 +59,14 @@ extension PostgresStore {
             sameNetwork = try await count(address: nil, network: network)
         }
         if let fingerprint = query.fingerprint {
+            // Newest first in the fingerprint index's order, so that a common fingerprint stops at the limit.
             try await collect("""
                 SELECT \(unescaped: Self.evidenceColumns) FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
                 WHERE s.app_id = \(app) AND s.fingerprint = \(fingerprint) AND s.received_at BETWEEN \(since) AND \(until)
                   AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
                   AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
                   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
-                ORDER BY c.created_at DESC LIMIT \(limit)
+                ORDER BY s.received_at DESC LIMIT \(limit)
                 """)
         }
         let crowd = CrowdCounts.key(query, platform: platform)

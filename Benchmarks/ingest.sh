@@ -55,9 +55,10 @@ stall_requests=$(( $(field "$before" requests) + $(field "$during" requests) ))
 echo
 echo "$store"
 echo "through the edge: $(field "$edge" requests) clicks answered in $(field "$edge" seconds) s ($(field "$edge" rps)/s, p99 $(field "$edge" p99_ms) ms)"
-echo "  recorded $recorded, dropped $dropped, lost $(( $(field "$edge" requests) - recorded - dropped ))"
+# wrk does not count the requests still in flight when it stops, so recorded + dropped may exceed its count.
+echo "  recorded $recorded, dropped (counted) $dropped, neither: $(( $(field "$edge" requests) - recorded - dropped < 0 ? 0 : $(field "$edge" requests) - recorded - dropped ))"
 echo "  = $(python3 -c "print(round($recorded / $(field "$edge" seconds)))") clicks/s recorded"
 echo "write lock held 10 s by another process, click buffer 20000:"
 echo "  redirects before: $(field "$before" rps)/s p99 $(field "$before" p99_ms) ms; while locked: $(field "$during" rps)/s p99 $(field "$during" p99_ms) ms, errors $(field "$during" errors)"
-echo "  clicks answered $stall_requests, recorded $stall_recorded, dropped (counted) $stall_dropped, unaccounted $(( stall_requests - stall_recorded - stall_dropped ))"
+echo "  clicks answered $stall_requests, recorded $stall_recorded, dropped (counted) $stall_dropped, neither: $(( stall_requests - stall_recorded - stall_dropped < 0 ? 0 : stall_requests - stall_recorded - stall_dropped ))"
 echo "  buffer peak $peak, backlog written after the lock: $drained"

@@ -51,10 +51,12 @@ let package = Package(
             dependencies: [
                 "FerryCore", "FerryStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
@@ -81,7 +83,7 @@ let package = Package(
         .testTarget(name: "AttributionSimulatorTests", dependencies: ["AttributionSimulator", "FerryCore"], swiftSettings: strict),
         .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"], swiftSettings: strict),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"], swiftSettings: strict),
-        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore"], swiftSettings: strict),
+        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         // The real FerryKit over URLSession against the real server on a real port.
         .testTarget(
             name: "EndToEndTests",

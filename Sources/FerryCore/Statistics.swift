@@ -75,6 +75,14 @@ public struct VisitorKey: Sendable, Hashable {
 public enum StatsRollup {
     /// Longest dimension value kept (a referrer host, a UTM value, an event name); longer ones are cut.
     public static let maxDimensionLength = 100
+    /// The referrer of a click without one.
+    public static let directReferrer = "direct"
+    /// A UTM value a click does not have.
+    public static let noValue = "none"
+    /// The `clicks` dimension of clicks whose `direct` referrer and `none` UTM values are not stored but implied:
+    /// such a value counts the clicks that no stored value of its metric accounts for. Clicks counted before this
+    /// (dimension "") had every value stored.
+    public static let impliedDefaults = "implied"
 
     /// Days since 1970-01-01 (UTC) of a date.
     public static func day(of date: Date) -> Int {
@@ -122,12 +130,14 @@ public enum StatsRollup {
                 func add(_ metric: StatsMetric, _ dimension: String = "") {
                     counts[StatsKey(appID: group.appID, environment: group.environment, linkID: linkID, day: group.day, metric: metric, dimension: dimension), default: 0] += count
                 }
-                add(.clicks)
+                // Most clicks come without a referrer or campaign: those values are implied by the click count
+                // rather than stored, which spares the writer most of its roll-up rows (see `StatsReport`).
+                add(.clicks, impliedDefaults)
                 add(.platform, group.platform.rawValue)
-                add(.referrer, group.referrer)
-                add(.utmSource, group.source)
-                add(.utmMedium, group.medium)
-                add(.utmCampaign, group.campaign)
+                if group.referrer != directReferrer { add(.referrer, group.referrer) }
+                if group.source != noValue { add(.utmSource, group.source) }
+                if group.medium != noValue { add(.utmMedium, group.medium) }
+                if group.campaign != noValue { add(.utmCampaign, group.campaign) }
             }
         }
         return counts
@@ -171,7 +181,7 @@ public enum StatsRollup {
 
     /// The host of a Referer header, lowercased and without `www.`; `direct` when there is none or it is unreadable.
     public static func referrerHost(_ referer: String?) -> String {
-        guard let referer, let host = URLComponents(string: referer)?.host?.lowercased(), !host.isEmpty else { return "direct" }
+        guard let referer, let host = URLComponents(string: referer)?.host?.lowercased(), !host.isEmpty else { return directReferrer }
         let bare = host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
         return String(bare.prefix(maxDimensionLength))
     }
@@ -179,7 +189,7 @@ public enum StatsRollup {
     /// A dimension value: trimmed, cut to the longest kept, `none` when empty.
     public static func dimension(_ value: String?) -> String {
         let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        return trimmed.isEmpty ? "none" : String(trimmed.prefix(maxDimensionLength))
+        return trimmed.isEmpty ? noValue : String(trimmed.prefix(maxDimensionLength))
     }
 
     /// A 64-bit FNV-1a hash, in hex, of an address hash and a user agent: enough to tell visitors apart in a count,
@@ -330,12 +340,15 @@ extension StatsReport {
         var totals = StatsTotals()
         var breakdown: [StatsMetric: [String: Int]] = [:]
         var days = (range.fromDay...range.toDay).map { StatsDay(date: StatsRange.text(ofDay: $0)) }
+        // Per day: clicks with implied default values, clicks with all values stored, and the stored values' sums.
+        var implied: [Int: Int] = [:], explicit: [Int: Int] = [:], stored: [Int: [StatsMetric: Int]] = [:]
         for row in rows where row.day >= range.fromDay && row.day <= range.toDay {
             let index = row.day - range.fromDay
             switch row.metric {
             case .clicks:
                 totals.clicks += row.count
                 days[index].clicks += row.count
+                if row.dimension == StatsRollup.impliedDefaults { implied[row.day, default: 0] += row.count } else { explicit[row.day, default: 0] += row.count }
             case .visitors:
                 totals.uniqueVisitors += row.count
                 days[index].uniqueVisitors += row.count
@@ -356,8 +369,20 @@ extension StatsReport {
                 } else if !Self.builtInEvents.contains(row.dimension) {
                     totals.customEvents += row.count
                 }
-            case .platform, .referrer, .utmSource, .utmMedium, .utmCampaign:
+            case .referrer, .utmSource, .utmMedium, .utmCampaign:
+                stored[row.day, default: [:]][row.metric, default: 0] += row.count
                 breakdown[row.metric, default: [:]][row.dimension, default: 0] += row.count
+            case .platform:
+                breakdown[row.metric, default: [:]][row.dimension, default: 0] += row.count
+            }
+        }
+        // The implied values: of a day's clicks with implied defaults, those no stored value accounts for (stored
+        // values of that day also cover its fully stored clicks, which are taken out first).
+        for (day, count) in implied {
+            for (metric, value) in [(StatsMetric.referrer, StatsRollup.directReferrer), (.utmSource, StatsRollup.noValue),
+                                    (.utmMedium, StatsRollup.noValue), (.utmCampaign, StatsRollup.noValue)] {
+                let unaccounted = min(count, max(0, count - (stored[day]?[metric] ?? 0) + (explicit[day] ?? 0)))
+                if unaccounted > 0 { breakdown[metric, default: [:]][value, default: 0] += unaccounted }
             }
         }
         totals.installs = totals.deterministicInstalls + totals.probabilisticInstalls

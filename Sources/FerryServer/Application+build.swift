@@ -42,7 +42,7 @@ public func buildApplication(
         store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
-    let router = try buildRouter(
+    let (router, edge) = try buildRouter(
         store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox,
         addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
         hasher: AddressHasher(key: hashKey), maxBodyBytes: configuration.maxBodyBytes,
@@ -51,6 +51,7 @@ public func buildApplication(
     )
     return Application(
         router: router,
+        server: .ferry(edge: edge, serverName: "Ferry"),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         // A store that is a service (PostgreSQL's pool) goes first, so that it is shut down last.
         services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, dispatcher],
@@ -59,12 +60,12 @@ public func buildApplication(
     )
 }
 
-/// The router alone, for tests that drive it without a socket.
+/// The router, and the edge that answers clicks (its fast path sits in front of the router on live connections).
 func buildRouter(
     store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, addresses: ClientAddressResolver,
     hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger,
     metricsAllowed: [IPNetwork] = []
-) throws -> Router<FerryRequestContext> {
+) throws -> (Router<FerryRequestContext>, EdgeController) {
     let router = Router(context: FerryRequestContext.self)
     // Every request logged at debug level, when the log level shows them (the middleware costs per request).
     if logger.logLevel <= .debug { router.add(middleware: LogRequestsMiddleware(.debug)) }
@@ -132,7 +133,7 @@ func buildRouter(
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     edge.register(on: router)
-    return router
+    return (router, edge)
 }
 
 /// Answers 405 with `Allow` for the methods an API route does not have.

@@ -111,26 +111,44 @@ struct EdgeController: Sendable {
         guard let host = Self.host(of: request), let slug = Slug.normalize(rawSlug) else { return page(.notFound, head: head) }
         let found: ResolvedLink?
         do { found = try await resolve(host: host, slug: slug) } catch is DatabaseUnavailable {
-            var response = page(.unavailable, head: head)
-            response.headers[.retryAfter] = "5"
-            return response
+            return page(.unavailable, head: head)
         }
         guard let resolved = found else { return page(.notFound, head: head) }
-        let userAgent = request.headers[.userAgent]
-        let client = classifier.classify(userAgent)
-        let query = Self.safeQuery(request.uri.query)
+        let click = ClickRequest(
+            userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
+            forwardedFor: request.headers[values: Self.forwardedFor], query: request.uri.query, peerAddress: context.peerAddress
+        )
+        return answer(resolved, click: click, head: head).response(head: head)
+    }
+
+    /// A click answered from memory alone, or nil when the cache does not know the host or the link (the caller then
+    /// takes the framework's route, which asks the database). Never waits and never touches the database.
+    func answerFromCache(host: String, slug: String, click: ClickRequest) -> EdgeAnswer? {
+        guard let entry = cache.app(host: host) else { return nil }
+        guard case .found(let app) = entry else { return .page(.notFound) }
+        let domain = app.linkDomain(forHost: host) ?? host
+        guard let link = cache.link(domain: domain, slug: slug, countingMisses: false) else { return nil }
+        guard case .found(let link) = link else { return .page(.notFound) }
+        return answer(ResolvedLink(link: link, app: app), click: click, head: false)
+    }
+
+    /// The answer to a click on a known link: where it goes (by platform), recorded unless it is a HEAD or a page
+    /// that records nothing.
+    func answer(_ resolved: ResolvedLink, click request: ClickRequest, head: Bool) -> EdgeAnswer {
+        let client = classifier.classify(request.userAgent)
+        let query = Self.safeQuery(request.query)
         var generator = SystemRandomNumberGenerator()
         let time = now()
         let clickID = Identifiers.makeTimeOrdered(prefix: "clk", at: time, using: &generator)
         let decision = clickRouter.decide(link: resolved.link, app: resolved.app, client: client, query: query, clickID: clickID, now: time)
         if decision.records && !head {
-            let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])
+            let address = addresses.clientAddress(peer: request.peerAddress, forwardedFor: request.forwardedFor)
             recorder.record(Click(
                 id: clickID, linkID: resolved.link.id, appID: resolved.app.id, environment: resolved.link.environment, createdAt: time,
                 ipHash: address.map(hasher.hash), networkHash: address.map(hasher.hashNetwork),
-                userAgent: Self.bounded(userAgent, 1024), platform: client.platform,
-                referer: Self.bounded(request.headers[.referer], 2048), query: query,
-                acceptLanguage: Self.bounded(request.headers[.acceptLanguage], 256),
+                userAgent: Self.bounded(request.userAgent, 1024), platform: client.platform,
+                referer: Self.bounded(request.referer, 2048), query: query,
+                acceptLanguage: Self.bounded(request.acceptLanguage, 256),
                 osVersion: client.osVersion, appleDevice: client.appleDevice
             ))
         }
@@ -140,13 +158,13 @@ struct EdgeController: Sendable {
             headers[.location] = location
             headers[.cacheControl] = "no-store"
             headers[Self.referrerPolicy] = "no-referrer-when-downgrade"
-            return Response(status: .found, headers: headers)
+            return EdgeAnswer(status: .found, headers: headers, body: nil)
         case .preview(let page):
-            return html(page.render(), status: .ok, head: head)
+            return .html(page.render(), status: .ok)
         case .interstitial(let page):
-            return html(page.render(), status: .ok, head: head)
+            return .html(page.render(), status: .ok)
         case .status(let page):
-            return self.page(page, head: head)
+            return .page(page)
         }
     }
 
@@ -198,7 +216,7 @@ struct EdgeController: Sendable {
     }
 
     func page(_ page: StatusPage, head: Bool) -> Response {
-        Self.html(page.render(), status: HTTPResponse.Status(code: page.status), head: head)
+        EdgeAnswer.page(page).response(head: head)
     }
 
     func html(_ text: String, status: HTTPResponse.Status, head: Bool) -> Response {
@@ -207,18 +225,7 @@ struct EdgeController: Sendable {
 
     /// An HTML page with Ferry's security headers.
     static func html(_ text: String, status: HTTPResponse.Status, head: Bool) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        headers[Self.contentSecurityPolicy] = HTML.contentSecurityPolicy
-        headers[Self.contentTypeOptions] = "nosniff"
-        headers[Self.frameOptions] = "DENY"
-        headers[Self.referrerPolicy] = "strict-origin-when-cross-origin"
-        if head {
-            headers[.contentLength] = String(text.utf8.count)
-            return Response(status: status, headers: headers)
-        }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+        EdgeAnswer.html(text, status: status).response(head: head)
     }
 
     /// The click's query, kept only when it is bounded printable ASCII (it is copied into a Location header).
@@ -235,5 +242,57 @@ struct EdgeController: Sendable {
         var cut = text.utf8.prefix(limit)
         while !cut.isEmpty, String(cut) == nil { cut = cut.dropLast() }
         return String(cut)
+    }
+}
+
+/// What the answer to a click depends on, taken from the request by whichever path serves it.
+struct ClickRequest {
+    var userAgent: String?
+    var referer: String?
+    var acceptLanguage: String?
+    /// Every `X-Forwarded-For` field, in order.
+    var forwardedFor: [String]
+    /// The raw query, without `?`.
+    var query: String?
+    /// The socket peer's address.
+    var peerAddress: String?
+}
+
+/// An answer of the link domain, before it becomes the framework's `Response` or is written straight to a
+/// connection by `EdgeFastPath`: both paths send the same status, headers and body.
+struct EdgeAnswer {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    /// Nil for a redirect.
+    var body: String?
+
+    /// A status page (404, 410, 503…) with the page headers.
+    static func page(_ page: StatusPage) -> EdgeAnswer {
+        var answer = html(page.render(), status: HTTPResponse.Status(code: page.status))
+        if page.status == 503 { answer.headers[.retryAfter] = "5" }
+        return answer
+    }
+
+    /// An HTML page with Ferry's security headers.
+    static func html(_ text: String, status: HTTPResponse.Status) -> EdgeAnswer {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[EdgeController.contentSecurityPolicy] = HTML.contentSecurityPolicy
+        headers[EdgeController.contentTypeOptions] = "nosniff"
+        headers[EdgeController.frameOptions] = "DENY"
+        headers[EdgeController.referrerPolicy] = "strict-origin-when-cross-origin"
+        return EdgeAnswer(status: status, headers: headers, body: text)
+    }
+
+    /// The framework's response; a HEAD answer has the body's length and no body.
+    func response(head: Bool) -> Response {
+        guard let body else { return Response(status: status, headers: headers) }
+        if head {
+            var headers = headers
+            headers[.contentLength] = String(body.utf8.count)
+            return Response(status: status, headers: headers)
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

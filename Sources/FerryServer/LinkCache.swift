@@ -55,12 +55,13 @@ public final class LinkCache: Sendable {
 
     static func key(domain: String, slug: String) -> String { domain + "/" + slug }
 
-    /// The cached link for a domain and slug, or nil when the cache does not know.
-    public func link(domain: String, slug: String) -> Entry<Link>? {
+    /// The cached link for a domain and slug, or nil when the cache does not know. `countingMisses: false` is for a
+    /// caller that asks again on a miss (the edge's fast path), so that a miss is counted once.
+    public func link(domain: String, slug: String, countingMisses: Bool = true) -> Entry<Link>? {
         let key = Self.key(domain: domain, slug: slug)
         return state.withLock { state in
             let entry = state.links[key]?.value
-            if entry == nil { state.misses += 1 } else { state.hits += 1 }
+            if entry == nil { if countingMisses { state.misses += 1 } } else { state.hits += 1 }
             return entry
         }
     }

@@ -200,6 +200,7 @@ public final class SQLiteStore: FerryDatabase {
             // write for every click recorded.
             try db.execute(sql: "DROP INDEX IF EXISTS clicks_link_created")
         }
+        registerVisitorsMigration(&migrator)
         return migrator
     }
 

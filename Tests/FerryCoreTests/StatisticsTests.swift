@@ -48,10 +48,40 @@ struct StatisticsTests {
         let click = Click(id: "c1", linkID: "lnk_1", appID: "app_1", environment: .live, createdAt: Date(timeIntervalSince1970: 86400 * 3 + 5),
                           ipHash: "h", networkHash: nil, userAgent: "UA", platform: .iOS, referer: nil, query: nil, acceptLanguage: nil)
         let counts = StatsRollup.increments(clicks: [click]) { _ in nil }
-        #expect(counts.count == 12, "six cells for the link, six for the app")
-        #expect(counts[StatsKey(appID: "app_1", environment: .live, linkID: StatsKey.appWide, day: 3, metric: .clicks)] == 1)
-        #expect(counts[StatsKey(appID: "app_1", environment: .live, linkID: "lnk_1", day: 3, metric: .utmSource, dimension: "none")] == 1)
+        // No referrer and no campaign: those values are implied, not stored.
+        #expect(counts.count == 4, "clicks and platform, for the link and for the app")
+        #expect(counts[StatsKey(appID: "app_1", environment: .live, linkID: StatsKey.appWide, day: 3, metric: .clicks, dimension: StatsRollup.impliedDefaults)] == 1)
+        #expect(counts[StatsKey(appID: "app_1", environment: .live, linkID: "lnk_1", day: 3, metric: .utmSource, dimension: "none")] == nil)
+        var shared = click
+        shared.referer = "https://t.co/x"
+        shared.query = "utm_source=news"
+        let sharedCounts = StatsRollup.increments(clicks: [shared]) { _ in UTMParameters(campaign: "spring") }
+        #expect(sharedCounts.count == 10)
+        #expect(sharedCounts[StatsKey(appID: "app_1", environment: .live, linkID: "lnk_1", day: 3, metric: .referrer, dimension: "t.co")] == 1)
+        #expect(sharedCounts[StatsKey(appID: "app_1", environment: .live, linkID: "lnk_1", day: 3, metric: .utmCampaign, dimension: "spring")] == 1)
         #expect(Set(StatsRollup.visitors(clicks: [click]).map(\.linkID)) == ["lnk_1", StatsKey.appWide])
         #expect(StatsRollup.visitorHash(address: "a", userAgent: "b") != StatsRollup.visitorHash(address: "ab", userAgent: ""))
+    }
+
+    @Test func impliedValuesCountTheClicksNoStoredValueAccountsFor() {
+        func row(_ day: Int, _ metric: StatsMetric, _ dimension: String, _ count: Int) -> StatsRow {
+            StatsRow(day: day, metric: metric, dimension: dimension, count: count)
+        }
+        let rows = [
+            // Day 10, the day of an upgrade: 3 clicks with every value stored, then 5 with implied defaults.
+            row(10, .clicks, "", 3), row(10, .referrer, "direct", 2), row(10, .referrer, "twitter.com", 1),
+            row(10, .utmSource, "none", 3),
+            row(10, .clicks, StatsRollup.impliedDefaults, 5), row(10, .referrer, "t.co", 2),
+            // Day 11: clicks from before referrers were counted at all: nothing is implied for them.
+            row(11, .clicks, "", 4),
+            // Day 12: implied defaults only.
+            row(12, .clicks, StatsRollup.impliedDefaults, 2), row(12, .utmSource, "news", 1), row(12, .utmCampaign, "spring", 2),
+        ]
+        let report = StatsReport(rows: rows, range: StatsRange(fromDay: 10, toDay: 12), linkID: nil)
+        #expect(report.totals.clicks == 14)
+        #expect(report.referrers == ["direct": 2 + 3 + 2, "twitter.com": 1, "t.co": 2])
+        #expect(report.utmSources == ["none": 3 + 5 + 1, "news": 1])
+        #expect(report.utmMediums == ["none": 5 + 2])
+        #expect(report.utmCampaigns == ["none": 5, "spring": 2])
     }
 }

@@ -34,6 +34,7 @@ enum RawHTTPClient {
         return try parse(raw)
     }
 
+    /// Sends bytes and reads until the server closes; a read that waits 10 s without the server closing fails.
     static func exchange(port: Int, bytes: [UInt8]) throws -> [UInt8] {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -62,6 +63,9 @@ enum RawHTTPClient {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                throw Failure(description: "the server neither answered nor closed within 10 s (\(received.count) bytes read)")
+            }
             if n <= 0 { break }
             received += buffer[0..<n]
         }
@@ -83,6 +87,32 @@ enum RawHTTPClient {
             body = dechunk(body)
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Every response in a stream of them (a keep-alive connection), each framed by its Content-Length or chunks.
+    static func parseAll(_ raw: [UInt8]) throws -> [Response] {
+        var responses: [Response] = []
+        var rest = raw[...]
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        while !rest.isEmpty {
+            guard let end = rest.indices.first(where: { rest[$0...].starts(with: separator) }) else {
+                throw Failure(description: "no complete response: \(String(decoding: rest.prefix(200), as: UTF8.self))")
+            }
+            let head = try parse(Array(rest[..<(end + 4)]))
+            var bodyEnd = end + 4
+            if let length = head.header("Content-Length").flatMap({ Int($0) }) {
+                bodyEnd = min(rest.endIndex, end + 4 + length)
+            } else if head.header("Transfer-Encoding")?.lowercased() == "chunked" {
+                let terminator: [UInt8] = Array("0\r\n\r\n".utf8)
+                guard let last = rest[(end + 4)...].indices.first(where: { rest[$0...].starts(with: terminator) }) else {
+                    throw Failure(description: "unterminated chunked body")
+                }
+                bodyEnd = last + terminator.count
+            }
+            responses.append(try parse(Array(rest[..<bodyEnd])))
+            rest = rest[bodyEnd...]
+        }
+        return responses
     }
 
     static func dechunk(_ text: String) -> String {

@@ -1,6 +1,7 @@
 import FerryAPI
 import FerryCore
-import FerryStore
+@testable import FerryStore
+import GRDB
 import Foundation
 import Testing
 
@@ -144,5 +145,40 @@ struct WebhookStoreTests {
             #expect(try await store.deleteWebhook(id: "wh_1", appID: "app_1", environment: .live))
             #expect(try await store.deliveries(webhookID: "wh_1", appID: "app_1", limit: 10).isEmpty, "its deliveries go with it")
         }
+    }
+}
+
+/// Upgrading a SQLite database carries its visitors of the day over to the new table of them.
+@Suite("Statistics roll-up: upgrades")
+struct StatsUpgradeTests {
+    @Test func visitorsSeenBeforeAnUpgradeAreNotCountedAgainAfterIt() async throws {
+        let database = try TemporaryDatabase()
+        defer { database.remove() }
+        let seen = StatsStoreTests.visit("c1", address: "ip-a")
+        do {
+            // The database as the release before the visitor table was: visitors kept as text keys.
+            let queue = try DatabaseQueue(path: database.path)
+            try SQLiteStore.migrator.migrate(queue, upTo: "v6-click-indexes")
+            try await queue.write { db in
+                for key in StatsRollup.visitors(clicks: [seen]) {
+                    try db.execute(sql: "INSERT INTO stats_visitors (app_id, environment, link_id, day, visitor) VALUES (?, ?, ?, ?, ?)",
+                                   arguments: [key.appID, key.environment.rawValue, key.linkID, key.day, key.visitor])
+                }
+            }
+        }
+        let store = try SQLiteStore(path: database.path)
+        try await store.createApp(makeApp())
+        try await store.createLink(makeLink(id: "lnk_1", slug: "one"))
+        // The same visitor again (a new click), and a new one: only the new one is a visitor of the day.
+        try await store.recordClicks([StatsStoreTests.visit("c2", address: "ip-a"), StatsStoreTests.visit("c3", address: "ip-z")])
+        let day = StatsRollup.day(of: epoch)
+        let range = StatsRange(fromDay: day, toDay: day)
+        for link in ["lnk_1", nil] {
+            let report = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: link, range: range), range: range, linkID: link)
+            #expect(report.totals.uniqueVisitors == 1, "\(link ?? "app")")
+            #expect(report.totals.clicks == 2)
+        }
+        // The day after next, the day's visitors are purged (two scopes: the link's and the app's).
+        #expect(try await store.purgeVisitors(beforeDay: day + 1) == 4)
     }
 }

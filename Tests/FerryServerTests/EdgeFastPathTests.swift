@@ -1,0 +1,131 @@
+import FerryAPI
+import FerryCore
+@testable import FerryServer
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Clicks on links in memory are answered on the connection's event loop (`EdgeFastPath`); everything else by the
+/// router. These tests send raw HTTP over real sockets and hold both paths to the same answers.
+@Suite("The edge's fast path")
+struct EdgeFastPathTests {
+    /// Requests in one write, read until the server closes (the last request says `Connection: close`).
+    static func exchange(port: Int, _ requests: [String]) async throws -> [RawHTTPClient.Response] {
+        let bytes = Array(requests.joined().utf8)
+        let raw = try await onItsOwnThread { try RawHTTPClient.exchange(port: port, bytes: bytes) }
+        return try RawHTTPClient.parseAll(raw)
+    }
+
+    static func get(_ path: String, userAgent: String = UA.desktop, close: Bool = false, version: String = "HTTP/1.1",
+                    extra: String = "") -> String {
+        "GET \(path) \(version)\r\nHost: go.example.com\r\nUser-Agent: \(userAgent)\r\nX-Forwarded-For: 203.0.113.9\r\n"
+            + extra + (close ? "Connection: close\r\n" : "") + "\r\n"
+    }
+
+    /// Status, headers but the date, and body, with click ids masked: what both paths must agree on.
+    static func shape(_ response: RawHTTPClient.Response) -> String {
+        let headers = response.headers.filter { $0.0.lowercased() != "date" }
+            .map { "\($0.0.lowercased()): \($0.1)" }.sorted().joined(separator: "\n")
+        return "\(response.status)\n\(headers)\n\n\(response.body)".replacing(/clk_[0-9A-Za-z]+/, with: "clk_…")
+    }
+
+    @Test func aCachedLinkIsAnsweredWithExactlyWhatTheRouterAnswers() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(
+            CreateLinkRequest(slug: "sale", destination: "https://example.com/sale", utm: UTMParameters(source: "news")),
+            app: fixture.app, environment: .live)
+        _ = try await fixture.admin.createLink(
+            CreateLinkRequest(slug: "gone", destination: "https://example.com/gone", disabled: true), app: fixture.app, environment: .live)
+        try await fixture.application().test(.live) { client in
+            let port = try #require(client.port)
+            for (path, agent) in [("/sale?x=1", UA.desktop), ("/link/sale", UA.android), ("/SALE", UA.slackBot), ("/sale", UA.iPhoneSafari),
+                                  ("/gone", UA.desktop),
+                                  ("/nothing-here", UA.desktop)] {
+                // `Connection: close` always goes to the router; the first request also fills the cache.
+                let routed = try await Self.exchange(port: port, [Self.get(path, userAgent: agent, close: true)])
+                let both = try await Self.exchange(port: port, [Self.get(path, userAgent: agent), Self.get(path, userAgent: agent, close: true)])
+                #expect(routed.count == 1 && both.count == 2)
+                let fast = both[0], router = both[1]
+                #expect(Self.shape(fast) == Self.shape(router), "\(path)")
+                #expect(Self.shape(fast) == Self.shape(routed[0]), "\(path)")
+                #expect(fast.header("Date")?.hasSuffix(" GMT") == true)
+                #expect(fast.header("Server") == "Ferry")
+            }
+            // Clicks answered by either path are recorded: three for each request to the active link.
+            let sale = try #require(try await fixture.store.link(domain: "go.example.com", slug: "sale"))
+            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: sale.id) == 12 })
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrderWhicheverPathAnswersThem() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        for index in 0..<6 {
+            _ = try await fixture.admin.createLink(
+                CreateLinkRequest(slug: "p\(index)", destination: "https://example.com/\(index)"), app: fixture.app, environment: .live)
+        }
+        try await fixture.application().test(.live) { client in
+            let port = try #require(client.port)
+            // Cache p0, p2 and p4; p1, p3 and p5 are read from the database, slower.
+            _ = try await Self.exchange(port: port, [Self.get("/p0"), Self.get("/p2"), Self.get("/p4", close: true)])
+            var requests = (0..<6).map { Self.get("/p\($0)") }
+            requests.insert("GET /healthz HTTP/1.1\r\nHost: go.example.com\r\n\r\n", at: 3)
+            requests.append(Self.get("/p0", close: true))
+            let answers = try await Self.exchange(port: port, requests)
+            #expect(answers.map(\.status) == [302, 302, 302, 200, 302, 302, 302, 302])
+            let locations = answers.map { $0.header("Location") ?? $0.body }
+            #expect(locations == ["https://example.com/0", "https://example.com/1", "https://example.com/2", #"{"status":"ok"}"#,
+                                  "https://example.com/3", "https://example.com/4", "https://example.com/5", "https://example.com/0"])
+        }
+    }
+
+    @Test func requestsTheRouterMustSeeAreHandedOn() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.live) { client in
+            let port = try #require(client.port)
+            _ = try await Self.exchange(port: port, [Self.get("/home", close: true)])
+            // HTTP/1.0 without keep-alive: one answer, then the server closes (the exchange fails if it does not).
+            let old = try await Self.exchange(port: port, [Self.get("/home", version: "HTTP/1.0")])
+            #expect(old.map(\.status) == [302])
+            // HEAD: the headers of a GET, no body, and no click.
+            let head = try await Self.exchange(port: port, ["HEAD /home HTTP/1.1\r\nHost: go.example.com\r\nConnection: close\r\n\r\n"])
+            #expect(head.first?.status == 302 && head.first?.header("Location") == "https://example.com/home")
+            // Reserved words and other routes keep their own answers.
+            let routes = try await Self.exchange(port: port, [
+                Self.get("/healthz"), Self.get("/.well-known/apple-app-site-association"), Self.get("/v1/links"),
+                Self.get("/metrics"), Self.get("/home", close: true),
+            ])
+            #expect(routes.map(\.status) == [200, 200, 401, 200, 302])
+            // Two Host headers: the router decides (the first host is the authority).
+            let twoHosts = try await Self.exchange(port: port, [
+                "GET /home HTTP/1.1\r\nHost: other.test\r\nHost: go.example.com\r\nConnection: close\r\n\r\n",
+            ])
+            #expect(twoHosts.count == 1)
+            // A GET with a body is answered once the body has been read; the connection goes on.
+            let withBody = try await Self.exchange(port: port, [
+                "GET /home HTTP/1.1\r\nHost: go.example.com\r\nContent-Length: 5\r\n\r\nhello", Self.get("/home", close: true),
+            ])
+            #expect(withBody.map(\.status) == [302, 302])
+        }
+    }
+
+    @Test func theDateHeaderIsTheIMFFixdateOfTheSecond() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        var generator = SystemRandomNumberGenerator()
+        var seconds = [0, 68_169_599, 951_782_400, 951_868_799, 1_709_164_800, 4_107_542_399, 253_402_300_799, -86_400]
+        for _ in 0..<2000 { seconds.append(Int.random(in: 0...4_102_444_800, using: &generator)) }
+        for second in seconds {
+            #expect(HTTPDate.format(second) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(second))), "\(second)")
+        }
+        #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    }
+}

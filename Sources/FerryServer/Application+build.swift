@@ -51,7 +51,8 @@ public func buildApplication(
     )
     return Application(
         router: router,
-        server: .ferry(edge: edge, serverName: "Ferry"),
+        // At debug level every request is logged by the router's middleware, so every request goes through it.
+        server: logger.logLevel <= .debug ? .http1() : .ferry(edge: edge, serverName: "Ferry"),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         // A store that is a service (PostgreSQL's pool) goes first, so that it is shut down last.
         services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, dispatcher],

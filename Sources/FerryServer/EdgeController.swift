@@ -121,14 +121,27 @@ struct EdgeController: Sendable {
         return answer(resolved, click: click, head: head).response(head: head)
     }
 
-    /// A click answered from memory alone, or nil when the cache does not know the host or the link (the caller then
-    /// takes the framework's route, which asks the database). Never waits and never touches the database.
+    /// A click answered without waiting, or nil when that cannot be done (the caller then takes the framework's
+    /// route, which asks the database with a deadline): from the cache, or, for a link the cache does not hold on a
+    /// store that can read it at once (SQLite), from a point read on the calling thread. The host's app must be in
+    /// the cache.
     func answerFromCache(host: String, slug: String, click: ClickRequest) -> EdgeAnswer? {
         guard let entry = cache.app(host: host) else { return nil }
         guard case .found(let app) = entry else { return .page(.notFound) }
         let domain = app.linkDomain(forHost: host) ?? host
-        guard let link = cache.link(domain: domain, slug: slug, countingMisses: false) else { return nil }
-        guard case .found(let link) = link else { return .page(.notFound) }
+        let immediate = store as? any ImmediateLinkReading
+        var cached = cache.link(domain: domain, slug: slug, countingMisses: immediate != nil)
+        if cached == nil, let immediate {
+            // A store whose point reads never wait (SQLite) is asked right here, as the router's path would.
+            let generation = cache.generation
+            let read: Link?
+            do { read = try immediate.linkImmediately(domain: domain, slug: slug) } catch { return nil }
+            let entry: LinkCache.Entry<Link> = read.map { .found($0) } ?? .missing
+            cache.store(entry, domain: domain, slug: slug, generation: generation)
+            cached = entry
+        }
+        guard let cached else { return nil }
+        guard case .found(let link) = cached else { return .page(.notFound) }
         return answer(ResolvedLink(link: link, app: app), click: click, head: false)
     }
 

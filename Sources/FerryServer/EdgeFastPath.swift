@@ -10,10 +10,11 @@ import NIOHTTP1
 /// Answers clicks on links the cache knows on the connection's own event loop, before the framework sees them.
 ///
 /// A redirect is the one answer Ferry gives far more often than any other, and for a link in memory it needs
-/// neither the database nor anything asynchronous: the handler reads the request head as the HTTP decoder made it,
-/// asks `EdgeController.answerFromCache`, and writes the answer. Everything else — other routes, HEAD, a link or
-/// host the cache does not know, a request the framework should see (HTTP/1.0, `Connection: close`, more than one
-/// Host) — goes on to the framework untouched, and its answer comes back through here.
+/// nothing asynchronous: the handler reads the request head as the HTTP decoder made it, asks
+/// `EdgeController.answerFromCache` (which, on SQLite, also reads a link the cache does not hold with a point read
+/// that never waits), and writes the answer. Everything else — other routes, HEAD, a host the cache does not know, a
+/// link that cannot be read at once, a request the framework should see (HTTP/1.0, `Connection: close`, more than
+/// one Host) — goes on to the framework untouched, and its answer comes back through here.
 ///
 /// Answers leave in the order of their requests: while a request handed to the framework has not been answered
 /// (a pipelining client), every request after it is handed on too. An HTTP/1.0 request without keep-alive is handed

@@ -85,9 +85,9 @@ public struct FerryConfiguration: Sendable {
     /// Largest click batch written in one transaction.
     public var clickBatchSize = 5000
     /// Clicks held in memory at most while the database is slow; beyond that new clicks are counted and dropped.
-    public var clickBufferLimit = 100_000
+    public var clickBufferLimit = 50_000
     /// Links held by the link cache.
-    public var linkCacheCapacity = 100_000
+    public var linkCacheCapacity = 20_000
     /// How often the cache checks whether another process changed links.
     public var cacheRefreshInterval: Duration = .seconds(1)
     /// How long a click waits for the database to look up what the cache does not know; past it (or when the

@@ -2,13 +2,18 @@ import FerryAPI
 import FerryCore
 import Foundation
 import GRDB
+import Synchronization
 
 /// Ferry's store on one SQLite file (GRDB, WAL mode), or in memory for tests.
 ///
 /// One `DatabasePool` per file; every constraint lives in the schema; migrations run when the store opens, so any
 /// process (the server or the CLI) may open a fresh file first.
-public final class SQLiteStore: FerryDatabase {
+public final class SQLiteStore: FerryDatabase, ImmediateLinkReading {
     let writer: any DatabaseWriter
+    /// Read-only connections for `linkImmediately`, each used by one caller at a time.
+    private let immediateReaders: [DatabaseQueue]
+    /// Which of them are free: a caller that finds none free does not wait.
+    private let freeImmediateReaders: Mutex<[Int]>
     /// Large attribution-window counts, remembered for a few seconds.
     let crowdCounts = CrowdCounts()
 
@@ -33,12 +38,19 @@ public final class SQLiteStore: FerryDatabase {
         }
         writer = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(writer)
+        var readOnly = configuration
+        readOnly.readonly = true
+        let count = min(8, max(2, ProcessInfo.processInfo.activeProcessorCount))
+        immediateReaders = try (0..<count).map { _ in try DatabaseQueue(path: path, configuration: readOnly) }
+        freeImmediateReaders = Mutex(Array(0..<count))
     }
 
     /// An in-memory database (one connection), for tests.
     public init(inMemory: Void = ()) throws {
         writer = try DatabaseQueue()
         try Self.migrator.migrate(writer)
+        immediateReaders = []
+        freeImmediateReaders = Mutex([])
     }
 
     // MARK: Schema
@@ -385,6 +397,18 @@ public final class SQLiteStore: FerryDatabase {
 
     public func link(domain: String, slug: String) async throws -> Link? {
         try await writer.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT * FROM links WHERE domain = ? AND slug = ?")
+            return try Row.fetchOne(statement, arguments: [domain, slug]).map(Self.decodeLink)
+        }
+    }
+
+    /// A point read on a connection of its own, on the caller's thread. A link lookup is a few B-tree pages, and
+    /// SQLite's readers never wait for its writer (WAL), so the edge can afford it on an event loop.
+    public func linkImmediately(domain: String, slug: String) throws -> Link? {
+        guard let index = freeImmediateReaders.withLock({ $0.popLast() }) else { throw ImmediateReadUnavailable() }
+        defer { freeImmediateReaders.withLock { $0.append(index) } }
+        // One statement reads a consistent snapshot by itself: no transaction around it (two fewer statements).
+        return try immediateReaders[index].inDatabase { db in
             let statement = try db.cachedStatement(sql: "SELECT * FROM links WHERE domain = ? AND slug = ?")
             return try Row.fetchOne(statement, arguments: [domain, slug]).map(Self.decodeLink)
         }

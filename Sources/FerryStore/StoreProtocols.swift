@@ -244,3 +244,17 @@ extension FerryDatabase {
     /// Only deadlines missed.
     public func isOutage(_ error: any Error) -> Bool { error is DatabaseUnavailable }
 }
+
+/// A store that can read a link without suspending, for the edge's fast path on an event loop. Only a store whose
+/// point reads are quick and never wait for a server or a writer should conform (SQLite; not PostgreSQL).
+public protocol ImmediateLinkReading: Sendable {
+    /// The link of a domain and slug (nil when there is none), read on the calling thread. Throws
+    /// `ImmediateReadUnavailable` when it cannot be read at once (every connection for it is busy), or the
+    /// database's error; either way the caller takes the ordinary, asynchronous path.
+    func linkImmediately(domain: String, slug: String) throws -> Link?
+}
+
+/// No connection for an immediate read was free; nobody waited for one.
+public struct ImmediateReadUnavailable: Error, Sendable {
+    public init() {}
+}

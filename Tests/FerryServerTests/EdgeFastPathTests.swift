@@ -129,3 +129,27 @@ struct EdgeFastPathTests {
         #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
     }
 }
+
+extension EdgeFastPathTests {
+    @Test func onSQLiteALinkNotInMemoryIsReadAtOnceAndCachedIncludingOneThatDoesNotExist() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "fresh", destination: "https://example.com/fresh"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.live) { client in
+            let port = try #require(client.port)
+            // The root fills the cache with the host's app; neither link has been read yet.
+            _ = try await Self.exchange(port: port, ["GET / HTTP/1.1\r\nHost: go.example.com\r\nConnection: close\r\n\r\n"])
+            let answers = try await Self.exchange(port: port, [
+                Self.get("/fresh"), Self.get("/stale"), Self.get("/fresh"), Self.get("/stale"), Self.get("/fresh", close: true),
+            ])
+            #expect(answers.map(\.status) == [302, 404, 302, 404, 302])
+            #expect(Set(answers.filter { $0.status == 302 }.map(Self.shape)).count == 1)
+            #expect(Set(answers.filter { $0.status == 404 }.map(Self.shape)).count == 1)
+            let metrics = try await Self.exchange(port: port, [Self.get("/metrics", close: true)])
+            let text = try #require(metrics.first?.body)
+            // Two misses (each link read once, the missing one remembered as missing), then hits only.
+            #expect(text.contains("ferry_link_cache_misses_total 2\n"))
+            #expect(text.contains("ferry_link_cache_hits_total 3\n"))
+        }
+    }
+}

@@ -14,7 +14,11 @@ SERVER_PIDS=()
 need() {
     command -v "$1" >/dev/null && return
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >&2 || {
+            # A fresh machine has no package lists yet.
+            DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >&2
+        }
     else
         echo "$1 is missing: apt-get install $2" >&2; exit 1
     fi
@@ -79,6 +83,16 @@ trap stop_servers EXIT
 
 # rss_mb PID: resident memory in MiB.
 rss_mb() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+
+# cpu_ticks PID…: processor time (user + system, all threads) the processes have used so far, in clock ticks.
+cpu_ticks() {
+    local total=0 pid
+    for pid in "$@"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
+    echo "$total"
+}
+
+# per_request_us TICKS REQUESTS: processor time per request in microseconds.
+per_request_us() { python3 -c "print('%.1f' % ($1 * 1e6 / $(getconf CLK_TCK) / max(1, $2)))"; }
 
 # metric PORT NAME: one value from /metrics.
 metric() { curl -fs "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 == n { print $2 }'; }

@@ -44,18 +44,24 @@ echo "warming up…" >&2
 run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/ 5 >/dev/null
 run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18081/ 5 >/dev/null
 
+# Processor time of each server over its run (nginx: its workers), per request answered.
+before=$(cpu_ticks "$FERRY_PID")
 ferry=$(run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/)
+ferry_cpu=$(per_request_us $(( $(cpu_ticks "$FERRY_PID") - before )) "$(field "$ferry" requests)")
+workers=$(pgrep -P "$(cat "$conf/nginx.pid")" | tr '\n' ' ')
+before=$(cpu_ticks $workers)
 nginx=$(run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18081/)
+nginx_cpu=$(per_request_us $(( $(cpu_ticks $workers) - before )) "$(field "$nginx" requests)")
 sleep 1
 recorded=$(metric 18080 ferry_clicks_recorded_total)
 dropped=$(metric 18080 ferry_clicks_dropped_total)
 
 echo
 echo "redirects over $LINKS links, wrk -t$BENCH_THREADS -c$BENCH_CONNECTIONS -d${BENCH_SECONDS}s, $(nproc) cores"
-printf "%-8s %10s %9s %9s %9s %7s\n" server "requests/s" "p50 ms" "p99 ms" "p99.9 ms" errors
+printf "%-8s %10s %9s %9s %9s %7s %14s\n" server "requests/s" "p50 ms" "p99 ms" "p99.9 ms" errors "CPU µs/request"
 for name in ferry nginx; do
-    line=${!name}
-    printf "%-8s %10s %9s %9s %9s %7s\n" "$name" "$(field "$line" rps)" "$(field "$line" p50_ms)" "$(field "$line" p99_ms)" "$(field "$line" p999_ms)" "$(field "$line" errors)"
+    line=${!name}; cpu=${name}_cpu
+    printf "%-8s %10s %9s %9s %9s %7s %14s\n" "$name" "$(field "$line" rps)" "$(field "$line" p50_ms)" "$(field "$line" p99_ms)" "$(field "$line" p999_ms)" "$(field "$line" errors)" "${!cpu}"
 done
 python3 -c "print('ferry / nginx throughput: %.1f%%' % (100.0 * $(field "$ferry" rps) / $(field "$nginx" rps)))"
 echo "ferry clicks recorded: $recorded, dropped: $dropped, resident memory: $(rss_mb "$FERRY_PID") MiB"

@@ -506,6 +506,12 @@ public struct Calibration: Sendable, Hashable {
 public struct CandidateQuery: Sendable, Hashable {
     /// Most clicks taken per key (address, network, fingerprint).
     public static let limitPerKey = 200
+    /// The platforms whose clicks can lead to an install: a click from a desktop browser, a bot or a TV is never a
+    /// candidate (and stores need not index such clicks by address or network).
+    public static let attributablePlatforms: [ClientPlatform] = [.iOS, .android]
+    /// `attributablePlatforms` as an SQL condition on the `platform` column of clicks (the condition of SQLite's
+    /// partial indexes by address and network, which a query must repeat for them to be used).
+    public static let attributablePlatformsSQL = "platform IN ('ios', 'android')"
 
     /// Clicks of this app…
     public var appID: String

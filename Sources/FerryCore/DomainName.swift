@@ -38,6 +38,17 @@ public enum DomainName {
     /// The lookup form of a Host header: lowercased, a trailing dot removed, bounded. Nil for an absent or absurd header.
     public static func normalizeHostHeader(_ header: String?) -> String? {
         guard var host = header, !host.isEmpty, host.utf8.count <= maxLength + 6 else { return nil }
+        // Most Host headers are already in lookup form: lowercase, no dot before the end or the port.
+        var previous: UInt8 = 0
+        var plain = true
+        for byte in host.utf8 {
+            if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || byte >= 0x80 || (byte == UInt8(ascii: ":") && previous == UInt8(ascii: ".")) {
+                plain = false
+                break
+            }
+            previous = byte
+        }
+        if plain && previous != UInt8(ascii: ".") { return host }
         host = host.lowercased()
         if host.hasSuffix(".") { host.removeLast() }
         if let colon = host.lastIndex(of: ":"), colon > host.startIndex, host[host.index(before: colon)] == "." {

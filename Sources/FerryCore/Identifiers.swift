@@ -10,23 +10,30 @@ public enum Identifiers {
     /// gives eight bytes; a byte at or above the largest multiple of the alphabet's size is skipped, so that every
     /// symbol is equally likely. (Drawing per character would cost a system call each on the system's generator.)
     public static func random(count: Int, from alphabet: [UInt8], using generator: inout some RandomNumberGenerator) -> String {
+        String(unsafeUninitializedCapacity: count) { buffer in
+            fill(buffer, from: 0, count: count, alphabet: alphabet, using: &generator)
+            return count
+        }
+    }
+
+    /// Writes `count` random symbols of `alphabet` into `buffer` from `start`, as `random(count:from:using:)` draws them.
+    static func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>, from start: Int, count: Int, alphabet: [UInt8],
+                     using generator: inout some RandomNumberGenerator) {
         precondition(!alphabet.isEmpty && alphabet.count <= 256, "an alphabet has 1 to 256 symbols")
         let size = alphabet.count
         let limit = 256 - 256 % size
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            var filled = 0
-            while filled < count {
-                var word = generator.next()
-                for _ in 0..<8 where filled < count {
-                    let byte = Int(word & 0xFF)
-                    word >>= 8
-                    if byte < limit {
-                        buffer[filled] = alphabet[byte % size]
-                        filled += 1
-                    }
+        var filled = start
+        let end = start + count
+        while filled < end {
+            var word = generator.next()
+            for _ in 0..<8 where filled < end {
+                let byte = Int(word & 0xFF)
+                word >>= 8
+                if byte < limit {
+                    buffer[filled] = alphabet[byte % size]
+                    filled += 1
                 }
             }
-            return count
         }
     }
 
@@ -44,12 +51,24 @@ public enum Identifiers {
     /// end of the index instead of a page rewritten anywhere in it).
     public static func makeTimeOrdered(prefix: String, at date: Date, using generator: inout some RandomNumberGenerator) -> String {
         var milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
-        var time = [UInt8](repeating: 0, count: 8)
-        for index in stride(from: 7, through: 0, by: -1) {
-            time[index] = orderedAlphanumerics[Int(milliseconds % 62)]
-            milliseconds /= 62
+        let prefixBytes = prefix.utf8.count
+        let randomCount = 14
+        return String(unsafeUninitializedCapacity: prefixBytes + 1 + 8 + randomCount) { buffer in
+            var index = 0
+            for byte in prefix.utf8 {
+                buffer[index] = byte
+                index += 1
+            }
+            buffer[index] = UInt8(ascii: "_")
+            for position in stride(from: index + 8, through: index + 1, by: -1) {
+                buffer[position] = orderedAlphanumerics[Int(milliseconds % 62)]
+                milliseconds /= 62
+            }
+            index += 9
+            fill(buffer, from: index, count: randomCount, alphabet: alphanumerics, using: &generator)
+            index += randomCount
+            return index
         }
-        return prefix + "_" + String(decoding: time, as: UTF8.self) + random(count: 14, from: alphanumerics, using: &generator)
     }
 
     /// A random base36 slug of the given length.

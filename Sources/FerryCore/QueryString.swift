@@ -33,19 +33,21 @@ public struct QueryString: Sendable, Hashable {
         storage = []
         let raw = Substring(text)
         guard !raw.isEmpty, raw.utf8.count <= maxBytes else { return }
-        for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
-            if storage.count >= maxItems { break }
-            let name: Substring
-            let value: Substring?
-            if let eq = pair.firstIndex(of: "=") {
-                name = pair[..<eq]
-                value = pair[pair.index(after: eq)...]
-            } else {
-                name = pair
-                value = nil
+        // Split on the bytes `&` and `=` (ASCII, so every index found is also a character boundary).
+        let bytes = raw.utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex, storage.count < maxItems {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            if let eq = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) {
+                let name = raw[start..<eq]
+                if !name.isEmpty {
+                    storage.append(Item(name: String(name), value: String(raw[bytes.index(after: eq)..<end]), decodedName: Self.decode(name)))
+                }
+            } else if start < end {
+                let name = raw[start..<end]
+                storage.append(Item(name: String(name), value: nil, decodedName: Self.decode(name)))
             }
-            guard !name.isEmpty else { continue }
-            storage.append(Item(name: String(name), value: value.map(String.init), decodedName: Self.decode(name)))
+            start = end == bytes.endIndex ? end : bytes.index(after: end)
         }
     }
 
@@ -152,20 +154,21 @@ public struct URLParts: Sendable, Hashable {
 
     /// Splits a URL.
     public init(_ url: String) {
-        var rest = Substring(url)
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
-            rest = rest[..<hash]
+        let bytes = url.utf8
+        var end = bytes.endIndex
+        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = String(url[bytes.index(after: hash)...])
+            end = hash
         } else {
             fragment = nil
         }
-        if let question = rest.firstIndex(of: "?") {
+        if let question = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) {
             // Not capped like a visitor's query: this is a whole URL we were given (a destination, already bounded).
-            query = QueryString(rest[rest.index(after: question)...], maxItems: .max, maxBytes: .max)
-            base = String(rest[..<question])
+            query = QueryString(url[bytes.index(after: question)..<end], maxItems: .max, maxBytes: .max)
+            base = String(url[..<question])
         } else {
             query = QueryString("")
-            base = String(rest)
+            base = end == bytes.endIndex ? url : String(url[..<end])
         }
     }
 

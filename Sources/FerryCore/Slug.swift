@@ -21,15 +21,23 @@ public enum Slug {
     /// The canonical (lowercase) form of a slug taken from a request path, or nil when it cannot be a slug.
     /// Cheap: used on every click, before any cache lookup.
     public static func normalize(_ text: some StringProtocol) -> String? {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(text.utf8.count)
-        for var byte in text.utf8 {
-            if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) { byte += 32 }
-            guard isSlugByte(byte) else { return nil }
-            bytes.append(byte)
-            if bytes.count > maxLength { return nil }
+        let count = text.utf8.count
+        guard (1...maxLength).contains(count) else { return nil }
+        var valid = true
+        let slug = String(unsafeUninitializedCapacity: count) { buffer in
+            var index = 0
+            for var byte in text.utf8 {
+                if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) { byte += 32 }
+                guard isSlugByte(byte) else {
+                    valid = false
+                    return 0
+                }
+                buffer[index] = byte
+                index += 1
+            }
+            return index
         }
-        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+        return valid ? slug : nil
     }
 
     /// Validates a custom slug chosen by a user; returns it lowercased.

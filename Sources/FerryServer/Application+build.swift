@@ -34,9 +34,12 @@ public func buildApplication(
     let cache = LinkCache(capacity: configuration.linkCacheCapacity)
     let admin = FerryAdmin(store: store)
     let outbox = WebhookOutbox(store: store, now: admin.now, logger: logger)
+    let addresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
+    let hasher = AddressHasher(key: hashKey)
     let recorder = ClickRecorder(
         store: store, flushInterval: configuration.clickFlushInterval, batchSize: configuration.clickBatchSize,
-        bufferLimit: configuration.clickBufferLimit, logger: logger, afterWrite: { await outbox.clicksStored($0) }
+        bufferLimit: configuration.clickBufferLimit, logger: logger, addresses: addresses, hasher: hasher,
+        writerNice: configuration.clickWriterNice, afterWrite: { await outbox.clicksStored($0) }
     )
     let dispatcher = WebhookDispatcher(
         store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger)
@@ -44,8 +47,7 @@ public func buildApplication(
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
     let (router, edge) = try buildRouter(
         store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox,
-        addresses: ClientAddressResolver(trustedProxies: configuration.trustedProxies),
-        hasher: AddressHasher(key: hashKey), maxBodyBytes: configuration.maxBodyBytes,
+        addresses: addresses, hasher: hasher, maxBodyBytes: configuration.maxBodyBytes,
         lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(secret: dashboardKey), logger: logger,
         metricsAllowed: configuration.metricsAllowed
     )
@@ -106,8 +108,8 @@ func buildRouter(
     try DashboardController(links: links, admin: admin, authenticator: authenticator, cache: cache, outbox: outbox, sessions: dashboardSessions,
                             library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes).register(on: router)
     let edge = EdgeController(
-        store: store, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
-        addresses: addresses, hasher: hasher, now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout)
+        store: store, immediateReader: store as? any ImmediateLinkReading, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
+        now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout)
     )
     CompatibilityController(
         admin: admin, edge: edge, attribution: attribution, authenticator: authenticator, addresses: addresses, hasher: hasher,

@@ -1,21 +1,55 @@
 import FerryCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FerryStore
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import Synchronization
+
+/// Where a click came from, as its connection told it. The client's address, and the keyed hashes that are all the
+/// database keeps of it, are worked out when the click is written, not while its visitor waits for the redirect.
+public struct ClickOrigin: Sendable {
+    /// The socket peer's address.
+    public var peer: String?
+    /// Every `X-Forwarded-For` field, in order.
+    public var forwardedFor: [String]
+
+    /// Creates an origin.
+    public init(peer: String?, forwardedFor: [String]) {
+        self.peer = peer
+        self.forwardedFor = forwardedFor
+    }
+}
 
 /// Takes clicks from the edge without waiting and writes them to the store in batches, off the request path.
 ///
 /// The buffer is bounded: when the database falls behind by more than `bufferLimit` clicks, new clicks are dropped
 /// and counted rather than growing memory without end. A graceful shutdown writes everything still held.
+///
+/// On a store that writes on the calling thread (SQLite), batches are written on a thread of the recorder's own
+/// whose scheduling priority is lowered by `writerNice`: when the processor is saturated, answering clicks comes
+/// before recording them (the buffer then fills and the excess is counted as dropped), and whenever the processor
+/// has time to spare the writer gets all of it.
 public final class ClickRecorder: Service, Sendable {
+    private struct Pending {
+        var click: Click
+        var origin: ClickOrigin?
+    }
+
     private struct State {
-        var pending: [Click] = []
+        var pending: [Pending] = []
         /// Ids of the batch being written now.
         var inFlight: Set<String> = []
         var dropped = 0
         var recorded = 0
         var failedFlushes = 0
+        /// The writing thread, made when first needed.
+        var writerThread: NIOThreadPool?
+        var stopped = false
     }
 
     private let state = Mutex(State())
@@ -24,10 +58,17 @@ public final class ClickRecorder: Service, Sendable {
     private let batchSize: Int
     private let bufferLimit: Int
     private let logger: Logger
+    private let addresses: ClientAddressResolver
+    private let hasher: AddressHasher?
+    private let writerNice: Int32
     private let afterWrite: (@Sendable ([Click]) async -> Void)?
 
     /// Creates a recorder writing to `store`; `afterWrite` gets each batch once it is stored (webhooks).
+    ///
+    /// Clicks recorded with an origin get their address hashes from `addresses` and `hasher` when written.
+    /// `writerNice` (0…19) is how much lower than the rest of the process the writing thread runs; 0 keeps it level.
     public init(store: any ClickStore, flushInterval: Duration, batchSize: Int, bufferLimit: Int, logger: Logger,
+                addresses: ClientAddressResolver = ClientAddressResolver(), hasher: AddressHasher? = nil, writerNice: Int = 0,
                 afterWrite: (@Sendable ([Click]) async -> Void)? = nil) {
         self.afterWrite = afterWrite
         self.store = store
@@ -35,24 +76,28 @@ public final class ClickRecorder: Service, Sendable {
         self.batchSize = max(1, batchSize)
         self.bufferLimit = max(1, bufferLimit)
         self.logger = logger
+        self.addresses = addresses
+        self.hasher = hasher
+        self.writerNice = Int32(min(19, max(0, writerNice)))
     }
 
-    /// Hands a click over; returns at once. False when the buffer was full and the click was dropped.
+    /// Hands a click over; returns at once. False when the buffer was full and the click was dropped. With an
+    /// `origin`, the click's address hashes are filled in when it is written.
     @discardableResult
-    public func record(_ click: Click) -> Bool {
+    public func record(_ click: Click, origin: ClickOrigin? = nil) -> Bool {
         state.withLock { state in
             guard state.pending.count < bufferLimit else {
                 state.dropped += 1
                 return false
             }
-            state.pending.append(click)
+            state.pending.append(Pending(click: click, origin: origin))
             return true
         }
     }
 
     /// Whether a click is still waiting to be written, or being written.
     public func isPending(clickID: String) -> Bool {
-        state.withLock { $0.inFlight.contains(clickID) || $0.pending.contains { $0.id == clickID } }
+        state.withLock { $0.inFlight.contains(clickID) || $0.pending.contains { $0.click.id == clickID } }
     }
 
     /// Writes a click that is waiting now, and waits (at most `timeout`) while another flush is writing it; true
@@ -76,16 +121,16 @@ public final class ClickRecorder: Service, Sendable {
     /// Writes until the buffer is empty or a write fails.
     public func flush() async {
         while true {
-            let batch: [Click] = state.withLock { state in
+            let taken: [Pending] = state.withLock { state in
                 let count = min(batchSize, state.pending.count)
                 let batch = Array(state.pending.prefix(count))
                 state.pending.removeFirst(count)
-                state.inFlight.formUnion(batch.map(\.id))
+                state.inFlight.formUnion(batch.map(\.click.id))
                 return batch
             }
-            if batch.isEmpty { return }
+            if taken.isEmpty { return }
             do {
-                try await store.recordClicks(batch)
+                let batch = try await write(taken)
                 state.withLock { state in
                     state.recorded += batch.count
                     state.inFlight.subtract(batch.map(\.id))
@@ -95,15 +140,80 @@ public final class ClickRecorder: Service, Sendable {
                 let failures: Int = state.withLock { state in
                     // Put the batch back in front, within the bound; what does not fit is counted as dropped.
                     let room = max(0, bufferLimit - state.pending.count)
-                    state.pending.insert(contentsOf: batch.prefix(room), at: 0)
-                    state.inFlight.subtract(batch.map(\.id))
-                    state.dropped += batch.count - min(room, batch.count)
+                    state.pending.insert(contentsOf: taken.prefix(room), at: 0)
+                    state.inFlight.subtract(taken.map(\.click.id))
+                    state.dropped += taken.count - min(room, taken.count)
                     state.failedFlushes += 1
                     return state.failedFlushes
                 }
                 logger.error("click batch not written; will retry", metadata: ["error": "\(error)", "failures": "\(failures)"])
                 return
             }
+        }
+    }
+
+    /// Fills in the address hashes of a batch and stores it: on the writing thread when the store writes on the
+    /// calling thread, else through the store's own asynchronous path. Returns the clicks as stored.
+    private func write(_ taken: [Pending]) async throws -> [Click] {
+        if let blocking = store as? any BlockingClickWriting, let thread = writerThread() {
+            do {
+                return try await thread.runIfActive { [self] in
+                    let batch = resolve(taken)
+                    try blocking.recordClicksBlocking(batch)
+                    return batch
+                }
+            } catch let error as NIOThreadPoolError.ThreadPoolInactive {
+                logger.debug("click writer stopped; writing on the caller", metadata: ["error": "\(error)"])
+            }
+        }
+        let batch = resolve(taken)
+        try await store.recordClicks(batch)
+        return batch
+    }
+
+    /// The clicks of a batch with the keyed hashes of their client addresses.
+    private func resolve(_ taken: [Pending]) -> [Click] {
+        taken.map { pending in
+            var click = pending.click
+            if let origin = pending.origin, let hasher {
+                let address = addresses.clientAddress(peer: origin.peer, forwardedFor: origin.forwardedFor)
+                click.ipHash = address.map(hasher.hash)
+                click.networkHash = address.map(hasher.hashNetwork)
+            }
+            return click
+        }
+    }
+
+    /// The writing thread, started (with its priority lowered) on first use; nil once the recorder has stopped.
+    private func writerThread() -> NIOThreadPool? {
+        let (thread, isNew): (NIOThreadPool?, Bool) = state.withLock { state in
+            if state.stopped { return (nil, false) }
+            if let thread = state.writerThread { return (thread, false) }
+            let thread = NIOThreadPool(numberOfThreads: 1)
+            thread.start()
+            state.writerThread = thread
+            return (thread, true)
+        }
+        if isNew, let thread, writerNice > 0 {
+            let nice = writerNice
+            let logger = logger
+            // Linux keeps a nice value per thread: this lowers the writing thread's priority only.
+            thread.submit { _ in
+                if setpriority(PRIO_PROCESS_WHO, 0, nice) != 0 {
+                    logger.warning("cannot lower the click writer's priority", metadata: ["errno": "\(errno)"])
+                }
+            }
+        }
+        return thread
+    }
+
+    /// The nice value of the thread that writes batches (nil when the store writes through its own path), as the
+    /// system reports it.
+    func writerThreadNice() async throws -> Int32? {
+        guard store is any BlockingClickWriting, let thread = writerThread() else { return nil }
+        return try await thread.runIfActive {
+            errno = 0
+            return getpriority(PRIO_PROCESS_WHO, 0)
         }
     }
 
@@ -116,10 +226,23 @@ public final class ClickRecorder: Service, Sendable {
             await flush()
         }
         await flush()
+        let thread: NIOThreadPool? = state.withLock { state in
+            state.stopped = true
+            defer { state.writerThread = nil }
+            return state.writerThread
+        }
+        try? await thread?.shutdownGracefully()
         let stats = statistics
         logger.info("click recorder stopped", metadata: ["recorded": "\(stats.recorded)", "pending": "\(stats.pending)", "dropped": "\(stats.dropped)"])
     }
 }
+
+#if canImport(Glibc)
+/// `setpriority`'s `which` for a process (a thread, on Linux), as the C library spells its type.
+private let PRIO_PROCESS_WHO = __priority_which_t(PRIO_PROCESS.rawValue)
+#else
+private let PRIO_PROCESS_WHO = PRIO_PROCESS
+#endif
 
 /// Empties the link cache when the store says links changed elsewhere (the CLI, another process).
 public struct CacheRefresher: Service {

@@ -9,14 +9,16 @@ import Logging
 /// The public face of a link domain: clicks, association files, the interstitial's script.
 struct EdgeController: Sendable {
     let store: any FerryDatabase
+    /// The store, when it can read a link without suspending (SQLite), for the fast path.
+    let immediateReader: (any ImmediateLinkReading)?
     let cache: LinkCache
     let recorder: ClickRecorder
     let classifier: UserAgentClassifier
     let clickRouter: ClickRouter
-    let addresses: ClientAddressResolver
-    let hasher: AddressHasher
     let now: @Sendable () -> Date
     let lookups: EdgeLookups
+    /// Random bytes for click ids, drawn from the system a page at a time.
+    let random = RandomPool()
 
     static let hostHeader = HTTPField.Name("Host")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -56,6 +58,11 @@ struct EdgeController: Sendable {
     /// subdomain of (`abc123.go.example.com` belongs to the app of `go.example.com`). When the database is away,
     /// what the cache knew before it was last emptied, or `DatabaseUnavailable`.
     func app(forHost host: String) async throws -> App? {
+        try await sharedApp(forHost: host)?.value
+    }
+
+    /// `app(forHost:)` as the cache shares it.
+    func sharedApp(forHost host: String) async throws -> Shared<App>? {
         if let entry = cache.app(host: host) {
             if case .found(let app) = entry { return app }
             return nil
@@ -81,14 +88,14 @@ struct EdgeController: Sendable {
             if case .found(let app) = stale { return app }
             return nil
         }
-        cache.store(app.map { .found($0) } ?? .missing, host: host, generation: generation)
-        return app
+        guard case .found(let shared) = cache.store(app.map { .found($0) } ?? .missing, host: host, generation: generation) else { return nil }
+        return shared
     }
 
     /// The link of a slug on a host, through the cache (stale entries when the database is away).
     func resolve(host: String, slug: String) async throws -> ResolvedLink? {
-        guard let app = try await app(forHost: host) else { return nil }
-        let domain = app.linkDomain(forHost: host) ?? host
+        guard let app = try await sharedApp(forHost: host) else { return nil }
+        let domain = app.value.linkDomain(forHost: host) ?? host
         if let entry = cache.link(domain: domain, slug: slug) {
             if case .found(let link) = entry { return ResolvedLink(link: link, app: app) }
             return nil
@@ -103,8 +110,9 @@ struct EdgeController: Sendable {
             if case .found(let link) = stale { return ResolvedLink(link: link, app: app) }
             return nil
         }
-        cache.store(link.map { .found($0) } ?? .missing, domain: domain, slug: slug, generation: generation)
-        return link.map { ResolvedLink(link: $0, app: app) }
+        guard case .found(let shared) = cache.store(link.map { .found($0) } ?? .missing, domain: domain, slug: slug, generation: generation)
+        else { return nil }
+        return ResolvedLink(link: shared, app: app)
     }
 
     func click(_ request: Request, context: FerryRequestContext, slug rawSlug: String, head: Bool = false) async throws -> Response {
@@ -128,17 +136,15 @@ struct EdgeController: Sendable {
     func answerFromCache(host: String, slug: String, click: ClickRequest) -> EdgeAnswer? {
         guard let entry = cache.app(host: host) else { return nil }
         guard case .found(let app) = entry else { return .page(.notFound) }
-        let domain = app.linkDomain(forHost: host) ?? host
-        let immediate = store as? any ImmediateLinkReading
+        let domain = app.value.linkDomain(forHost: host) ?? host
+        let immediate = immediateReader
         var cached = cache.link(domain: domain, slug: slug, countingMisses: immediate != nil)
         if cached == nil, let immediate {
             // A store whose point reads never wait (SQLite) is asked right here, as the router's path would.
             let generation = cache.generation
             let read: Link?
             do { read = try immediate.linkImmediately(domain: domain, slug: slug) } catch { return nil }
-            let entry: LinkCache.Entry<Link> = read.map { .found($0) } ?? .missing
-            cache.store(entry, domain: domain, slug: slug, generation: generation)
-            cached = entry
+            cached = cache.store(read.map { .found($0) } ?? .missing, domain: domain, slug: slug, generation: generation)
         }
         guard let cached else { return nil }
         guard case .found(let link) = cached else { return .page(.notFound) }
@@ -150,28 +156,26 @@ struct EdgeController: Sendable {
     func answer(_ resolved: ResolvedLink, click request: ClickRequest, head: Bool) -> EdgeAnswer {
         let client = classifier.classify(request.userAgent)
         let query = Self.safeQuery(request.query)
-        var generator = SystemRandomNumberGenerator()
+        var generator = random.generator
         let time = now()
         let clickID = Identifiers.makeTimeOrdered(prefix: "clk", at: time, using: &generator)
         let decision = clickRouter.decide(link: resolved.link, app: resolved.app, client: client, query: query, clickID: clickID, now: time)
         if decision.records && !head {
-            let address = addresses.clientAddress(peer: request.peerAddress, forwardedFor: request.forwardedFor)
+            // The address and its hashes are worked out by the recorder when it writes the click.
             recorder.record(Click(
                 id: clickID, linkID: resolved.link.id, appID: resolved.app.id, environment: resolved.link.environment, createdAt: time,
-                ipHash: address.map(hasher.hash), networkHash: address.map(hasher.hashNetwork),
+                ipHash: nil, networkHash: nil,
                 userAgent: Self.bounded(request.userAgent, 1024), platform: client.platform,
                 referer: Self.bounded(request.referer, 2048), query: query,
                 acceptLanguage: Self.bounded(request.acceptLanguage, 256),
                 osVersion: client.osVersion, appleDevice: client.appleDevice
-            ))
+            ), origin: ClickOrigin(peer: request.peerAddress, forwardedFor: request.forwardedFor))
         }
         switch decision {
         case .redirect(let location):
-            var headers = HTTPFields()
-            headers[.location] = location
-            headers[.cacheControl] = "no-store"
-            headers[Self.referrerPolicy] = "no-referrer-when-downgrade"
-            return EdgeAnswer(status: .found, headers: headers, body: nil)
+            return EdgeAnswer(status: .found, fields: [
+                (.location, location), (.cacheControl, "no-store"), (Self.referrerPolicy, "no-referrer-when-downgrade"),
+            ], body: nil)
         case .preview(let page):
             return .html(page.render(), status: .ok)
         case .interstitial(let page):
@@ -275,34 +279,41 @@ struct ClickRequest {
 /// connection by `EdgeFastPath`: both paths send the same status, headers and body.
 struct EdgeAnswer {
     var status: HTTPResponse.Status
-    var headers: HTTPFields
+    /// Header fields in order (values are made legal when they are written: see `legalFields`).
+    var fields: [(name: HTTPField.Name, value: String)]
     /// Nil for a redirect.
     var body: String?
 
     /// A status page (404, 410, 503…) with the page headers.
     static func page(_ page: StatusPage) -> EdgeAnswer {
         var answer = html(page.render(), status: HTTPResponse.Status(code: page.status))
-        if page.status == 503 { answer.headers[.retryAfter] = "5" }
+        if page.status == 503 { answer.fields.append((.retryAfter, "5")) }
         return answer
     }
 
     /// An HTML page with Ferry's security headers.
     static func html(_ text: String, status: HTTPResponse.Status) -> EdgeAnswer {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        headers[EdgeController.contentSecurityPolicy] = HTML.contentSecurityPolicy
-        headers[EdgeController.contentTypeOptions] = "nosniff"
-        headers[EdgeController.frameOptions] = "DENY"
-        headers[EdgeController.referrerPolicy] = "strict-origin-when-cross-origin"
-        return EdgeAnswer(status: status, headers: headers, body: text)
+        EdgeAnswer(status: status, fields: [
+            (.contentType, "text/html; charset=utf-8"), (.cacheControl, "no-store"),
+            (EdgeController.contentSecurityPolicy, HTML.contentSecurityPolicy), (EdgeController.contentTypeOptions, "nosniff"),
+            (EdgeController.frameOptions, "DENY"), (EdgeController.referrerPolicy, "strict-origin-when-cross-origin"),
+        ], body: text)
+    }
+
+    /// The fields with legal values, as `HTTPField` makes them (a byte a field value may not hold becomes a space):
+    /// the values are already legal but for a bug, so each is checked and only an illegal one is remade.
+    var legalFields: [(name: HTTPField.Name, value: String)] {
+        fields.map { field in
+            HTTPField.isValidValue(field.value) ? field : (field.name, HTTPField(name: field.name, value: field.value).value)
+        }
     }
 
     /// The framework's response; a HEAD answer has the body's length and no body.
     func response(head: Bool) -> Response {
+        var headers = HTTPFields()
+        for field in fields { headers.append(HTTPField(name: field.name, value: field.value)) }
         guard let body else { return Response(status: status, headers: headers) }
         if head {
-            var headers = headers
             headers[.contentLength] = String(body.utf8.count)
             return Response(status: status, headers: headers)
         }

@@ -83,9 +83,12 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func send(_ answer: EdgeAnswer, version: HTTPVersion, context: ChannelHandlerContext) {
+        // Through the HTTP encoder, even though the bytes could be written at the pipeline's front: the decoder tells
+        // the encoder each request's method, and the encoder pairs every response head with one (a later HEAD's
+        // answer must go without its body).
         var headers = HTTPHeaders()
-        headers.reserveCapacity(answer.headers.count + 3)
-        for field in answer.headers { headers.add(name: field.name.rawName, value: field.value) }
+        headers.reserveCapacity(answer.fields.count + 3)
+        for field in answer.legalFields { headers.add(name: field.name.rawName, value: field.value) }
         let body = answer.body.map { context.channel.allocator.buffer(string: $0) }
         headers.add(name: "Content-Length", value: String(body?.readableBytes ?? 0))
         headers.add(name: "Date", value: date.now())
@@ -110,7 +113,7 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         guard utf8.first == UInt8(ascii: "/") else { return nil }
         let pathEnd = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
         var path = uri[utf8.index(after: utf8.startIndex)..<pathEnd]
-        if path.hasPrefix("link/") { path = path.dropFirst(5) }
+        if path.utf8.starts(with: "link/".utf8) { path = path.dropFirst(5) }
         guard let slug = Slug.normalize(path), !Slug.reserved.contains(slug) else { return nil }
         let query = pathEnd == utf8.endIndex ? nil : String(uri[utf8.index(after: pathEnd)...])
         return (slug, query)

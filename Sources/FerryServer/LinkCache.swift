@@ -1,12 +1,38 @@
 import FerryCore
 import Synchronization
 
+/// A value kept once and handed out by reference: a cached link or app reaches a click without its many fields
+/// being copied (and each of their strings retained and released) on every lookup.
+public final class Shared<Value: Sendable>: Sendable {
+    /// The value.
+    public let value: Value
+
+    /// Keeps a value.
+    public init(_ value: Value) {
+        self.value = value
+    }
+}
+
 /// What the edge needs to answer a click, kept in memory.
 public struct ResolvedLink: Sendable {
+    let sharedLink: Shared<Link>
+    let sharedApp: Shared<App>
+
     /// The link.
-    public var link: Link
+    public var link: Link { sharedLink.value }
     /// Its app.
-    public var app: App
+    public var app: App { sharedApp.value }
+
+    /// A link and its app, as the cache shares them.
+    init(link: Shared<Link>, app: Shared<App>) {
+        sharedLink = link
+        sharedApp = app
+    }
+
+    /// A link and its app.
+    public init(link: Link, app: App) {
+        self.init(link: Shared(link), app: Shared(app))
+    }
 }
 
 /// A bounded in-memory cache of links (by domain and slug) and apps (by host), with negative entries for unknown
@@ -21,6 +47,13 @@ public final class LinkCache: Sendable {
     public enum Entry<Value: Sendable>: Sendable {
         case found(Value)
         case missing
+
+        func map<Other>(_ transform: (Value) -> Other) -> Entry<Other> {
+            switch self {
+            case .found(let value): .found(transform(value))
+            case .missing: .missing
+            }
+        }
     }
 
     private struct Slot<Value> {
@@ -28,15 +61,21 @@ public final class LinkCache: Sendable {
         var ticket: UInt64
     }
 
+    /// A link's place: its domain and slug (two strings hashed, rather than one string joined from them per lookup).
+    private struct Key: Hashable {
+        var domain: String
+        var slug: String
+    }
+
     private struct State {
-        var links: [String: Slot<Entry<Link>>] = [:]
-        var hosts: [String: Slot<Entry<App>>] = [:]
-        var order: [(key: String, ticket: UInt64)] = []
+        var links: [Key: Slot<Entry<Shared<Link>>>] = [:]
+        var hosts: [String: Slot<Entry<Shared<App>>>] = [:]
+        var order: [(key: Key, ticket: UInt64)] = []
         var head = 0
         var nextTicket: UInt64 = 0
         var generation: UInt64 = 0
-        var staleLinks: [String: Entry<Link>] = [:]
-        var staleHosts: [String: Entry<App>] = [:]
+        var staleLinks: [Key: Entry<Shared<Link>>] = [:]
+        var staleHosts: [String: Entry<Shared<App>>] = [:]
         var hits = 0
         var misses = 0
     }
@@ -53,11 +92,11 @@ public final class LinkCache: Sendable {
     /// generation does not write its (possibly stale) answer.
     public var generation: UInt64 { state.withLock { $0.generation } }
 
-    static func key(domain: String, slug: String) -> String { domain + "/" + slug }
+    private static func key(domain: String, slug: String) -> Key { Key(domain: domain, slug: slug) }
 
     /// The cached link for a domain and slug, or nil when the cache does not know. `countingMisses: false` is for a
     /// caller that asks again on a miss (the edge's fast path), so that a miss is counted once.
-    public func link(domain: String, slug: String, countingMisses: Bool = true) -> Entry<Link>? {
+    public func link(domain: String, slug: String, countingMisses: Bool = true) -> Entry<Shared<Link>>? {
         let key = Self.key(domain: domain, slug: slug)
         return state.withLock { state in
             let entry = state.links[key]?.value
@@ -73,8 +112,10 @@ public final class LinkCache: Sendable {
 
     /// Remembers a link (or its absence), unless the cache was emptied since `generation`: then the answer may be
     /// out of date and is kept only as a stale entry.
-    public func store(_ entry: Entry<Link>, domain: String, slug: String, generation: UInt64) {
+    @discardableResult
+    public func store(_ entry: Entry<Link>, domain: String, slug: String, generation: UInt64) -> Entry<Shared<Link>> {
         let key = Self.key(domain: domain, slug: slug)
+        let entry = entry.map(Shared.init)
         state.withLock { state in
             guard state.generation == generation else {
                 if state.staleLinks.count < capacity || state.staleLinks[key] != nil { state.staleLinks[key] = entry }
@@ -94,16 +135,19 @@ public final class LinkCache: Sendable {
                 state.head = 0
             }
         }
+        return entry
     }
 
     /// The cached app of a host, or nil when the cache does not know.
-    public func app(host: String) -> Entry<App>? {
+    public func app(host: String) -> Entry<Shared<App>>? {
         state.withLock { $0.hosts[host]?.value }
     }
 
     /// Remembers the app of a host (or that it has none); as a stale entry when the cache was emptied since
     /// `generation`.
-    public func store(_ entry: Entry<App>, host: String, generation: UInt64) {
+    @discardableResult
+    public func store(_ entry: Entry<App>, host: String, generation: UInt64) -> Entry<Shared<App>> {
+        let entry = entry.map(Shared.init)
         state.withLock { state in
             guard state.generation == generation else {
                 if state.staleHosts.count < 10_000 || state.staleHosts[host] != nil { state.staleHosts[host] = entry }
@@ -112,6 +156,7 @@ public final class LinkCache: Sendable {
             if state.hosts.count >= 10_000 { state.hosts.removeAll(keepingCapacity: true) }
             state.hosts[host] = Slot(value: entry, ticket: 0)
         }
+        return entry
     }
 
     /// Forgets one link, stale copy included (this process changed it: what it knew is wrong, not old).
@@ -137,12 +182,12 @@ public final class LinkCache: Sendable {
     }
 
     /// What the cache last knew of a link before it was emptied, for when the database cannot be asked.
-    public func staleLink(domain: String, slug: String) -> Entry<Link>? {
+    public func staleLink(domain: String, slug: String) -> Entry<Shared<Link>>? {
         state.withLock { $0.staleLinks[Self.key(domain: domain, slug: slug)] }
     }
 
     /// What the cache last knew of a host's app before it was emptied, for when the database cannot be asked.
-    public func staleApp(host: String) -> Entry<App>? {
+    public func staleApp(host: String) -> Entry<Shared<App>>? {
         state.withLock { $0.staleHosts[host] }
     }
 }

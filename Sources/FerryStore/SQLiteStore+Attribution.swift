@@ -29,7 +29,8 @@ extension SQLiteStore {
     public func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
         try await writer.read { db in
             let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
-            let platformFilter = platform == nil ? "" : " AND c.platform = :platform"
+            // Only clicks of the platforms apps are installed on; the address and network indexes hold no others.
+            let platformFilter = " AND c.\(CandidateQuery.attributablePlatformsSQL)" + (platform == nil ? "" : " AND c.platform = :platform")
             var arguments: [String: (any DatabaseValueConvertible)?] = [
                 "app": query.appID, "env": query.environment.rawValue, "since": since, "until": until,
                 "platform": platform?.rawValue, "limit": CandidateQuery.limitPerKey,

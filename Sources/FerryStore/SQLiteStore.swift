@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// One `DatabasePool` per file; every constraint lives in the schema; migrations run when the store opens, so any
 /// process (the server or the CLI) may open a fresh file first.
-public final class SQLiteStore: FerryDatabase, ImmediateLinkReading {
+public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingClickWriting {
     let writer: any DatabaseWriter
     /// Read-only connections for `linkImmediately`, each used by one caller at a time.
     private let immediateReaders: [DatabaseQueue]
@@ -213,6 +213,17 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading {
             try db.execute(sql: "DROP INDEX IF EXISTS clicks_link_created")
         }
         registerVisitorsMigration(&migrator)
+        migrator.registerMigration("v8-attributable-click-indexes") { db in
+            // Only clicks that can lead to an install are looked up by address or network; indexing the others (a
+            // desktop browser's, a bot's) was a write at a random place of two large indexes for every such click.
+            // The condition is `CandidateQuery.attributablePlatformsSQL` as it was written then: queries repeat it.
+            try db.execute(sql: """
+                DROP INDEX clicks_app_address;
+                DROP INDEX clicks_app_network;
+                CREATE INDEX clicks_app_address ON clicks(app_id, ip_hash, created_at) WHERE platform IN ('ios', 'android');
+                CREATE INDEX clicks_app_network ON clicks(app_id, network_hash, created_at) WHERE platform IN ('ios', 'android');
+                """)
+        }
         return migrator
     }
 
@@ -468,23 +479,33 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading {
 
     public func recordClicks(_ clicks: [Click]) async throws {
         guard !clicks.isEmpty else { return }
-        try await writer.write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent,
-                    platform, referer, query, accept_language, os_version, apple_device)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            var stored: [Click] = []
-            for click in clicks {
-                try statement.execute(arguments: [
-                    click.id, click.linkID, click.appID, click.environment.rawValue, click.createdAt.timeIntervalSince1970,
-                    click.ipHash, click.networkHash, click.userAgent, click.platform.rawValue, click.referer, click.query,
-                    click.acceptLanguage, click.osVersion, click.appleDevice,
-                ])
-                if db.changesCount > 0 { stored.append(click) }
-            }
-            try Self.addClickStats(stored, db: db)
+        try await writer.write { db in try Self.insertClicks(clicks, db: db) }
+    }
+
+    public func recordClicksBlocking(_ clicks: [Click]) throws {
+        guard !clicks.isEmpty else { return }
+        // GRDB runs a synchronous write on the calling thread (once the writer connection is free).
+        try writer.write { db in try Self.insertClicks(clicks, db: db) }
+    }
+
+    /// Inserts clicks (ignoring ids already stored) and adds the roll-up increments of those stored.
+    static func insertClicks(_ clicks: [Click], db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent,
+                platform, referer, query, accept_language, os_version, apple_device)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var stored: [Click] = []
+        stored.reserveCapacity(clicks.count)
+        for click in clicks {
+            try statement.execute(arguments: [
+                click.id, click.linkID, click.appID, click.environment.rawValue, click.createdAt.timeIntervalSince1970,
+                click.ipHash, click.networkHash, click.userAgent, click.platform.rawValue, click.referer, click.query,
+                click.acceptLanguage, click.osVersion, click.appleDevice,
+            ])
+            if db.changesCount > 0 { stored.append(click) }
         }
+        try addClickStats(stored, db: db)
     }
 
     public func clickCount(linkID: String) async throws -> Int {

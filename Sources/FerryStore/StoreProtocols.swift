@@ -254,6 +254,13 @@ public protocol ImmediateLinkReading: Sendable {
     func linkImmediately(domain: String, slug: String) throws -> Link?
 }
 
+/// A store that writes clicks on the calling thread (SQLite), so that the click recorder can write them from a thread
+/// of its own, at a lower scheduling priority than the threads that answer clicks.
+public protocol BlockingClickWriting: Sendable {
+    /// Stores clicks in one transaction, as `ClickStore.recordClicks`, on the calling thread.
+    func recordClicksBlocking(_ clicks: [Click]) throws
+}
+
 /// No connection for an immediate read was free; nobody waited for one.
 public struct ImmediateReadUnavailable: Error, Sendable {
     public init() {}

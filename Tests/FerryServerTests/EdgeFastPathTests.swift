@@ -16,7 +16,7 @@ struct EdgeFastPathTests {
     static func exchange(port: Int, _ requests: [String]) async throws -> [RawHTTPClient.Response] {
         let bytes = Array(requests.joined().utf8)
         let raw = try await onItsOwnThread { try RawHTTPClient.exchange(port: port, bytes: bytes) }
-        return try RawHTTPClient.parseAll(raw)
+        return try RawHTTPClient.parseAll(raw, bodiless: Set(requests.indices.filter { requests[$0].hasPrefix("HEAD ") }))
     }
 
     static func get(_ path: String, userAgent: String = UA.desktop, close: Bool = false, version: String = "HTTP/1.1",
@@ -112,6 +112,16 @@ struct EdgeFastPathTests {
                 "GET /home HTTP/1.1\r\nHost: go.example.com\r\nContent-Length: 5\r\n\r\nhello", Self.get("/home", close: true),
             ])
             #expect(withBody.map(\.status) == [302, 302])
+            // The answers from memory go through the same HTTP encoder as the router's, which pairs each answer with
+            // its request's method: a HEAD's answer (a page with a body on GET) must come without that body, or the
+            // answer after it would be read as part of it.
+            let headOfPage = "HEAD /no/such/page HTTP/1.1\r\nHost: go.example.com\r\n\r\n"
+            let page = "GET /no/such/page HTTP/1.1\r\nHost: go.example.com\r\n\r\n"
+            let mixed = try await Self.exchange(port: port, [Self.get("/home"), Self.get("/home"), headOfPage, Self.get("/home"), page, Self.get("/home", close: true)])
+            #expect(mixed.map(\.status) == [302, 302, 404, 302, 404, 302])
+            #expect(mixed[2].body.isEmpty)
+            #expect(!mixed[4].body.isEmpty, "the same page on GET has a body")
+            #expect(mixed[5].header("Location") == "https://example.com/home")
         }
     }
 

@@ -160,11 +160,18 @@ struct EdgeTests {
         }
         let rows = try await fixture.store.clickCount(linkID: link.id)
         #expect(rows == 4)
-        // The keyed hash of the forwarded address is what was stored: every click is found by it.
-        let hash = AddressHasher(key: Fixture.configuration.ipHashKey!).hash(try #require(IPAddress("203.0.113.9")))
-        let install = InstallEvidence(addressHash: hash, networkHash: nil, signals: DeviceSignals(), at: Date())
+        // The keyed hashes of the forwarded address and its network are what was stored, for every click; an install
+        // from that address finds the clicks that can lead to one (the iPhone's and the Android phone's).
+        let hasher = AddressHasher(key: Fixture.configuration.ipHashKey!)
+        let address = try #require(IPAddress("203.0.113.9"))
+        let stored = try await fixture.store.exportClicks(appID: fixture.app.id, environment: .live, from: Date().addingTimeInterval(-3600),
+                                                          to: Date().addingTimeInterval(60), after: nil, limit: 10)
+        #expect(stored.count == 4)
+        #expect(stored.allSatisfy { $0.ipHash == hasher.hash(address) && $0.networkHash == hasher.hashNetwork(address) })
+        let install = InstallEvidence(addressHash: hasher.hash(address), networkHash: nil, signals: DeviceSignals(), at: Date())
         let found = try await fixture.store.candidates(CandidateQuery(appID: fixture.app.id, environment: .live, install: install, window: 3600), platform: nil)
-        #expect(found.sameAddressClicks == 4)
+        #expect(found.sameAddressClicks == 2)
+        #expect(Set(stored.filter { $0.platform == .iOS || $0.platform == .android }.map(\.id)) == Set(found.clicks.map(\.clickID)))
         var text = try String(contentsOfFile: fixture.path, encoding: .isoLatin1)
         text += (try? String(contentsOfFile: fixture.path + "-wal", encoding: .isoLatin1)) ?? ""
         // The address itself is never written, only its keyed hash.

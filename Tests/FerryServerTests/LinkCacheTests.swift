@@ -26,7 +26,7 @@ struct LinkCacheTests {
             Issue.record("the emptied link was not kept as stale")
             return
         }
-        #expect(stale.destination == "https://example.com/a")
+        #expect(stale.value.destination == "https://example.com/a")
         guard case .missing? = cache.staleLink(domain: "go.example.com", slug: "nope") else {
             Issue.record("a known absence was not kept as stale")
             return
@@ -35,7 +35,7 @@ struct LinkCacheTests {
             Issue.record("the emptied app was not kept as stale")
             return
         }
-        #expect(staleApp.id == "app_1")
+        #expect(staleApp.value.id == "app_1")
 
         // A second emptying (an outage may bring several) keeps the first one's stale entries.
         cache.removeAll()

@@ -90,7 +90,8 @@ enum RawHTTPClient {
     }
 
     /// Every response in a stream of them (a keep-alive connection), each framed by its Content-Length or chunks.
-    static func parseAll(_ raw: [UInt8]) throws -> [Response] {
+    /// Every response in `raw`; those at `bodiless` positions answer a HEAD and have no body whatever their headers say.
+    static func parseAll(_ raw: [UInt8], bodiless: Set<Int> = []) throws -> [Response] {
         var responses: [Response] = []
         var rest = raw[...]
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
@@ -100,7 +101,9 @@ enum RawHTTPClient {
             }
             let head = try parse(Array(rest[..<(end + 4)]))
             var bodyEnd = end + 4
-            if let length = head.header("Content-Length").flatMap({ Int($0) }) {
+            if bodiless.contains(responses.count) {
+                // A HEAD's answer ends with its head.
+            } else if let length = head.header("Content-Length").flatMap({ Int($0) }) {
                 bodyEnd = min(rest.endIndex, end + 4 + length)
             } else if head.header("Transfer-Encoding")?.lowercased() == "chunked" {
                 let terminator: [UInt8] = Array("0\r\n\r\n".utf8)

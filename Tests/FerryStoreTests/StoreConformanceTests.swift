@@ -231,6 +231,19 @@ struct StoreConformanceTests {
             #expect(set.clicks.first { $0.clickID == "clk_address" }?.languages == ["fr-FR", "fr", "en"])
             #expect(try await store.candidates(query, platform: .android).clicks.isEmpty)
 
+            // A desktop browser's or a bot's click never led to an install: not a candidate, not in any count, even
+            // from the install's own address and for an install that does not say its platform.
+            var desktop = click("clk_desktop", address: "A", network: "N", seconds: 40)
+            desktop.platform = .desktop
+            var bot = click("clk_bot", address: "A", network: "N", seconds: 50)
+            bot.platform = .bot
+            try await store.recordClicks([desktop, bot])
+            for platform in [ClientPlatform.iOS, nil] {
+                let withOthers = try await store.candidates(query, platform: platform)
+                #expect(Set(withOthers.clicks.map(\.clickID)) == ["clk_address", "clk_network", "clk_print"])
+                #expect(withOthers.clicksInWindow == 4 && withOthers.sameAddressClicks == 1 && withOthers.sameNetworkClicks == 2)
+            }
+
             try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: "clk_address", linkID: "lnk_1",
                                                                 matchType: .probabilistic, confidence: 0.9, createdAt: epoch))
             #expect(try await !store.candidates(query, platform: .iOS).clicks.contains { $0.clickID == "clk_address" })

@@ -7,7 +7,7 @@ extension SQLiteStore {
     public func recordClickSignals(_ record: ClickSignalsRecord) async throws {
         let signals = record.signals
         let fingerprint = DeviceFingerprint.key(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
-        try await writer.write { db in
+        try await write { db in
             try db.execute(sql: """
                 INSERT OR IGNORE INTO click_signals (click_id, app_id, received_at, platform, screen_width, screen_height, screen_scale,
                     time_zone, time_zone_offset, languages, fingerprint)
@@ -131,7 +131,7 @@ extension SQLiteStore {
     }
 
     public func insertAttribution(_ record: AttributionRecord) async throws {
-        try await writer.write { db in
+        try await write { db in
             do {
                 try db.execute(sql: """
                     INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at)
@@ -167,7 +167,7 @@ extension SQLiteStore {
     }
 
     public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding {
-        try await writer.write { db in
+        try await write { db in
             func binding(_ row: Row) throws -> UserBinding {
                 try Self.decodeBinding(row, db: db, appID: appID, environment: environment)
             }
@@ -189,7 +189,7 @@ extension SQLiteStore {
 
     public func recordEvents(_ events: [EventRecord]) async throws {
         guard !events.isEmpty else { return }
-        try await writer.write { db in
+        try await write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO events (app_id, environment, name, install_id, link_id, properties, occurred_at, received_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -211,7 +211,7 @@ extension SQLiteStore {
     }
 
     public func purgeAttributionSignals(now: Date) async throws -> Int {
-        try await writer.write { db in
+        try await write { db in
             var touched = 0
             for row in try Row.fetchAll(db, sql: "SELECT id, attribution_window FROM apps") {
                 let appID: String = row["id"]

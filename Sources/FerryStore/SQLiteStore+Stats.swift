@@ -104,7 +104,7 @@ extension SQLiteStore {
     }
 
     public func purgeVisitors(beforeDay day: Int) async throws -> Int {
-        try await writer.write { db in
+        try await write { db in
             try db.execute(sql: "DELETE FROM visitors_seen WHERE day < ?", arguments: [day])
             return db.changesCount
         }

@@ -26,7 +26,7 @@ extension SQLiteStore {
     }
 
     public func createWebhook(_ webhook: Webhook) async throws {
-        try await writer.write { db in
+        try await write { db in
             try db.execute(sql: """
                 INSERT INTO webhooks (id, app_id, environment, url, secret, events, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [webhook.id, webhook.appID, webhook.environment.rawValue, webhook.url, webhook.secret,
@@ -42,7 +42,7 @@ extension SQLiteStore {
     }
 
     public func deleteWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
-        try await writer.write { db in
+        try await write { db in
             try db.execute(sql: "DELETE FROM webhooks WHERE id = ? AND app_id = ? AND environment = ?", arguments: [id, appID, environment.rawValue])
             return db.changesCount > 0
         }
@@ -50,7 +50,7 @@ extension SQLiteStore {
 
     public func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
         guard !deliveries.isEmpty else { return }
-        try await writer.write { db in
+        try await write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO webhook_deliveries (id, webhook_id, app_id, event, payload, attempts, next_attempt_at, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -63,7 +63,7 @@ extension SQLiteStore {
     }
 
     public func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery] {
-        try await writer.write { db in
+        try await write { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT d.*, w.id AS w_id, w.app_id AS w_app_id, w.environment AS w_environment, w.url AS w_url, w.secret AS w_secret,
                     w.events AS w_events, w.created_at AS w_created_at
@@ -82,7 +82,7 @@ extension SQLiteStore {
     }
 
     public func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws {
-        try await writer.write { db in
+        try await write { db in
             try db.execute(sql: """
                 UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, delivered_at = ?, next_attempt_at = ?, failed_at = ?
                 WHERE id = ?

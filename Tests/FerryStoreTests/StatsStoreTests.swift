@@ -182,3 +182,35 @@ struct StatsUpgradeTests {
         #expect(try await store.purgeVisitors(beforeDay: day + 1) == 4)
     }
 }
+
+@Suite("Click batches on SQLite")
+struct SQLiteClickBatchTests {
+    @Test func aBatchGivesWayToAnotherWriteAndIsWrittenWholeOverSeveralTransactions() async throws {
+        let database = try TemporaryDatabase()
+        defer { database.remove() }
+        let store = try SQLiteStore(path: database.path)
+        try await store.createApp(makeApp())
+        try await store.createLink(makeLink(id: "lnk_1", slug: "one"))
+        let clicks = (0..<1000).map { index in
+            StatsStoreTests.visit(String(format: "c%04d", index), address: "ip-\(index % 300)", platform: index % 2 == 0 ? .iOS : .android)
+        }
+
+        // Another write waiting: the transaction stops at the first look, after 64 clicks, with their roll-ups.
+        let taken = try await store.writer.write { db in
+            try SQLiteStore.insertClicks(clicks[...], db: db, givingWay: { true })
+        }
+        #expect(taken == SQLiteStore.clicksBetweenYields)
+        let range = StatsRange(fromDay: StatsRollup.day(of: epoch), toDay: StatsRollup.day(of: epoch))
+        var report = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: "lnk_1", range: range), range: range, linkID: "lnk_1")
+        #expect(report.totals.clicks == 64 && report.totals.uniqueVisitors == 64)
+
+        // The whole batch on the calling thread, in transactions sized by their pace (the first holds 64 clicks):
+        // every click once, the roll-ups as if in one.
+        try await Task.detached { try store.recordClicksBlocking(clicks) }.value
+        #expect(try await store.clickCount(linkID: "lnk_1") == 1000)
+        report = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: "lnk_1", range: range), range: range, linkID: "lnk_1")
+        #expect(report.totals.clicks == 1000)
+        #expect(report.totals.uniqueVisitors == 300)
+        #expect(report.platforms == ["ios": 500, "android": 500])
+    }
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Redirects as the number of links grows: the same load at 1 thousand, 100 thousand and 1 million links (SQLite).
 # Two request mixes per size: a hot set (the first 10,000 links, which fit the link cache, as popular links do) and
-# uniform over every link (worst case: at 1M links most requests miss the 100,000-link cache and read SQLite).
+# uniform over every link (worst case: at 1M links most requests miss the 20,000-link cache and read SQLite).
 #   Benchmarks/scale.sh               (BENCH_SIZES="1000 100000 1000000")
 . "$(dirname "$0")/lib.sh"
 SIZES=${BENCH_SIZES:-1000 100000 1000000}

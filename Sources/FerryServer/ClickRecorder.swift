@@ -6,6 +6,7 @@ import Darwin
 #endif
 import FerryStore
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
@@ -13,15 +14,32 @@ import Synchronization
 /// Where a click came from, as its connection told it. The client's address, and the keyed hashes that are all the
 /// database keeps of it, are worked out when the click is written, not while its visitor waits for the redirect.
 public struct ClickOrigin: Sendable {
-    /// The socket peer's address.
-    public var peer: String?
+    /// The socket peer: its address as text, or the socket address itself (made text only when the click is written).
+    enum Peer: Sendable {
+        case text(String?)
+        case socket(SocketAddress?)
+    }
+
+    let peerAddress: Peer
     /// Every `X-Forwarded-For` field, in order.
     public var forwardedFor: [String]
 
-    /// Creates an origin.
+    /// Creates an origin from the socket peer's address text.
     public init(peer: String?, forwardedFor: [String]) {
-        self.peer = peer
+        self.init(peer: .text(peer), forwardedFor: forwardedFor)
+    }
+
+    init(peer: Peer, forwardedFor: [String]) {
+        self.peerAddress = peer
         self.forwardedFor = forwardedFor
+    }
+
+    /// The socket peer's address.
+    public var peer: String? {
+        switch peerAddress {
+        case .text(let text): text
+        case .socket(let address): address?.ipAddress
+        }
     }
 }
 

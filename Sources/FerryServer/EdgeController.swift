@@ -124,7 +124,7 @@ struct EdgeController: Sendable {
         guard let resolved = found else { return page(.notFound, head: head) }
         let click = ClickRequest(
             userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
-            forwardedFor: request.headers[values: Self.forwardedFor], query: request.uri.query, peerAddress: context.peerAddress
+            forwardedFor: request.headers[values: Self.forwardedFor], query: request.uri.query, peer: .text(context.peerAddress)
         )
         return answer(resolved, click: click, head: head).response(head: head)
     }
@@ -154,7 +154,7 @@ struct EdgeController: Sendable {
     /// The answer to a click on a known link: where it goes (by platform), recorded unless it is a HEAD or a page
     /// that records nothing.
     func answer(_ resolved: ResolvedLink, click request: ClickRequest, head: Bool) -> EdgeAnswer {
-        let client = classifier.classify(request.userAgent)
+        let client = request.client ?? classifier.classify(request.userAgent)
         let query = Self.safeQuery(request.query)
         var generator = random.generator
         let time = now()
@@ -169,7 +169,7 @@ struct EdgeController: Sendable {
                 referer: Self.bounded(request.referer, 2048), query: query,
                 acceptLanguage: Self.bounded(request.acceptLanguage, 256),
                 osVersion: client.osVersion, appleDevice: client.appleDevice
-            ), origin: ClickOrigin(peer: request.peerAddress, forwardedFor: request.forwardedFor))
+            ), origin: ClickOrigin(peer: request.peer, forwardedFor: request.forwardedFor))
         }
         switch decision {
         case .redirect(let location):
@@ -271,8 +271,10 @@ struct ClickRequest {
     var forwardedFor: [String]
     /// The raw query, without `?`.
     var query: String?
-    /// The socket peer's address.
-    var peerAddress: String?
+    /// The socket peer.
+    var peer: ClickOrigin.Peer
+    /// What the fast path already knows of the user agent (it keeps the last one of its connection), or nil.
+    var client: ClientInfo? = nil
 }
 
 /// An answer of the link domain, before it becomes the framework's `Response` or is written straight to a

@@ -32,6 +32,9 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The answer to the request being read, sent once its end arrives (any body is read and dropped).
     private var pending: (answer: EdgeAnswer, version: HTTPVersion)?
     private var date = HTTPDate()
+    /// The user agent of this connection's last click, and what it was classified as.
+    private var lastUserAgent: String?
+    private var lastClient: ClientInfo?
 
     init(edge: EdgeController, serverName: String?) {
         self.edge = edge
@@ -74,10 +77,16 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         guard head.method == .GET, head.isKeepAlive, let (slug, query) = Self.link(in: head.uri) else { return nil }
         let hosts = head.headers["Host"]
         guard hosts.count == 1, let host = DomainName.normalizeHostHeader(hosts[0]) else { return nil }
+        let userAgent = Self.field("User-Agent", in: head.headers)
+        // A connection is almost always one client: its user agent is classified once, not on every click.
+        if userAgent != lastUserAgent {
+            lastUserAgent = userAgent
+            lastClient = edge.classifier.classify(userAgent)
+        }
         let click = ClickRequest(
-            userAgent: Self.field("User-Agent", in: head.headers), referer: Self.field("Referer", in: head.headers),
+            userAgent: userAgent, referer: Self.field("Referer", in: head.headers),
             acceptLanguage: Self.field("Accept-Language", in: head.headers), forwardedFor: head.headers["X-Forwarded-For"],
-            query: query, peerAddress: peer?.ipAddress
+            query: query, peer: .socket(peer), client: lastClient
         )
         return edge.answerFromCache(host: host, slug: slug, click: click)
     }

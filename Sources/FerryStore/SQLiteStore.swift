@@ -18,6 +18,8 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     let crowdCounts = CrowdCounts()
     /// Writes other than the click recorder's batches that are waiting or under way.
     private let otherWrites = Atomic<Int>(0)
+    /// Copies the write-ahead log back into the file (nil in memory).
+    private let checkpointer: LogCheckpointer?
     /// Clicks per transaction in `recordClicksBlocking`, as fits `clickTransactionTarget` at the last one's pace.
     private let clickTransactionSize = Atomic<Int>(SQLiteStore.clicksBetweenYields)
 
@@ -31,9 +33,9 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
             // reading them back from the file for every batch was a good part of the cost of recording a click.
             if !db.configuration.readonly {
                 try db.execute(sql: "PRAGMA cache_size = -32768")
-                // Checkpoints every 128 MiB of log rather than SQLite's 4 MiB: a page written by many batches is copied
-                // back (and synced) once per checkpoint (clicks were recorded a tenth faster than with 32 MiB).
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = 32768")
+                // `LogCheckpointer` copies the log back beside the writer, every second; the commit that takes the
+                // log past 32 MiB finishes the job (what is left since that copy) so that the log starts over.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
             }
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -47,6 +49,7 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
         let count = min(8, max(2, ProcessInfo.processInfo.activeProcessorCount))
         immediateReaders = try (0..<count).map { _ in try DatabaseQueue(path: path, configuration: readOnly) }
         freeImmediateReaders = Mutex(Array(0..<count))
+        checkpointer = try LogCheckpointer(path: path, configuration: configuration, interval: 1)
     }
 
     /// An in-memory database (one connection), for tests.
@@ -55,6 +58,7 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
         try Self.migrator.migrate(writer)
         immediateReaders = []
         freeImmediateReaders = Mutex([])
+        checkpointer = nil
     }
 
     // MARK: Schema
@@ -242,6 +246,14 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     }
 
     public func close() async throws {
+        // The immediate readers first: once the writer is the file's last connection, closing it checkpoints the
+        // write-ahead log and removes it, so that the next start does not read a large log back.
+        let idle = freeImmediateReaders.withLock { free in
+            defer { free.removeAll() }
+            return free
+        }
+        for index in idle { try immediateReaders[index].close() }
+        try checkpointer?.stop()
         try writer.close()
     }
 

@@ -4,6 +4,7 @@ import FerryCore
 import FerryStore
 import Foundation
 import Logging
+import NIOCore
 import Testing
 
 /// The click recorder on its own: where a click came from is resolved when it is written, and on SQLite the
@@ -30,13 +31,16 @@ struct ClickRecorderTests {
                         origin: ClickOrigin(peer: "198.51.100.7", forwardedFor: ["203.0.113.9"]))
         recorder.record(Self.click("clk_direct", linkID: link.id, appID: fixture.app.id),
                         origin: ClickOrigin(peer: "192.0.2.44", forwardedFor: ["203.0.113.9"]))
+        // The fast path hands over the socket address itself: it is made text only now.
+        recorder.record(Self.click("clk_socket", linkID: link.id, appID: fixture.app.id),
+                        origin: ClickOrigin(peer: .socket(try SocketAddress(ipAddress: "192.0.2.45", port: 50_000)), forwardedFor: []))
         // Without an origin, what the click carries is kept.
         var known = Self.click("clk_known", linkID: link.id, appID: fixture.app.id)
         known.ipHash = "kept"
         recorder.record(known)
         #expect(recorder.isPending(clickID: "clk_direct"))
         await recorder.flush()
-        #expect(recorder.statistics.recorded == 3 && recorder.statistics.pending == 0)
+        #expect(recorder.statistics.recorded == 4 && recorder.statistics.pending == 0)
 
         let viaProxy = try #require(try await fixture.store.click(id: "clk_viaproxy"))
         let client = try #require(IPAddress("203.0.113.9"))
@@ -44,6 +48,7 @@ struct ClickRecorderTests {
         let direct = try #require(try await fixture.store.click(id: "clk_direct"))
         #expect(direct.ipHash == hasher.hash(try #require(IPAddress("192.0.2.44"))))
         #expect(try await fixture.store.click(id: "clk_known")?.ipHash == "kept")
+        #expect(try await fixture.store.click(id: "clk_socket")?.ipHash == hasher.hash(try #require(IPAddress("192.0.2.45"))))
 
         // The batches were written on the recorder's own thread, seven steps below the rest of the process.
         #if os(Linux)

@@ -71,4 +71,31 @@ struct SQLiteStoreTests {
         try await store.createApp(makeApp())
         #expect(FileManager.default.fileExists(atPath: db.path + "-wal"))
     }
+
+    @Test func theLogIsCopiedBackBesideTheWriterAndEmptiedOnClose() async throws {
+        let db = try TemporaryDatabase()
+        defer { db.remove() }
+        let store = try SQLiteStore(path: db.path)
+        try await store.createApp(makeApp())
+        try await store.createLink(makeLink(id: "lnk_1", slug: "one"))
+        try await store.recordClicks((0..<2000).map { click("clk_\($0)", address: "a\($0)", network: "n", seconds: Double($0)) })
+        // Nothing, or an empty file: no log.
+        func logSize() -> Int { ((try? FileManager.default.attributesOfItem(atPath: db.path + "-wal"))?[.size] as? Int) ?? 0 }
+        #expect(logSize() > 0)
+        // Within a couple of seconds the checkpointing thread has copied the log into the file, without a write.
+        let file = db.path
+        let deadline = ContinuousClock.now + .seconds(5)
+        var copied = false
+        while ContinuousClock.now < deadline, !copied {
+            try await Task.sleep(for: .milliseconds(100))
+            let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+            copied = size > 64 * 1024
+        }
+        #expect(copied, "the database file grew from the log")
+        try await store.close()
+        #expect(logSize() == 0, "a closed store leaves no log to read back at the next start")
+        let reopened = try SQLiteStore(path: db.path)
+        #expect(try await reopened.clickCount(linkID: "lnk_1") == 2000)
+        try await reopened.close()
+    }
 }

@@ -6,6 +6,9 @@ BENCH_DIR=${BENCH_DIR:-/tmp/ferry-bench}
 BENCH_SECONDS=${BENCH_SECONDS:-20}
 BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}
 BENCH_THREADS=${BENCH_THREADS:-2}
+# Runs that compare servers or sizes alternate between them for this many rounds and keep each one's median: the
+# machine's speed drifts by several percent over minutes, and alternating makes every side see the same drift.
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 export FERRY_BENCH_REPORT="$PWD/Benchmarks/wrk/report.lua"
 export FERRY_BENCH_THREADS=$BENCH_THREADS
 mkdir -p "$BENCH_DIR"
@@ -101,6 +104,20 @@ metric() { curl -fs "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 == n { pri
 run_wrk() {
     local script=$1 url=$2 seconds=${3:-$BENCH_SECONDS} connections=${4:-$BENCH_CONNECTIONS}
     wrk -t"$BENCH_THREADS" -c"$connections" -d"${seconds}s" --timeout 5s -s "$script" "$url" | grep '^RESULT'
+}
+
+# drain PORT: waits (up to 30 s) until Ferry on PORT holds no clicks still to be written.
+drain() {
+    for _ in $(seq 1 300); do
+        [ "$(metric "$1" ferry_clicks_pending)" = 0 ] && return 0
+        sleep 0.1
+    done
+}
+
+# median LINE…: the RESULT line of median throughput.
+median() {
+    printf '%s\n' "$@" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^rps=/) { split($i, v, "="); print v[2] "\t" $0 } }' \
+        | sort -n | awk -v middle=$(( ($# + 1) / 2 )) 'NR == middle' | cut -f2-
 }
 
 # field LINE NAME: a value out of a RESULT line.

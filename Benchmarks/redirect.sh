@@ -44,24 +44,37 @@ echo "warming up…" >&2
 run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/ 5 >/dev/null
 run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18081/ 5 >/dev/null
 
-# Processor time of each server over its run (nginx: its workers), per request answered.
-before=$(cpu_ticks "$FERRY_PID")
-ferry=$(run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/)
-ferry_cpu=$(per_request_us $(( $(cpu_ticks "$FERRY_PID") - before )) "$(field "$ferry" requests)")
+# Rounds alternate Ferry and nginx; each server's figures are those of its median round, and its processor time
+# (nginx: its workers') is summed over its runs and divided by the requests answered. Before nginx's turn, Ferry's
+# click writer finishes what it holds, so that it takes no processor time from nginx.
 workers=$(pgrep -P "$(cat "$conf/nginx.pid")" | tr '\n' ' ')
-before=$(cpu_ticks $workers)
-nginx=$(run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18081/)
-nginx_cpu=$(per_request_us $(( $(cpu_ticks $workers) - before )) "$(field "$nginx" requests)")
-sleep 1
+ferry_runs=(); nginx_runs=(); ferry_ticks=0; ferry_requests=0; nginx_ticks=0; nginx_requests=0
+for round in $(seq 1 "$BENCH_ROUNDS"); do
+    before=$(cpu_ticks "$FERRY_PID")
+    line=$(run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18080/)
+    ferry_ticks=$(( ferry_ticks + $(cpu_ticks "$FERRY_PID") - before )); ferry_requests=$(( ferry_requests + $(field "$line" requests) ))
+    ferry_runs+=("$line")
+    drain 18080
+    before=$(cpu_ticks $workers)
+    line=$(run_wrk Benchmarks/wrk/redirect.lua http://127.0.0.1:18081/)
+    nginx_ticks=$(( nginx_ticks + $(cpu_ticks $workers) - before )); nginx_requests=$(( nginx_requests + $(field "$line" requests) ))
+    nginx_runs+=("$line")
+    echo "round $round: ferry $(field "${ferry_runs[-1]}" rps)/s, nginx $(field "$line" rps)/s" >&2
+done
+ferry=$(median "${ferry_runs[@]}"); nginx=$(median "${nginx_runs[@]}")
+ferry_cpu=$(per_request_us "$ferry_ticks" "$ferry_requests"); nginx_cpu=$(per_request_us "$nginx_ticks" "$nginx_requests")
 recorded=$(metric 18080 ferry_clicks_recorded_total)
 dropped=$(metric 18080 ferry_clicks_dropped_total)
 
 echo
-echo "redirects over $LINKS links, wrk -t$BENCH_THREADS -c$BENCH_CONNECTIONS -d${BENCH_SECONDS}s, $(nproc) cores"
+echo "redirects over $LINKS links, wrk -t$BENCH_THREADS -c$BENCH_CONNECTIONS -d${BENCH_SECONDS}s, median of $BENCH_ROUNDS alternating rounds, $(nproc) cores"
+for round in $(seq 0 $(( BENCH_ROUNDS - 1 ))); do
+    echo "  round $(( round + 1 )): ferry $(field "${ferry_runs[$round]}" rps)/s p99 $(field "${ferry_runs[$round]}" p99_ms) ms, nginx $(field "${nginx_runs[$round]}" rps)/s p99 $(field "${nginx_runs[$round]}" p99_ms) ms"
+done
 printf "%-8s %10s %9s %9s %9s %7s %14s\n" server "requests/s" "p50 ms" "p99 ms" "p99.9 ms" errors "CPU µs/request"
 for name in ferry nginx; do
     line=${!name}; cpu=${name}_cpu
     printf "%-8s %10s %9s %9s %9s %7s %14s\n" "$name" "$(field "$line" rps)" "$(field "$line" p50_ms)" "$(field "$line" p99_ms)" "$(field "$line" p999_ms)" "$(field "$line" errors)" "${!cpu}"
 done
 python3 -c "print('ferry / nginx throughput: %.1f%%' % (100.0 * $(field "$ferry" rps) / $(field "$nginx" rps)))"
-echo "ferry clicks recorded: $recorded, dropped: $dropped, resident memory: $(rss_mb "$FERRY_PID") MiB"
+echo "ferry clicks recorded: $recorded, dropped: $dropped (all rounds), resident memory: $(rss_mb "$FERRY_PID") MiB"

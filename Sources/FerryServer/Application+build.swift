@@ -83,7 +83,8 @@ func buildRouter(
             return try JSONBody.response(["status": "unavailable"], status: .serviceUnavailable)
         }
     }
-    MetricsController(cache: cache, recorder: recorder, allowed: metricsAllowed, started: .now).register(on: router)
+    let edgeCounters = EdgeCounters()
+    MetricsController(cache: cache, recorder: recorder, edge: edgeCounters, allowed: metricsAllowed, started: .now).register(on: router)
     router.get("/openapi.yaml") { _, _ in
         guard let text = OpenAPIDocument.text else {
             throw APIError(.notFound, code: "not_found", message: "the API description was not deployed with this binary (Ferry_FerryServer.resources)")
@@ -108,8 +109,8 @@ func buildRouter(
     try DashboardController(links: links, admin: admin, authenticator: authenticator, cache: cache, outbox: outbox, sessions: dashboardSessions,
                             library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes).register(on: router)
     let edge = EdgeController(
-        store: store, immediateReader: store as? any ImmediateLinkReading, cache: cache, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
-        now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout)
+        store: store, immediateReader: store as? any ImmediateLinkReading, cache: cache, recorder: recorder, classifier: UserAgentClassifier(),
+        clickRouter: ClickRouter(), now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout), counters: edgeCounters
     )
     CompatibilityController(
         admin: admin, edge: edge, attribution: attribution, authenticator: authenticator, addresses: addresses, hasher: hasher,

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Synchronization
 
 /// The public face of a link domain: clicks, association files, the interstitial's script.
 struct EdgeController: Sendable {
@@ -19,6 +20,8 @@ struct EdgeController: Sendable {
     let lookups: EdgeLookups
     /// Random bytes for click ids, drawn from the system a page at a time.
     let random = RandomPool()
+    /// How many clicks the fast path answered (shared with `/metrics`).
+    let counters: EdgeCounters
 
     static let hostHeader = HTTPField.Name("Host")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -260,6 +263,12 @@ struct EdgeController: Sendable {
         while !cut.isEmpty, String(cut) == nil { cut = cut.dropLast() }
         return String(cut)
     }
+}
+
+/// Counters of the edge, for `/metrics`.
+final class EdgeCounters: Sendable {
+    /// Clicks answered by `EdgeFastPath`, from memory on their connection's event loop.
+    let fastAnswers = Atomic<Int>(0)
 }
 
 /// What the answer to a click depends on, taken from the request by whichever path serves it.

@@ -10,27 +10,32 @@ import NIOHTTP1
 /// Answers clicks on links the cache knows on the connection's own event loop, before the framework sees them.
 ///
 /// A redirect is the one answer Ferry gives far more often than any other, and for a link in memory it needs
-/// nothing asynchronous: the handler reads the request head as the HTTP decoder made it, asks
-/// `EdgeController.answerFromCache` (which, on SQLite, also reads a link the cache does not hold with a point read
-/// that never waits), and writes the answer. Everything else — other routes, HEAD, a host the cache does not know, a
-/// link that cannot be read at once, a request the framework should see (HTTP/1.0, `Connection: close`, more than
-/// one Host) — goes on to the framework untouched, and its answer comes back through here.
+/// nothing asynchronous. This handler sits at the very front of a connection's pipeline and reads request heads
+/// straight from the bytes (`EdgeRequestScanner`); for a `GET` of a link it asks `EdgeController.answerFromCache`
+/// (which, on SQLite, also reads a link the cache does not hold with a point read that never waits) and writes the
+/// answer's bytes. No HTTP decoder, encoder or framework object is made for such a click.
 ///
-/// Answers leave in the order of their requests: while a request handed to the framework has not been answered
-/// (a pipelining client), every request after it is handed on too. An HTTP/1.0 request without keep-alive is handed
-/// on with `Connection: close`, so that the connection is closed after its answer, as such a client expects.
-final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+/// Every other request — other routes, HEAD, a request with a body, a host the cache does not know, a link that
+/// cannot be read at once, HTTP/1.0, `Connection: close`, more than one Host — is handed on, its bytes exactly, to
+/// the framework's HTTP decoder, and the framework answers it. While a request handed on has not been answered, the
+/// requests after it are handed on too, so that answers leave in the order of their requests; once the framework
+/// has answered all of them, clicks are answered here again. Bytes the scanner does not read (see
+/// `EdgeRequestScanner`) go to the decoder from there on, for the rest of the connection.
+final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let edge: EdgeController
     private let serverName: String?
     /// Requests handed to the framework whose answers have not ended yet.
-    private var forwarded = 0
-    /// The answer to the request being read, sent once its end arrives (any body is read and dropped).
-    private var pending: (answer: EdgeAnswer, version: HTTPVersion)?
+    private var unanswered = 0
+    /// Bytes of a handed-on request's body still to come.
+    private var bodyLeft = 0
+    /// Set once the scanner met something it does not read: the decoder has the connection from then on.
+    private var handingOn = false
+    /// Bytes of a request head not complete yet.
+    private var held: ByteBuffer?
     private var date = HTTPDate()
     /// The user agent of this connection's last click, and what it was classified as.
     private var lastUserAgent: String?
@@ -42,77 +47,99 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(var head):
-            if forwarded == 0, pending == nil, let answer = answer(to: head, peer: context.channel.remoteAddress) {
-                pending = (answer, head.version)
-                return
+        if handingOn {
+            context.fireChannelRead(data)
+            return
+        }
+        var bytes = unwrapInboundIn(data)
+        if var earlier = held {
+            held = nil
+            earlier.writeBuffer(&bytes)
+            bytes = earlier
+        }
+        var answered = false
+        while bytes.readableBytes > 0 {
+            if bodyLeft > 0 {
+                let count = min(bodyLeft, bytes.readableBytes)
+                bodyLeft -= count
+                context.fireChannelRead(wrapInboundOut(bytes.readSlice(length: count)!))
+                continue
             }
-            forwarded += 1
-            if !head.isKeepAlive && !head.headers[canonicalForm: "connection"].contains("close") {
-                // An HTTP/1.0 request without keep-alive: the framework closes after its answer only when told so.
-                head.headers.add(name: "Connection", value: "close")
-                context.fireChannelRead(wrapInboundOut(.head(head)))
-                return
-            }
-        case .body:
-            if pending != nil { return }
-        case .end:
-            if let (answer, version) = pending {
-                pending = nil
-                send(answer, version: version, context: context)
-                return
+            switch bytes.withUnsafeReadableBytes(EdgeRequestScanner.scan) {
+            case .incomplete:
+                held = bytes
+                bytes.moveReaderIndex(to: bytes.writerIndex)
+            case .unsupported:
+                handingOn = true
+                context.fireChannelRead(wrapInboundOut(bytes))
+                bytes.moveReaderIndex(to: bytes.writerIndex)
+            case .request(let request):
+                if unanswered == 0, request.bodyLength == 0, let answer = answer(to: request, peer: context.channel.remoteAddress) {
+                    bytes.moveReaderIndex(forwardBy: request.headLength)
+                    var out = context.channel.allocator.buffer(capacity: 320 + (answer.body?.utf8.count ?? 0))
+                    Self.encode(answer, date: date.now(), serverName: serverName, into: &out)
+                    context.write(wrapOutboundOut(out), promise: nil)
+                    edge.counters.fastAnswers.add(1, ordering: .relaxed)
+                    answered = true
+                } else {
+                    // The framework answers this one: its head and whatever of its body is here, exactly.
+                    unanswered += 1
+                    let count = min(request.length, bytes.readableBytes)
+                    bodyLeft = request.length - count
+                    context.fireChannelRead(wrapInboundOut(bytes.readSlice(length: count)!))
+                }
             }
         }
-        context.fireChannelRead(data)
+        if answered { context.flush() }
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), forwarded > 0 { forwarded -= 1 }
-        context.write(data, promise: promise)
+    /// The framework ended an answer (`EdgeAnswerWatcher` saw it go out).
+    func frameworkAnswered() {
+        if unanswered > 0 { unanswered -= 1 }
     }
 
     /// The answer from memory, or nil when the framework should answer.
-    private func answer(to head: HTTPRequestHead, peer: SocketAddress?) -> EdgeAnswer? {
-        guard head.method == .GET, head.isKeepAlive, let (slug, query) = Self.link(in: head.uri) else { return nil }
-        let hosts = head.headers["Host"]
-        guard hosts.count == 1, let host = DomainName.normalizeHostHeader(hosts[0]) else { return nil }
-        let userAgent = Self.field("User-Agent", in: head.headers)
+    private func answer(to request: EdgeRequest, peer: SocketAddress?) -> EdgeAnswer? {
+        guard request.isGET, request.isHTTP11, !request.asksForMore, request.hosts.count == 1,
+              let (slug, query) = Self.link(in: request.target),
+              let host = DomainName.normalizeHostHeader(request.hosts[0])
+        else { return nil }
         // A connection is almost always one client: its user agent is classified once, not on every click.
-        if userAgent != lastUserAgent {
-            lastUserAgent = userAgent
-            lastClient = edge.classifier.classify(userAgent)
+        if request.userAgent != lastUserAgent {
+            lastUserAgent = request.userAgent
+            lastClient = edge.classifier.classify(request.userAgent)
         }
         let click = ClickRequest(
-            userAgent: userAgent, referer: Self.field("Referer", in: head.headers),
-            acceptLanguage: Self.field("Accept-Language", in: head.headers), forwardedFor: head.headers["X-Forwarded-For"],
-            query: query, peer: .socket(peer), client: lastClient
+            userAgent: request.userAgent, referer: request.referer, acceptLanguage: request.acceptLanguage,
+            forwardedFor: request.forwardedFor, query: query, peer: .socket(peer), client: lastClient
         )
         return edge.answerFromCache(host: host, slug: slug, click: click)
     }
 
-    private func send(_ answer: EdgeAnswer, version: HTTPVersion, context: ChannelHandlerContext) {
-        // Through the HTTP encoder, even though the bytes could be written at the pipeline's front: the decoder tells
-        // the encoder each request's method, and the encoder pairs every response head with one (a later HEAD's
-        // answer must go without its body).
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(answer.fields.count + 3)
-        for field in answer.legalFields { headers.add(name: field.name.rawName, value: field.value) }
-        let body = answer.body.map { context.channel.allocator.buffer(string: $0) }
-        headers.add(name: "Content-Length", value: String(body?.readableBytes ?? 0))
-        headers.add(name: "Date", value: date.now())
-        if let serverName { headers.add(name: "Server", value: serverName) }
-        let status = HTTPResponseStatus(statusCode: answer.status.code, reasonPhrase: answer.status.reasonPhrase)
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
-        if let body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-    }
-
-    /// A header's value as the framework gives it: repeated fields joined with ", ".
-    static func field(_ name: String, in headers: HTTPHeaders) -> String? {
-        let values = headers[name]
-        if values.count <= 1 { return values.first }
-        return values.joined(separator: ", ")
+    /// An answer as HTTP/1.1 bytes, as the framework's encoder writes one: status line, the answer's fields (with
+    /// legal values), `Content-Length`, `Date`, `Server`, and the body.
+    static func encode(_ answer: EdgeAnswer, date: String, serverName: String?, into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("HTTP/1.1 ")
+        buffer.writeString(String(answer.status.code))
+        buffer.writeStaticString(" ")
+        buffer.writeString(answer.status.reasonPhrase)
+        buffer.writeStaticString("\r\n")
+        for field in answer.legalFields {
+            buffer.writeString(field.name.rawName)
+            buffer.writeStaticString(": ")
+            buffer.writeString(field.value)
+            buffer.writeStaticString("\r\n")
+        }
+        buffer.writeStaticString("Content-Length: ")
+        buffer.writeString(String(answer.body?.utf8.count ?? 0))
+        buffer.writeStaticString("\r\nDate: ")
+        buffer.writeString(date)
+        if let serverName {
+            buffer.writeStaticString("\r\nServer: ")
+            buffer.writeString(serverName)
+        }
+        buffer.writeStaticString("\r\n\r\n")
+        if let body = answer.body { buffer.writeString(body) }
     }
 
     /// The slug and raw query of a link path (`/{slug}` or `/link/{slug}`, origin form), or nil for any other path
@@ -168,7 +195,43 @@ struct HTTPDate {
     }
 }
 
-/// HTTP/1.1 connections as the framework makes them, with `EdgeFastPath` right after the HTTP decoder.
+/// Right after the HTTP decoder: tells the fast path when the framework has answered a request handed on to it, and
+/// marks an HTTP/1.0 request without keep-alive `Connection: close`, so that the framework closes the connection
+/// after its answer, as such a client expects.
+final class EdgeAnswerWatcher: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private var fastPath: EdgeFastPath?
+
+    init(fastPath: EdgeFastPath) {
+        self.fastPath = fastPath
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(var head) = unwrapInboundIn(data), !head.isKeepAlive, !head.headers[canonicalForm: "connection"].contains("close") {
+            head.headers.add(name: "Connection", value: "close")
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+            return
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let ends = if case .end = unwrapOutboundIn(data) { true } else { false }
+        context.write(data, promise: promise)
+        if ends { fastPath?.frameworkAnswered() }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        fastPath = nil
+    }
+}
+
+/// HTTP/1.1 connections as the framework makes them, with `EdgeFastPath` in front of everything and
+/// `EdgeAnswerWatcher` right after the HTTP decoder.
 struct EdgeHTTPChannel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
@@ -180,7 +243,9 @@ struct EdgeHTTPChannel: ServerChildChannel {
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(EdgeFastPath(edge: edge, serverName: serverName), position: .after(decoder))
+            let fastPath = EdgeFastPath(edge: edge, serverName: serverName)
+            try pipeline.addHandler(fastPath, position: .first)
+            try pipeline.addHandler(EdgeAnswerWatcher(fastPath: fastPath), position: .after(decoder))
             return value
         }
     }

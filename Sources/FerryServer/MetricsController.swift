@@ -9,6 +9,7 @@ import NIOCore
 struct MetricsController: Sendable {
     let cache: LinkCache
     let recorder: ClickRecorder
+    let edge: EdgeCounters
     let allowed: [IPNetwork]
     let started: ContinuousClock.Instant
 
@@ -44,6 +45,8 @@ struct MetricsController: Sendable {
         metric("ferry_clicks_recorded_total", "counter", "Clicks written to the database.", clicks.recorded)
         metric("ferry_clicks_dropped_total", "counter", "Clicks dropped because the click buffer was full (the database fell behind).", clicks.dropped)
         metric("ferry_clicks_pending", "gauge", "Clicks held in memory, waiting to be written.", clicks.pending)
+        metric("ferry_edge_fast_answers_total", "counter", "Clicks answered from memory on their connection's event loop, before the framework.",
+               edge.fastAnswers.load(ordering: .relaxed))
         metric("ferry_link_cache_hits_total", "counter", "Link lookups answered from the cache.", cache.hits)
         metric("ferry_link_cache_misses_total", "counter", "Link lookups the cache could not answer.", cache.misses)
         metric("ferry_link_cache_links", "gauge", "Links (and known-missing slugs) held by the cache.", cache.links)

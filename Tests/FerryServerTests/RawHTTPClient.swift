@@ -34,8 +34,9 @@ enum RawHTTPClient {
         return try parse(raw)
     }
 
-    /// Sends bytes and reads until the server closes; a read that waits 10 s without the server closing fails.
-    static func exchange(port: Int, bytes: [UInt8]) throws -> [UInt8] {
+    /// Sends bytes and reads until the server closes; a read that waits 10 s without the server closing fails. With
+    /// `pieces`, the bytes go in writes of that many bytes, a few milliseconds apart (a slow client, split heads).
+    static func exchange(port: Int, bytes: [UInt8], pieces: Int? = nil) throws -> [UInt8] {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -53,11 +54,15 @@ enum RawHTTPClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw Failure(description: "connect to port \(port) failed") }
+        var noDelay: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            let end = pieces.map { min(bytes.count, sent + $0) } ?? bytes.count
+            let n = bytes[sent..<end].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             guard n > 0 else { throw Failure(description: "send failed") }
             sent += n
+            if pieces != nil { usleep(3000) }
         }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)

@@ -32,6 +32,18 @@ struct EdgeFastPathTests {
             + extra + (close ? "Connection: close\r\n" : "") + "\r\n"
     }
 
+    /// A live server with the link `/home` (to https://example.com/home) already in its cache; `body` gets its port.
+    static func withHomeLinkCached(_ body: @Sendable @escaping (Int) async throws -> Void) async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.live) { client in
+            let port = try #require(client.port)
+            _ = try await exchange(port: port, [get("/home", close: true)])
+            try await body(port)
+        }
+    }
+
     /// Status, headers but the date, and body, with click ids masked: what both paths must agree on.
     static func shape(_ response: RawHTTPClient.Response) -> String {
         let headers = response.headers.filter { $0.0.lowercased() != "date" }
@@ -91,12 +103,7 @@ struct EdgeFastPathTests {
     }
 
     @Test func requestsTheRouterMustSeeAreHandedOn() async throws {
-        let fixture = try await Fixture.make()
-        defer { fixture.remove() }
-        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
-        try await fixture.application().test(.live) { client in
-            let port = try #require(client.port)
-            _ = try await Self.exchange(port: port, [Self.get("/home", close: true)])
+        try await Self.withHomeLinkCached { port in
             // HTTP/1.0 without keep-alive: one answer, then the server closes (the exchange fails if it does not).
             let old = try await Self.exchange(port: port, [Self.get("/home", version: "HTTP/1.0")])
             #expect(old.map(\.status) == [302])
@@ -133,12 +140,7 @@ struct EdgeFastPathTests {
     }
 
     @Test func aHeadSplitOverManyWritesIsAnsweredFromMemoryAndTheFrameworkTakesTurnsWithIt() async throws {
-        let fixture = try await Fixture.make()
-        defer { fixture.remove() }
-        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
-        try await fixture.application().test(.live) { client in
-            let port = try #require(client.port)
-            _ = try await Self.exchange(port: port, [Self.get("/home", close: true)])
+        try await Self.withHomeLinkCached { port in
             var before = try await Self.fastAnswers(port: port)
             // Seven bytes at a time, a few milliseconds apart: the head is put together before it is read.
             let slow = try await Self.exchange(port: port, [Self.get("/home?x=1"), Self.get("/home", close: true)], pieces: 7)
@@ -164,12 +166,7 @@ struct EdgeFastPathTests {
     }
 
     @Test func bytesTheScannerDoesNotReadLeaveTheConnectionToTheFramework() async throws {
-        let fixture = try await Fixture.make()
-        defer { fixture.remove() }
-        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
-        try await fixture.application().test(.live) { client in
-            let port = try #require(client.port)
-            _ = try await Self.exchange(port: port, [Self.get("/home", close: true)])
+        try await Self.withHomeLinkCached { port in
             let before = try await Self.fastAnswers(port: port)
             // Chunked framing on a GET: the decoder reads it (and what follows), never the fast path.
             let chunked = "GET /home HTTP/1.1\r\nHost: go.example.com\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"

@@ -58,10 +58,13 @@ public final class ClickRecorder: Service, Sendable {
         var origin: ClickOrigin?
     }
 
+    /// Everything under the lock is constant time per click, or a move of one batch: the edge's event loops take this
+    /// lock for every click they hand over, and must not wait behind a copy of the whole buffer.
     private struct State {
-        var pending: [Pending] = []
-        /// Ids of the batch being written now.
-        var inFlight: Set<String> = []
+        var pending = CircularBuffer<Pending>()
+        /// The batches being written now, by number (usually one).
+        var inFlight: [Int: [Pending]] = [:]
+        var batches = 0
         var dropped = 0
         var recorded = 0
         var failedFlushes = 0
@@ -115,7 +118,9 @@ public final class ClickRecorder: Service, Sendable {
 
     /// Whether a click is still waiting to be written, or being written.
     public func isPending(clickID: String) -> Bool {
-        state.withLock { $0.inFlight.contains(clickID) || $0.pending.contains { $0.click.id == clickID } }
+        state.withLock { state in
+            state.inFlight.values.contains { $0.contains { $0.click.id == clickID } } || state.pending.contains { $0.click.id == clickID }
+        }
     }
 
     /// Writes a click that is waiting now, and waits (at most `timeout`) while another flush is writing it; true
@@ -133,33 +138,36 @@ public final class ClickRecorder: Service, Sendable {
 
     /// Counters: clicks not written yet (waiting, or in the batch being written), written, and dropped since start.
     public var statistics: (pending: Int, recorded: Int, dropped: Int) {
-        state.withLock { ($0.pending.count + $0.inFlight.count, $0.recorded, $0.dropped) }
+        state.withLock { ($0.pending.count + $0.inFlight.values.reduce(0) { $0 + $1.count }, $0.recorded, $0.dropped) }
     }
 
     /// Writes until the buffer is empty or a write fails.
     public func flush() async {
         while true {
-            let taken: [Pending] = state.withLock { state in
+            let (number, taken): (Int, [Pending]) = state.withLock { state in
                 let count = min(batchSize, state.pending.count)
-                let batch = Array(state.pending.prefix(count))
-                state.pending.removeFirst(count)
-                state.inFlight.formUnion(batch.map(\.click.id))
-                return batch
+                guard count > 0 else { return (0, []) }
+                var batch: [Pending] = []
+                batch.reserveCapacity(count)
+                for _ in 0..<count { batch.append(state.pending.removeFirst()) }
+                state.batches += 1
+                state.inFlight[state.batches] = batch
+                return (state.batches, batch)
             }
             if taken.isEmpty { return }
             do {
                 let batch = try await write(taken)
                 state.withLock { state in
                     state.recorded += batch.count
-                    state.inFlight.subtract(batch.map(\.id))
+                    state.inFlight[number] = nil
                 }
                 await afterWrite?(batch)
             } catch {
                 let failures: Int = state.withLock { state in
                     // Put the batch back in front, within the bound; what does not fit is counted as dropped.
                     let room = max(0, bufferLimit - state.pending.count)
-                    state.pending.insert(contentsOf: taken.prefix(room), at: 0)
-                    state.inFlight.subtract(taken.map(\.click.id))
+                    for pending in taken.prefix(room).reversed() { state.pending.prepend(pending) }
+                    state.inFlight[number] = nil
                     state.dropped += taken.count - min(room, taken.count)
                     state.failedFlushes += 1
                     return state.failedFlushes

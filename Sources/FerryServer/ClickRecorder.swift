@@ -49,7 +49,7 @@ public struct ClickOrigin: Sendable {
 /// and counted rather than growing memory without end. A graceful shutdown writes everything still held.
 ///
 /// On a store that writes on the calling thread (SQLite), batches are written on a thread of the recorder's own
-/// whose scheduling priority is lowered by `writerNice`: when the processor is saturated, answering clicks comes
+/// whose scheduling priority is lowered by `writerPriority`: when the processor is saturated, answering clicks comes
 /// before recording them (the buffer then fills and the excess is counted as dropped), and whenever the processor
 /// has time to spare the writer gets all of it.
 public final class ClickRecorder: Service, Sendable {
@@ -81,15 +81,15 @@ public final class ClickRecorder: Service, Sendable {
     private let logger: Logger
     private let addresses: ClientAddressResolver
     private let hasher: AddressHasher?
-    private let writerNice: Int32
+    private let writerPriority: ClickWriterPriority
     private let afterWrite: (@Sendable ([Click]) async -> Void)?
 
     /// Creates a recorder writing to `store`; `afterWrite` gets each batch once it is stored (webhooks).
     ///
     /// Clicks recorded with an origin get their address hashes from `addresses` and `hasher` when written.
-    /// `writerNice` (0…19) is how much lower than the rest of the process the writing thread runs; 0 keeps it level.
+    /// `writerPriority` is how the writing thread is scheduled against the rest of the process.
     public init(store: any ClickStore, flushInterval: Duration, batchSize: Int, bufferLimit: Int, logger: Logger,
-                addresses: ClientAddressResolver = ClientAddressResolver(), hasher: AddressHasher? = nil, writerNice: Int = 0,
+                addresses: ClientAddressResolver = ClientAddressResolver(), hasher: AddressHasher? = nil, writerPriority: ClickWriterPriority = .nice(0),
                 afterWrite: (@Sendable ([Click]) async -> Void)? = nil) {
         self.afterWrite = afterWrite
         self.store = store
@@ -99,7 +99,7 @@ public final class ClickRecorder: Service, Sendable {
         self.logger = logger
         self.addresses = addresses
         self.hasher = hasher
-        self.writerNice = Int32(min(19, max(0, writerNice)))
+        self.writerPriority = writerPriority
     }
 
     /// Hands a click over; returns at once. False when the buffer was full and the click was dropped. With an
@@ -220,12 +220,12 @@ public final class ClickRecorder: Service, Sendable {
             state.writerThread = thread
             return (thread, true)
         }
-        if isNew, let thread, writerNice > 0 {
-            let nice = writerNice
+        if isNew, let thread, writerPriority != .nice(0) {
+            let priority = writerPriority
             let logger = logger
-            // Linux keeps a nice value per thread: this lowers the writing thread's priority only.
+            // Linux schedules each thread on its own: this lowers the writing thread's priority only.
             thread.submit { _ in
-                if setpriority(PRIO_PROCESS_WHO, 0, nice) != 0 {
+                if !priority.applyToCurrentThread() {
                     logger.warning("cannot lower the click writer's priority", metadata: ["errno": "\(errno)"])
                 }
             }
@@ -233,13 +233,17 @@ public final class ClickRecorder: Service, Sendable {
         return thread
     }
 
-    /// The nice value of the thread that writes batches (nil when the store writes through its own path), as the
-    /// system reports it.
-    func writerThreadNice() async throws -> Int32? {
+    /// The nice value and scheduling policy of the thread that writes batches (nil when the store writes through its
+    /// own path), as the system reports them.
+    func writerThreadScheduling() async throws -> (nice: Int32, policy: Int32)? {
         guard store is any BlockingClickWriting, let thread = writerThread() else { return nil }
         return try await thread.runIfActive {
             errno = 0
-            return getpriority(PRIO_PROCESS_WHO, 0)
+            #if os(Linux)
+            return (getpriority(PRIO_PROCESS_WHO, 0), sched_getscheduler(0))
+            #else
+            return (getpriority(PRIO_PROCESS_WHO, 0), 0)
+            #endif
         }
     }
 
@@ -263,6 +267,50 @@ public final class ClickRecorder: Service, Sendable {
     }
 }
 
+/// How the thread that writes clicks is scheduled against the threads that answer them.
+public enum ClickWriterPriority: Sendable, Equatable, CustomStringConvertible {
+    /// Runs only when the processor would otherwise be idle (Linux's `SCHED_IDLE`): a thread answering a click takes
+    /// the processor from it the moment it wakes. Elsewhere, the lowest nice value.
+    case idle
+    /// Runs at this nice value above the process's (0…19): a share of the processor under load, shrinking with it.
+    case nice(Int32)
+
+    /// Parses `idle` or a nice value from 0 to 19.
+    public init?(_ text: String) {
+        if text.lowercased() == "idle" { self = .idle; return }
+        guard let value = Int32(text), (0...19).contains(value) else { return nil }
+        self = .nice(value)
+    }
+
+    public var description: String {
+        switch self {
+        case .idle: "idle"
+        case .nice(let value): "\(value)"
+        }
+    }
+
+    /// Applies this priority to the calling thread; false (with `errno` set) when the system refuses.
+    func applyToCurrentThread() -> Bool {
+        switch self {
+        case .nice(let value):
+            return setpriority(PRIO_PROCESS_WHO, 0, min(19, max(0, value))) == 0
+        case .idle:
+            #if os(Linux)
+            var parameters = sched_param()
+            parameters.sched_priority = 0
+            return sched_setscheduler(0, linuxSchedIdle, &parameters) == 0
+            #else
+            return setpriority(PRIO_PROCESS_WHO, 0, 19) == 0
+            #endif
+        }
+    }
+}
+
+#if os(Linux)
+/// Linux's `SCHED_IDLE` policy, which the C library declares only for GNU sources.
+let linuxSchedIdle: Int32 = 5
+#endif
+
 #if canImport(Glibc)
 /// `setpriority`'s `which` for a process (a thread, on Linux), as the C library spells its type.
 private let PRIO_PROCESS_WHO = __priority_which_t(PRIO_PROCESS.rawValue)
@@ -270,7 +318,10 @@ private let PRIO_PROCESS_WHO = __priority_which_t(PRIO_PROCESS.rawValue)
 private let PRIO_PROCESS_WHO = PRIO_PROCESS
 #endif
 
-/// Empties the link cache when the store says links changed elsewhere (the CLI, another process).
+/// Keeps the link cache in step with the store when links, apps, domains or keys change elsewhere (the CLI, another
+/// node): a changed link is forgotten by itself, read from the log of link changes; a change to an app, a domain or
+/// a key empties the cache. It looks every `interval`, and at once on each of the store's change notices
+/// (PostgreSQL's LISTEN/NOTIFY, when the store has them).
 public struct CacheRefresher: Service {
     let cache: LinkCache
     let store: any FerryDatabase
@@ -285,33 +336,61 @@ public struct CacheRefresher: Service {
         self.logger = logger
     }
 
-    /// Drops the cache on each of the store's change notices (PostgreSQL's LISTEN/NOTIFY, when the store has them),
-    /// and polls the store's change counter as well, until shutdown.
+    /// Where the refresher stands: the counter of app, domain and key changes and the mark in the log of link
+    /// changes it last read, and when it last read them.
+    struct Position {
+        var epoch: Int64?
+        var mark: Int64?
+        var lastRead: ContinuousClock.Instant?
+    }
+
+    /// Looks every `interval` and on each change notice, until shutdown.
     public func run() async throws {
-        guard let notices = store.changeNotifications() else { return try await poll() }
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await cancelWhenGracefulShutdown {
-                    for await _ in notices { self.cache.removeAll() }
+            if let notices = store.changeNotifications() {
+                group.addTask {
+                    await cancelWhenGracefulShutdown { for await _ in notices { wake.yield() } }
                 }
             }
-            group.addTask { try? await self.poll() }
+            group.addTask {
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+                    wake.yield()
+                }
+                wake.finish()
+            }
+            group.addTask {
+                var position = Position()
+                await self.look(&position)
+                for await _ in wakes { await self.look(&position) }
+            }
+            await group.waitForAll()
         }
     }
 
-    func poll() async throws {
-        var seen = try? await store.changeEpoch()
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
-            do {
-                let epoch = try await store.changeEpoch()
-                if epoch != seen {
-                    cache.removeAll()
-                    seen = epoch
-                }
-            } catch {
-                logger.warning("cannot read the change counter", metadata: ["error": "\(error)"])
+    /// Reads what changed since `position` and makes the cache forget it.
+    func look(_ position: inout Position) async {
+        do {
+            let epoch = try await store.changeEpoch()
+            let now = ContinuousClock.now
+            // A refresher that could not read the log for longer than the log is kept may have missed entries.
+            let outOfReach = position.lastRead.map { now - $0 > .seconds(LinkChanges.retention / 2) } ?? false
+            if position.epoch != nil && (position.epoch != epoch || outOfReach) {
+                cache.removeAll()
+                position.mark = nil
             }
+            position.epoch = epoch
+            let changes = try await store.linkChanges(since: position.mark)
+            if let places = changes.places {
+                for place in places { cache.invalidate(domain: place.domain, slug: place.slug) }
+            } else {
+                cache.removeAll()
+            }
+            position.mark = changes.mark
+            position.lastRead = now
+        } catch {
+            logger.warning("cannot read what changed", metadata: ["error": "\(error)"])
         }
     }
 }
@@ -342,6 +421,7 @@ public struct AttributionJanitor: Service {
                 if touched > 0 { logger.info("purged expired click signals", metadata: ["rows": "\(touched)"]) }
                 // Who visited is needed only to count a day's distinct visitors; late clicks of yesterday still count.
                 _ = try await store.purgeVisitors(beforeDay: StatsRollup.day(of: now) - 1)
+                _ = try await store.pruneLinkChanges(before: now.addingTimeInterval(-LinkChanges.retention))
                 if let clickRetention {
                     let seconds = Double(clickRetention.components.seconds)
                     let expired = try await store.expireClicks(before: now.addingTimeInterval(-seconds))

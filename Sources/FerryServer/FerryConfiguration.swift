@@ -86,10 +86,11 @@ public struct FerryConfiguration: Sendable {
     public var clickBatchSize = 5000
     /// Clicks held in memory at most while the database is slow; beyond that new clicks are counted and dropped.
     public var clickBufferLimit = 50_000
-    /// How much lower than the threads that answer clicks the thread that writes them runs (a nice value, 0…19;
-    /// SQLite only). When the processor is saturated, redirects come first and the clicks the writer cannot keep up
-    /// with are counted as dropped; 0 lets the writer compete evenly.
-    public var clickWriterNice = 10
+    /// How the thread that writes clicks is scheduled against the threads that answer them (SQLite only): a nice
+    /// value (0…19) gives it a share under load, `idle` runs it only on processor time nothing else wants. When the
+    /// processor is saturated, redirects come first and the clicks the writer cannot keep up with are counted as
+    /// dropped; 0 lets the writer compete evenly.
+    public var clickWriterPriority = ClickWriterPriority.nice(19)
     /// Links held by the link cache.
     public var linkCacheCapacity = 20_000
     /// How often the cache checks whether another process changed links.
@@ -151,11 +152,11 @@ public struct FerryConfiguration: Sendable {
             }
             clickBufferLimit = limit
         }
-        if let value = environment["FERRY_CLICK_WRITER_NICE"], !value.isEmpty {
-            guard let nice = Int(value), (0...19).contains(nice) else {
-                throw ConfigurationError("FERRY_CLICK_WRITER_NICE must be a nice value from 0 to 19")
+        if let value = environment["FERRY_CLICK_WRITER_PRIORITY"], !value.isEmpty {
+            guard let priority = ClickWriterPriority(value) else {
+                throw ConfigurationError("FERRY_CLICK_WRITER_PRIORITY must be idle or a nice value from 0 to 19")
             }
-            clickWriterNice = nice
+            clickWriterPriority = priority
         }
         if let value = environment["FERRY_LOG_LEVEL"], !value.isEmpty {
             guard let level = Logger.Level(rawValue: value.lowercased()) else { throw ConfigurationError("FERRY_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical") }

@@ -39,7 +39,8 @@ public struct ResolvedLink: Sendable {
 /// slugs and hosts so that floods of misses do not reach the database.
 ///
 /// Writes through the API invalidate their entry at once; changes made by other processes are caught by
-/// `CacheRefresher`, which empties the cache when the store's change counter moves. What an emptying drops is kept
+/// `CacheRefresher`, which forgets each link the store's log of changes names, and empties the cache when an app, a
+/// domain or a key changed. What an emptying drops is kept
 /// aside as *stale* entries, which the edge serves only when the database cannot be asked (an outage): a link is
 /// better redirected to where it pointed a moment ago than not at all.
 public final class LinkCache: Sendable {

@@ -305,6 +305,40 @@ public final class PostgresStore: FerryDatabase {
         ("v3-webhooks", WebhookSchema.statements(real: "DOUBLE PRECISION")),
         // Statistics come from the roll-ups: nothing reads clicks by link, and the index cost a write per click.
         ("v4-click-indexes", ["DROP INDEX IF EXISTS clicks_link_created"]),
+        // A link's change no longer moves the counter that makes every node forget everything: it is logged by place
+        // with its transaction's id, and nodes forget that one link. Transactions commit out of the order in which
+        // they wrote, so a node reads the entries of every transaction not finished at its last look (by snapshot
+        // xmin), not the entries after the last one it saw.
+        ("v5-link-changes", [
+            "DROP TRIGGER links_changed ON links",
+            """
+            CREATE TABLE link_changes (
+                xid BIGINT NOT NULL DEFAULT pg_current_xact_id()::text::bigint,
+                domain TEXT NOT NULL,
+                slug TEXT NOT NULL,
+                changed_at DOUBLE PRECISION NOT NULL DEFAULT EXTRACT(EPOCH FROM clock_timestamp())
+            )
+            """,
+            "CREATE INDEX link_changes_xid ON link_changes(xid)",
+            "CREATE INDEX link_changes_changed ON link_changes(changed_at)",
+            "CREATE TABLE link_changes_horizon (id INTEGER PRIMARY KEY CHECK (id = 1), xid BIGINT NOT NULL)",
+            "INSERT INTO link_changes_horizon (id, xid) VALUES (1, 0)",
+            """
+            CREATE FUNCTION ferry_link_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    INSERT INTO link_changes (domain, slug) VALUES (OLD.domain, OLD.slug);
+                END IF;
+                IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND (NEW.domain <> OLD.domain OR NEW.slug <> OLD.slug)) THEN
+                    INSERT INTO link_changes (domain, slug) VALUES (NEW.domain, NEW.slug);
+                END IF;
+                PERFORM pg_notify('ferry_changes', 'links');
+                RETURN NULL;
+            END
+            $$
+            """,
+            "CREATE TRIGGER links_changed AFTER INSERT OR UPDATE OR DELETE ON links FOR EACH ROW EXECUTE FUNCTION ferry_link_changed()",
+        ]),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,
@@ -335,6 +369,38 @@ public final class PostgresStore: FerryDatabase {
 
     public func changeEpoch() async throws -> Int64 {
         try await first("SELECT value FROM change_epoch WHERE id = 1") { try $0["value"].decode(Int64.self) } ?? 0
+    }
+
+    public func linkChanges(since mark: Int64?) async throws -> LinkChanges {
+        // One statement, one snapshot: every transaction whose entries it cannot see yet has an id at or above its
+        // xmin, which becomes the next mark.
+        let rows = try await all("""
+            SELECT now.xmin, horizon.xid AS horizon, changed.domain, changed.slug
+            FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin) now
+            CROSS JOIN link_changes_horizon horizon
+            LEFT JOIN (SELECT domain, slug FROM link_changes WHERE xid >= \(mark ?? Int64.max) LIMIT \(LinkChanges.listLimit + 1)) changed ON TRUE
+            """) { row in
+            (try row["xmin"].decode(Int64.self), try row["horizon"].decode(Int64.self),
+             try row["domain"].decode(String?.self), try row["slug"].decode(String?.self))
+        }
+        guard let head = rows.first else { throw StoreCorruption(message: "the horizon of the link change log is missing") }
+        guard let mark else { return LinkChanges(places: [], mark: head.0) }
+        if head.1 >= mark || rows.count > LinkChanges.listLimit { return LinkChanges(places: nil, mark: head.0) }
+        let places = rows.compactMap { row in row.2.flatMap { domain in row.3.map { LinkChanges.Place(domain: domain, slug: $0) } } }
+        return LinkChanges(places: places, mark: head.0)
+    }
+
+    /// Entries of a transaction still open stay, whatever their age: the horizon stays below every node's mark.
+    public func pruneLinkChanges(before cutoff: Date) async throws -> Int {
+        try await first("""
+            WITH gone AS (
+                DELETE FROM link_changes
+                WHERE changed_at < \(cutoff.timeIntervalSince1970) AND xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+                RETURNING xid
+            ),
+            moved AS (UPDATE link_changes_horizon SET xid = GREATEST(xid, (SELECT MAX(xid) FROM gone)) WHERE EXISTS (SELECT 1 FROM gone))
+            SELECT COUNT(*) AS gone FROM gone
+            """) { try $0["gone"].decode(Int.self) } ?? 0
     }
 
     /// Throws when the database does not answer `SELECT 1` within two seconds (a readiness probe must not hang).

@@ -22,6 +22,9 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     private let checkpointer: LogCheckpointer?
     /// Clicks per transaction in `recordClicksBlocking`, as fits `clickTransactionTarget` at the last one's pace.
     private let clickTransactionSize = Atomic<Int>(SQLiteStore.clicksBetweenYields)
+    /// How long `recordClicksBlocking` waits before its next transaction (nanoseconds): 0, or more while its last
+    /// transaction found the processor saturated.
+    private let starvedWriterPause = Atomic<Int64>(0)
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     public init(path: String) throws {
@@ -232,6 +235,31 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
                 CREATE INDEX clicks_app_network ON clicks(app_id, network_hash, created_at) WHERE platform IN ('ios', 'android');
                 """)
         }
+        migrator.registerMigration("v9-link-changes") { db in
+            // A link's change no longer moves the counter that makes every cache forget everything: it is logged by
+            // place, and caches forget that one link. One writer at a time, so `seq` grows in commit order.
+            try db.execute(sql: """
+                DROP TRIGGER links_insert_epoch;
+                DROP TRIGGER links_update_epoch;
+                DROP TRIGGER links_delete_epoch;
+                CREATE TABLE link_changes (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    domain TEXT NOT NULL,
+                    slug TEXT NOT NULL,
+                    changed_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
+                );
+                CREATE INDEX link_changes_changed ON link_changes(changed_at);
+                CREATE TRIGGER links_insert_change AFTER INSERT ON links
+                BEGIN INSERT INTO link_changes (domain, slug) VALUES (NEW.domain, NEW.slug); END;
+                CREATE TRIGGER links_update_change AFTER UPDATE ON links
+                BEGIN
+                    INSERT INTO link_changes (domain, slug) VALUES (OLD.domain, OLD.slug);
+                    INSERT INTO link_changes (domain, slug) SELECT NEW.domain, NEW.slug WHERE NEW.domain <> OLD.domain OR NEW.slug <> OLD.slug;
+                END;
+                CREATE TRIGGER links_delete_change AFTER DELETE ON links
+                BEGIN INSERT INTO link_changes (domain, slug) VALUES (OLD.domain, OLD.slug); END;
+                """)
+        }
         return migrator
     }
 
@@ -239,6 +267,32 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
 
     public func changeEpoch() async throws -> Int64 {
         try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM change_epoch WHERE id = 1") ?? 0 }
+    }
+
+    public func linkChanges(since mark: Int64?) async throws -> LinkChanges {
+        try await writer.read { db in
+            let last = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM link_changes") ?? 0
+            guard let mark else { return LinkChanges(places: [], mark: last) }
+            // Committed sequence numbers have no holes (one writer, and a rollback takes its numbers back), so a
+            // mark below the first kept entry minus one means entries since it were pruned; one beyond the last,
+            // a database put back from a copy.
+            let first = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM link_changes")
+            if mark > last || (first.map { mark < $0 - 1 } ?? false) { return LinkChanges(places: nil, mark: last) }
+            let rows = try Row.fetchAll(db, sql: "SELECT seq, domain, slug FROM link_changes WHERE seq > ? ORDER BY seq LIMIT ?",
+                                        arguments: [mark, LinkChanges.listLimit + 1])
+            if rows.count > LinkChanges.listLimit { return LinkChanges(places: nil, mark: last) }
+            return LinkChanges(places: rows.map { LinkChanges.Place(domain: $0["domain"], slug: $0["slug"]) },
+                               mark: rows.last.map { $0["seq"] } ?? mark)
+        }
+    }
+
+    public func pruneLinkChanges(before cutoff: Date) async throws -> Int {
+        try await write { db in
+            // The newest entry stays, so that the log always shows where it stands.
+            try db.execute(sql: "DELETE FROM link_changes WHERE changed_at < ? AND seq < (SELECT MAX(seq) FROM link_changes)",
+                           arguments: [cutoff.timeIntervalSince1970])
+            return db.changesCount
+        }
     }
 
     public func checkHealth() async throws {
@@ -511,29 +565,47 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     /// transactions sized to hold the database for about `clickTransactionTarget` each: the recorder's thread runs
     /// at a low priority, and while the processor is saturated it writes many times slower, so its transactions
     /// shrink rather than keep a link's creation waiting for seconds. A transaction also gives way to any other
-    /// write that comes meanwhile: it commits what it has written, lets that write through, and goes on.
+    /// write that comes meanwhile: it commits what it has written, lets that write through, and goes on. A
+    /// transaction during which the thread had the processor less than a quarter of the time says the machine is
+    /// saturated: the thread then waits (a tenth of a second, doubling up to two seconds) before taking the database
+    /// again, so that a starved writer holds it as little as it can.
     public func recordClicksBlocking(_ clicks: [Click]) throws {
         var rest = clicks[...]
         while !rest.isEmpty {
+            let pause = starvedWriterPause.load(ordering: .relaxed)
+            if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1e9) }
             let chunk = rest.prefix(clickTransactionSize.load(ordering: .relaxed))
             let started = ContinuousClock.now
+            let startedWorking = ThreadClock.now()
             let written = try writer.write { db in
                 try Self.insertClicks(chunk, db: db, givingWay: { self.otherWrites.load(ordering: .relaxed) > 0 })
             }
-            let perClick = (ContinuousClock.now - started) / written
+            let elapsed = ContinuousClock.now - started
+            let perClick = elapsed / written
             let fitting = perClick > .zero ? Int(Self.clickTransactionTarget / perClick) : Int.max
             clickTransactionSize.store(min(Self.largestClickTransaction, max(Self.clicksBetweenYields, fitting)), ordering: .relaxed)
             rest = rest.dropFirst(written)
+            let working = startedWorking.flatMap { start in ThreadClock.now().map { $0 - start } }
+            if let working, elapsed > .milliseconds(10), working * 4 < elapsed {
+                starvedWriterPause.store(min(max(pause * 2, Self.starvedPause), Self.longestStarvedPause), ordering: .relaxed)
+            } else {
+                starvedWriterPause.store(0, ordering: .relaxed)
+            }
         }
     }
+
+    /// How long a starved click writer first waits before taking the database again, and at most (nanoseconds).
+    static let starvedPause: Int64 = 100_000_000
+    static let longestStarvedPause: Int64 = 2_000_000_000
 
     /// How long a transaction of clicks written by `recordClicksBlocking` should hold the database.
     static let clickTransactionTarget = Duration.milliseconds(200)
     /// The most clicks in one transaction (more clicks per transaction write fewer index pages per click).
     static let largestClickTransaction = 20_000
 
-    /// How many clicks are inserted between two looks at whether another write is waiting.
-    static let clicksBetweenYields = 64
+    /// How many clicks are inserted between two looks at whether another write is waiting, and the fewest a
+    /// transaction takes.
+    static let clicksBetweenYields = 16
 
     /// Inserts clicks (ignoring ids already stored) and adds the roll-up increments of those stored; stops early,
     /// after a multiple of `clicksBetweenYields`, once `givingWay` says so. Returns how many it took.
@@ -626,5 +698,19 @@ enum JSONText {
         // Most links have no params: an empty object needs no JSON decoder.
         if text == "{}", let empty = [String: String]() as? T { return empty }
         return try? JSONDecoder().decode(T.self, from: Data(text.utf8))
+    }
+}
+
+/// The processor time the calling thread has used.
+enum ThreadClock {
+    /// Now, on the calling thread's clock; nil where the system has no such clock.
+    static func now() -> Duration? {
+        #if os(Linux)
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return nil }
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        #else
+        return nil
+        #endif
     }
 }

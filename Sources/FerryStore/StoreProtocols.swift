@@ -220,11 +220,48 @@ public protocol WebhookStore: Sendable {
     func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery]
 }
 
+/// Links changed since a mark, as ``FerryDatabase/linkChanges(since:)`` answers.
+public struct LinkChanges: Sendable, Equatable {
+    /// A link's place.
+    public struct Place: Sendable, Hashable {
+        public var domain: String
+        public var slug: String
+
+        public init(domain: String, slug: String) {
+            self.domain = domain
+            self.slug = slug
+        }
+    }
+
+    /// The places changed, or nil when they are too many to list or the log no longer reaches back to the mark.
+    public var places: [Place]?
+    /// What to pass next time.
+    public var mark: Int64
+
+    public init(places: [Place]?, mark: Int64) {
+        self.places = places
+        self.mark = mark
+    }
+
+    /// The most places one answer lists; beyond that a cache forgets everything, which is cheaper.
+    public static let listLimit = 10_000
+    /// How long the log of changes is kept: a node that could not read it for longer forgets everything.
+    public static let retention: TimeInterval = 3600
+}
+
 /// Everything the server keeps, behind one value.
 public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore {
-    /// A counter that changes whenever links, apps, domains or keys change, whoever changed them (another
-    /// process included); caches compare it to know when to drop what they hold.
+    /// A counter that changes whenever apps, domains or keys change, whoever changed them (another process
+    /// included); caches compare it to know when to drop everything they hold. Links are followed one by one
+    /// through ``linkChanges(since:)``.
     func changeEpoch() async throws -> Int64
+    /// The places (domain and slug) of links created, changed or deleted since `mark`, whoever changed them, and the
+    /// mark to pass next time; with `mark` nil, none and the current mark. A place may come more than once, and
+    /// again in a later answer. `places` is nil when too many changed to list (a bulk import) or when `mark` is
+    /// older than the log keeps (``pruneLinkChanges(before:)``): a cache then forgets everything.
+    func linkChanges(since mark: Int64?) async throws -> LinkChanges
+    /// Forgets the log of link changes made before `cutoff`; returns how many entries went.
+    func pruneLinkChanges(before cutoff: Date) async throws -> Int
     /// Throws when the database cannot answer.
     func checkHealth() async throws
     /// Releases connections.

@@ -24,7 +24,7 @@ struct ClickRecorderTests {
         let proxy = try #require(IPNetwork("198.51.100.0/24"))
         let recorder = ClickRecorder(
             store: fixture.store, flushInterval: .seconds(60), batchSize: 100, bufferLimit: 100, logger: Logger(label: "test"),
-            addresses: ClientAddressResolver(trustedProxies: [proxy]), hasher: hasher, writerNice: 7)
+            addresses: ClientAddressResolver(trustedProxies: [proxy]), hasher: hasher, writerPriority: .nice(7))
 
         // Through a trusted proxy the forwarded address is the client's; from anyone else, the peer is.
         recorder.record(Self.click("clk_viaproxy", linkID: link.id, appID: fixture.app.id),
@@ -52,7 +52,26 @@ struct ClickRecorderTests {
 
         // The batches were written on the recorder's own thread, seven steps below the rest of the process.
         #if os(Linux)
-        #expect(try await recorder.writerThreadNice() == getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) + 7)
+        let scheduling = try #require(try await recorder.writerThreadScheduling())
+        #expect(scheduling.nice == getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) + 7)
+        #expect(scheduling.policy == sched_getscheduler(0), "a nice value keeps the process's policy")
+        #endif
+    }
+
+    @Test func anIdleWriterRunsOnSpareTimeAndStillWritesEverything() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "i", destination: "https://example.com/"), app: fixture.app, environment: .live)
+        let recorder = ClickRecorder(store: fixture.store, flushInterval: .seconds(60), batchSize: 3, bufferLimit: 100,
+                                     logger: Logger(label: "test"), writerPriority: .idle)
+        for index in 0..<10 { recorder.record(Self.click("clk_idle\(index)", linkID: link.id, appID: fixture.app.id)) }
+        await recorder.flush()
+        #expect(recorder.statistics.recorded == 10 && recorder.statistics.pending == 0)
+        for index in 0..<10 { #expect(try await fixture.store.click(id: "clk_idle\(index)") != nil) }
+        #if os(Linux)
+        let scheduling = try #require(try await recorder.writerThreadScheduling())
+        #expect(scheduling.policy == 5, "SCHED_IDLE")
+        #expect(sched_getscheduler(0) == 0, "the rest of the process keeps its policy")
         #endif
     }
 
@@ -62,7 +81,8 @@ struct ClickRecorderTests {
         let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "s", destination: "https://example.com/"), app: fixture.app, environment: .live)
         let recorder = ClickRecorder(store: fixture.store, flushInterval: .milliseconds(10), batchSize: 10, bufferLimit: 100, logger: Logger(label: "test"))
         #if os(Linux)
-        #expect(try await recorder.writerThreadNice() == getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        let scheduling = try #require(try await recorder.writerThreadScheduling())
+        #expect(scheduling.nice == getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) && scheduling.policy == sched_getscheduler(0))
         #endif
         // A recorder that has run and stopped has let its thread go; a late click (a match waiting for one) is still
         // written, on the caller.

@@ -1,7 +1,9 @@
+import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
 import Foundation
+import Logging
 import Testing
 
 /// The edge's cache and how it asks the database what the cache does not know.
@@ -91,5 +93,50 @@ struct LinkCacheTests {
             try await lookups.run { () async throws -> Int in throw Wrong() }
         }
         #expect(try await lookups.run { 8 } == 8)
+    }
+}
+
+/// The cache kept in step with changes made by another process on the same database.
+@Suite("Cache refresher")
+struct CacheRefresherTests {
+    @Test func anotherProcessChangingOneLinkMakesTheCacheForgetThatLinkAloneAndAnAppChangeEverything() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let kept = try await fixture.admin.createLink(CreateLinkRequest(slug: "kept", destination: "https://example.com/kept"), app: fixture.app, environment: .live)
+        var changed = try await fixture.admin.createLink(CreateLinkRequest(slug: "changed", destination: "https://example.com/a"), app: fixture.app, environment: .live)
+        let cache = LinkCache(capacity: 100)
+        let refresher = CacheRefresher(cache: cache, store: fixture.store, interval: .seconds(3600), logger: Logger(label: "test"))
+        var position = CacheRefresher.Position()
+        await refresher.look(&position)
+
+        cache.store(.found(kept), domain: kept.domain, slug: kept.slug, generation: cache.generation)
+        cache.store(.found(changed), domain: changed.domain, slug: changed.slug, generation: cache.generation)
+        cache.store(.missing, domain: kept.domain, slug: "soon", generation: cache.generation)
+
+        // The CLI, on the same file: a new destination, and a link where the cache knew there was none.
+        let other = try SQLiteStore(path: fixture.path)
+        changed.destination = "https://example.com/b"
+        #expect(try await other.updateLink(changed))
+        _ = try await FerryAdmin(store: other).createLink(CreateLinkRequest(slug: "soon", destination: "https://example.com/soon"), app: fixture.app, environment: .live)
+        await refresher.look(&position)
+        #expect(cache.link(domain: changed.domain, slug: changed.slug) == nil, "the changed link is forgotten")
+        #expect(cache.link(domain: kept.domain, slug: "soon") == nil, "the absence that is no longer true is forgotten")
+        guard case .found(let still)? = cache.link(domain: kept.domain, slug: kept.slug) else {
+            Issue.record("a link nobody changed was dropped from the cache")
+            return
+        }
+        #expect(still.value.destination == "https://example.com/kept")
+
+        // Nothing changed: nothing forgotten.
+        await refresher.look(&position)
+        #expect(cache.link(domain: kept.domain, slug: kept.slug) != nil)
+
+        // An app's settings reach every one of its links: the whole cache goes.
+        var app = fixture.app
+        app.fallbackURL = "https://example.com/elsewhere"
+        #expect(try await other.updateApp(app))
+        await refresher.look(&position)
+        #expect(cache.link(domain: kept.domain, slug: kept.slug) == nil)
+        try await other.close()
     }
 }

@@ -62,8 +62,14 @@ struct MetricsTests {
         var configuration = FerryConfiguration()
         try configuration.apply(environment: ["FERRY_METRICS_ALLOW": "10.0.0.0/8", "FERRY_LINK_CACHE_CAPACITY": "5000", "FERRY_CLICK_BUFFER_LIMIT": "20000"])
         #expect(configuration.metricsAllowed.count == 1 && configuration.linkCacheCapacity == 5000 && configuration.clickBufferLimit == 20000)
+        #expect(configuration.clickWriterPriority == .nice(19), "the writer runs at the lowest nice value unless told otherwise")
+        try configuration.apply(environment: ["FERRY_CLICK_WRITER_PRIORITY": "4"])
+        #expect(configuration.clickWriterPriority == .nice(4))
+        try configuration.apply(environment: ["FERRY_CLICK_WRITER_PRIORITY": "IDLE"])
+        #expect(configuration.clickWriterPriority == .idle)
         for (name, value) in [("FERRY_METRICS_ALLOW", "10.0.0.0/99"), ("FERRY_LINK_CACHE_CAPACITY", "0"), ("FERRY_LINK_CACHE_CAPACITY", "lots"),
-                              ("FERRY_CLICK_BUFFER_LIMIT", "-1")] {
+                              ("FERRY_CLICK_BUFFER_LIMIT", "-1"), ("FERRY_CLICK_WRITER_PRIORITY", "20"),
+                              ("FERRY_CLICK_WRITER_PRIORITY", "-5"), ("FERRY_CLICK_WRITER_PRIORITY", "lowest")] {
             var other = FerryConfiguration()
             #expect(throws: ConfigurationError.self, "\(name)=\(value)") { try other.apply(environment: [name: value]) }
         }

@@ -50,11 +50,11 @@ struct SQLiteStoreTests {
             let store = try SQLiteStore(path: db.path)
             try await store.createApp(makeApp())
             try await store.createLink(makeLink(id: "lnk_1", slug: "kept"))
-            // A second store on the same file (as the CLI would open it) sees the write and bumps the same counter.
+            // A second store on the same file (as the CLI would open it) sees the write in the same log of changes.
             let other = try SQLiteStore(path: db.path)
-            let before = try await store.changeEpoch()
+            let before = try await store.linkChanges(since: nil)
             try await other.createLink(makeLink(id: "lnk_2", slug: "other"))
-            #expect(try await store.changeEpoch() > before)
+            #expect(try await store.linkChanges(since: before.mark).places == [.init(domain: "go.example.com", slug: "other")])
             #expect(try await store.link(domain: "go.example.com", slug: "other")?.id == "lnk_2")
             try await other.close()
             try await store.close()

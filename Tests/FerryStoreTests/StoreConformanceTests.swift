@@ -182,17 +182,50 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test(arguments: StoreBackend.available) func theChangeCounterMovesOnEveryWriteThatMatters(backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func theChangeCounterMovesForAppsAndTheLogNamesEachChangedLink(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in
             let start = try await store.changeEpoch()
             try await store.createApp(makeApp())
             let afterApp = try await store.changeEpoch()
             #expect(afterApp > start)
+            let mark = try await store.linkChanges(since: nil)
+            #expect(mark.places == [])
+
+            // A link's change names that link, and leaves the counter (which empties whole caches) where it was.
             try await store.createLink(makeLink(id: "lnk_1", slug: "a"))
-            let afterLink = try await store.changeEpoch()
-            #expect(afterLink > afterApp)
+            try await store.createLink(makeLink(id: "lnk_2", slug: "b"))
+            #expect(try await store.changeEpoch() == afterApp)
+            let created = try await store.linkChanges(since: mark.mark)
+            #expect(Set(created.places ?? []) == [.init(domain: "go.example.com", slug: "a"), .init(domain: "go.example.com", slug: "b")])
+
+            // An update names its link; a deletion names the place it freed.
+            var updated = try #require(try await store.link(id: "lnk_1", appID: "app_1"))
+            updated.destination = "https://example.com/elsewhere"
+            #expect(try await store.updateLink(updated))
+            #expect(try await store.deleteLink(id: "lnk_2", appID: "app_1"))
+            let later = try await store.linkChanges(since: created.mark)
+            let places = Set(later.places ?? [])
+            #expect(places == [.init(domain: "go.example.com", slug: "a"), .init(domain: "go.example.com", slug: "b")])
+
+            // Clicks are not changes to links.
+            let quiet = try await store.linkChanges(since: later.mark)
             try await store.recordClicks([Click(id: "clk", linkID: "lnk_1", appID: "app_1", environment: .live, createdAt: epoch, ipHash: nil, networkHash: nil, userAgent: nil, platform: .desktop, referer: nil, query: nil, acceptLanguage: nil)])
-            #expect(try await store.changeEpoch() == afterLink)
+            #expect(try await store.changeEpoch() == afterApp)
+            let afterClick = try await store.linkChanges(since: quiet.mark)
+            #expect(Set(afterClick.places ?? []).isSubset(of: places), "a click named no new link")
+
+            // Once the log is pruned past a mark, that mark gets no list: its holder must forget everything. (On
+            // PostgreSQL, entries of transactions still open anywhere in the cluster wait for them to end.)
+            var pruned = 0
+            for _ in 0..<50 where pruned == 0 {
+                pruned = try await store.pruneLinkChanges(before: Date().addingTimeInterval(3600))
+                if pruned == 0 { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(pruned > 0)
+            #expect(try await store.linkChanges(since: mark.mark).places == nil)
+            let fresh = try await store.linkChanges(since: nil)
+            try await store.createLink(makeLink(id: "lnk_3", slug: "c"))
+            #expect(try await store.linkChanges(since: fresh.mark).places?.contains(.init(domain: "go.example.com", slug: "c")) == true)
         }
     }
 

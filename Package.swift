@@ -80,16 +80,18 @@ let package = Package(
             dependencies: ["FerryServer", "FerryStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/FerryBench", swiftSettings: strict
         ),
+        // Starting programs from the tests without Foundation's Process (see ChildProcess).
+        .target(name: "FerryTestSupport", path: "Tests/FerryTestSupport", swiftSettings: strict),
         .testTarget(name: "FerryAPITests", dependencies: ["FerryAPI"], swiftSettings: strict),
         .testTarget(name: "AttributionSimulatorTests", dependencies: ["AttributionSimulator", "FerryCore"], swiftSettings: strict),
         .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"], swiftSettings: strict),
-        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"], swiftSettings: strict),
+        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryTestSupport"], swiftSettings: strict),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         // The real FerryKit over URLSession against the real server on a real port.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "FerryKit", "FerryServer", "FerryStore",
+                "FerryKit", "FerryServer", "FerryStore", "FerryTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict
@@ -97,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "FerryServerTests",
             dependencies: [
-                "FerryServer", "FerryStore",
+                "FerryServer", "FerryStore", "FerryTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import FerryTestSupport
 
 /// An app that adds this repository and links only FerryKit must resolve none of the server's dependencies.
 @Suite("An app depending on FerryKit")
@@ -15,16 +16,8 @@ struct ConsumerPackageTests {
     }
 
     static func swiftWaiting(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcess.run("/usr/bin/env", ["swift"] + arguments, standardError: .standardOutput)
+        return (result.status, result.stdout)
     }
 
     static func dependencyIdentities(_ json: String) throws -> [String: [String]] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FerryCore
+import FerryTestSupport
 
 /// Runs the interstitial's real script in Node with a small stand-in for the browser's window, and reads what it
 /// did: the beacon it sent, the pasteboard it wrote, where it navigated.
@@ -35,17 +36,9 @@ struct InterstitialScriptTests {
         if (\(clickCopy ? "true" : "false") && listeners.click) { listeners.click({ preventDefault: () => {} }); }
         process.stdout.write(JSON.stringify(record));
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: node)
-        process.arguments = ["-e", harness]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(errors)")
+        let script = try ChildProcess(executable: node, arguments: ["-e", harness])
+        let (data, errors) = script.collect()
+        #expect(script.wait() == 0, "\(String(decoding: errors, as: UTF8.self))")
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 

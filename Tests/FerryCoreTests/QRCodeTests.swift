@@ -11,6 +11,7 @@ func onItsOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asy
 @testable import FerryCore
 #if canImport(FoundationXML)
 import FoundationXML
+import FerryTestSupport
 #endif
 
 /// Runs the real decoder, zbar (`apt-get install zbar-tools`), on PNGs we make.
@@ -29,16 +30,9 @@ private enum Zbar {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("qrcode-test-\(UUID().uuidString).png")
         try Data(png).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--raw", "-q", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile() // before waiting, so a full pipe cannot block
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, var text = String(data: data, encoding: .utf8) else { return nil }
+        let child = try ChildProcess(executable: path, arguments: ["--raw", "-q", file.path], standardError: .discard)
+        let data = child.collect().stdout // before waiting, so a full pipe cannot block
+        guard child.wait() == 0, var text = String(data: data, encoding: .utf8) else { return nil }
         if text.hasSuffix("\n") { text.removeLast() } // --raw ends each symbol with a newline
         return text
     }

@@ -3,6 +3,7 @@ import FerryCore
 import FerryStore
 import Foundation
 import Testing
+import FerryTestSupport
 
 /// Runs the real `ferry` executable that `swift test` built next to the test bundle.
 struct FerryProcess {
@@ -28,26 +29,16 @@ struct FerryProcess {
     }
 
     static func runWaiting(_ arguments: [String], environment: [String: String]) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["FERRY_DATABASE_URL"] = nil
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        let result = try ChildProcess.run(executable.path, arguments, environment: env)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     /// A running `ferry serve`, its output going to a file.
     final class Server {
-        let process = Process()
+        let process: ChildProcess
         let output: URL
         let port: Int
 
@@ -55,16 +46,11 @@ struct FerryProcess {
             self.port = port
             output = directory.appendingPathComponent("serve-\(UUID().uuidString).log")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: output)
-            process.executableURL = FerryProcess.executable
-            process.arguments = ["serve", "--database", database, "--port", String(port)]
             var env = ProcessInfo.processInfo.environment
             env["FERRY_DATABASE_URL"] = nil
             env["FERRY_LOG_LEVEL"] = "warning"
-            process.environment = env
-            process.standardOutput = handle
-            process.standardError = handle
-            try process.run()
+            process = try ChildProcess(executable: FerryProcess.executable.path, arguments: ["serve", "--database", database, "--port", String(port)],
+                                       environment: env, standardOutput: .file(output.path), standardError: .standardOutput)
         }
 
         var log: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
@@ -79,14 +65,11 @@ struct FerryProcess {
             throw RawHTTPClient.Failure(description: "ferry serve did not start: \(log)")
         }
 
-        func terminate() { process.terminate() }
+        func terminate() { process.send(SIGTERM) }
 
-        func kill() { Foundation.kill(process.processIdentifier, SIGKILL) }
+        func kill() { process.send(SIGKILL) }
 
-        func waitForExit() -> Int32 {
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
+        func waitForExit() -> Int32 { process.wait() }
     }
 }
 

@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import FerryTestSupport
 
 @Suite("QR codes over HTTP")
 struct QRCodeAPITests {
@@ -21,17 +22,9 @@ struct QRCodeAPITests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-qr-\(UUID().uuidString).png")
         try Data(png).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: zbarimg)
-        process.arguments = ["--raw", "-q", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+        let result = try ChildProcess.run(zbarimg, ["--raw", "-q", file.path], standardError: .discard)
+        guard result.status == 0 else { return nil }
+        return result.stdout.trimmingCharacters(in: .newlines)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: zbarimg), "needs zbar-tools"))

@@ -195,16 +195,16 @@ struct SQLiteClickBatchTests {
             StatsStoreTests.visit(String(format: "c%04d", index), address: "ip-\(index % 300)", platform: index % 2 == 0 ? .iOS : .android)
         }
 
-        // Another write waiting: the transaction stops at the first look, after 64 clicks, with their roll-ups.
+        // Another write waiting: the transaction stops at the first look, after 16 clicks, with their roll-ups.
         let taken = try await store.writer.write { db in
             try SQLiteStore.insertClicks(clicks[...], db: db, givingWay: { true })
         }
         #expect(taken == SQLiteStore.clicksBetweenYields)
         let range = StatsRange(fromDay: StatsRollup.day(of: epoch), toDay: StatsRollup.day(of: epoch))
         var report = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: "lnk_1", range: range), range: range, linkID: "lnk_1")
-        #expect(report.totals.clicks == 64 && report.totals.uniqueVisitors == 64)
+        #expect(report.totals.clicks == SQLiteStore.clicksBetweenYields && report.totals.uniqueVisitors == SQLiteStore.clicksBetweenYields)
 
-        // The whole batch on the calling thread, in transactions sized by their pace (the first holds 64 clicks):
+        // The whole batch on the calling thread, in transactions sized by their pace (the first holds 16 clicks):
         // every click once, the roll-ups as if in one.
         try await Task.detached { try store.recordClicksBlocking(clicks) }.value
         #expect(try await store.clickCount(linkID: "lnk_1") == 1000)

@@ -268,7 +268,7 @@ public final class ClickRecorder: Service, Sendable {
 }
 
 /// How the thread that writes clicks is scheduled against the threads that answer them.
-public enum ClickWriterPriority: Sendable, Equatable, CustomStringConvertible {
+public enum ClickWriterPriority: Sendable, Equatable {
     /// Runs only when the processor would otherwise be idle (Linux's `SCHED_IDLE`): a thread answering a click takes
     /// the processor from it the moment it wakes. Elsewhere, the lowest nice value.
     case idle
@@ -280,13 +280,6 @@ public enum ClickWriterPriority: Sendable, Equatable, CustomStringConvertible {
         if text.lowercased() == "idle" { self = .idle; return }
         guard let value = Int32(text), (0...19).contains(value) else { return nil }
         self = .nice(value)
-    }
-
-    public var description: String {
-        switch self {
-        case .idle: "idle"
-        case .nice(let value): "\(value)"
-        }
     }
 
     /// Applies this priority to the calling thread; false (with `errno` set) when the system refuses.

@@ -56,11 +56,12 @@ final class RandomPool: Sendable {
                 }
             }
         }
-        // No device (a bare chroot): the standard library's generator, eight bytes per system call.
+        // No device (a bare chroot): the standard library's generator, eight bytes per draw.
         var generator = SystemRandomNumberGenerator()
         while filled < buffer.count {
-            buffer[filled] = UInt8.random(in: .min ... .max, using: &generator)
-            filled += 1
+            let count = min(8, buffer.count - filled)
+            withUnsafeBytes(of: generator.next()) { buffer.baseAddress!.advanced(by: filled).copyMemory(from: $0.baseAddress!, byteCount: count) }
+            filled += count
         }
         #endif
     }

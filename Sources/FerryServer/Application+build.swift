@@ -49,12 +49,14 @@ public func buildApplication(
         store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox,
         addresses: addresses, hasher: hasher, maxBodyBytes: configuration.maxBodyBytes,
         lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(secret: dashboardKey), logger: logger,
-        metricsAllowed: configuration.metricsAllowed
+        metricsAllowed: configuration.metricsAllowed, rateLimits: configuration.rateLimits
     )
     return Application(
         router: router,
         // At debug level every request is logged by the router's middleware, so every request goes through it.
-        server: logger.logLevel <= .debug ? .http1() : .ferry(edge: edge, serverName: "Ferry"),
+        server: logger.logLevel <= .debug
+            ? .http1(configuration: .init(idleTimeout: TimeAmount(configuration.readTimeout)))
+            : .ferry(edge: edge, serverName: "Ferry", readTimeout: configuration.readTimeout),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         // A store that is a service (PostgreSQL's pool) goes first, so that it is shut down last.
         services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, dispatcher],
@@ -67,13 +69,15 @@ public func buildApplication(
 func buildRouter(
     store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, addresses: ClientAddressResolver,
     hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger,
-    metricsAllowed: [IPNetwork] = []
+    metricsAllowed: [IPNetwork] = [], rateLimits: RateLimitSettings = .defaults
 ) throws -> (Router<FerryRequestContext>, EdgeController) {
     let router = Router(context: FerryRequestContext.self)
     // Every request logged at debug level, when the log level shows them (the middleware costs per request).
     if logger.logLevel <= .debug { router.add(middleware: LogRequestsMiddleware(.debug)) }
     let errors = ErrorMiddleware(store: store, logger: logger)
     router.add(middleware: errors)
+    let limits = RequestLimits(limiter: RateLimiter(settings: rateLimits), addresses: addresses)
+    router.add(middleware: RateLimitMiddleware(limits: limits, errors: errors))
     router.get("/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }
     router.get("/readyz") { _, _ in
         do {
@@ -84,7 +88,8 @@ func buildRouter(
         }
     }
     let edgeCounters = EdgeCounters()
-    MetricsController(cache: cache, recorder: recorder, edge: edgeCounters, allowed: metricsAllowed, started: .now).register(on: router)
+    MetricsController(cache: cache, recorder: recorder, edge: edgeCounters, limiter: limits.limiter, allowed: metricsAllowed, started: .now)
+        .register(on: router)
     router.get("/openapi.yaml") { _, _ in
         guard let text = OpenAPIDocument.text else {
             throw APIError(.notFound, code: "not_found", message: "the API description was not deployed with this binary (Ferry_FerryServer.resources)")
@@ -107,10 +112,11 @@ func buildRouter(
     attribution.register(on: router)
     WebhooksController(store: store, authenticator: authenticator, outbox: outbox, maxBodyBytes: maxBodyBytes).register(on: router)
     try DashboardController(links: links, admin: admin, authenticator: authenticator, cache: cache, outbox: outbox, sessions: dashboardSessions,
-                            library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes).register(on: router)
+                            library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes, limits: limits).register(on: router)
     let edge = EdgeController(
         store: store, immediateReader: store as? any ImmediateLinkReading, cache: cache, recorder: recorder, classifier: UserAgentClassifier(),
-        clickRouter: ClickRouter(), now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout), counters: edgeCounters
+        clickRouter: ClickRouter(), now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout), counters: edgeCounters,
+        limits: limits
     )
     CompatibilityController(
         admin: admin, edge: edge, attribution: attribution, authenticator: authenticator, addresses: addresses, hasher: hasher,

@@ -22,6 +22,8 @@ struct EdgeController: Sendable {
     let random = RandomPool()
     /// How many clicks the fast path answered (shared with `/metrics`).
     let counters: EdgeCounters
+    /// Clicks on unknown slugs per client address (each costs a database read until the slug is known missing).
+    let limits: RequestLimits
 
     static let hostHeader = HTTPField.Name("Host")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -95,14 +97,17 @@ struct EdgeController: Sendable {
         return shared
     }
 
-    /// The link of a slug on a host, through the cache (stale entries when the database is away).
-    func resolve(host: String, slug: String) async throws -> ResolvedLink? {
+    /// The link of a slug on a host, through the cache (stale entries when the database is away). With a click's
+    /// client address, a slug the cache does not know counts against the address's limit of unknown slugs, and an
+    /// address over it gets `UnknownSlugFlood` instead of a database read.
+    func resolve(host: String, slug: String, clickFrom subject: RateLimitSubject? = nil) async throws -> ResolvedLink? {
         guard let app = try await sharedApp(forHost: host) else { return nil }
         let domain = app.value.linkDomain(forHost: host) ?? host
         if let entry = cache.link(domain: domain, slug: slug) {
             if case .found(let link) = entry { return ResolvedLink(link: link, app: app) }
             return nil
         }
+        if let subject, case .limited(let wait) = limits.limiter.check(.unknownSlugs, for: subject) { throw UnknownSlugFlood(retryAfter: wait) }
         let generation = cache.generation
         let store = store
         let link: Link?
@@ -113,6 +118,7 @@ struct EdgeController: Sendable {
             if case .found(let link) = stale { return ResolvedLink(link: link, app: app) }
             return nil
         }
+        if link == nil { chargeUnknownSlug(subject) }
         guard case .found(let shared) = cache.store(link.map { .found($0) } ?? .missing, domain: domain, slug: slug, generation: generation)
         else { return nil }
         return ResolvedLink(link: shared, app: app)
@@ -121,8 +127,12 @@ struct EdgeController: Sendable {
     func click(_ request: Request, context: FerryRequestContext, slug rawSlug: String, head: Bool = false) async throws -> Response {
         guard let host = Self.host(of: request), let slug = Slug.normalize(rawSlug) else { return page(.notFound, head: head) }
         let found: ResolvedLink?
-        do { found = try await resolve(host: host, slug: slug) } catch is DatabaseUnavailable {
+        do {
+            found = try await resolve(host: host, slug: slug, clickFrom: limits.addressSubject(request, context: context))
+        } catch is DatabaseUnavailable {
             return page(.unavailable, head: head)
+        } catch let flood as UnknownSlugFlood {
+            return EdgeAnswer.tooManyUnknownSlugs(retryAfter: flood.retryAfter).response(head: head)
         }
         guard let resolved = found else { return page(.notFound, head: head) }
         let click = ClickRequest(
@@ -144,14 +154,29 @@ struct EdgeController: Sendable {
         var cached = cache.link(domain: domain, slug: slug, countingMisses: immediate != nil)
         if cached == nil, let immediate {
             // A store whose point reads never wait (SQLite) is asked right here, as the router's path would.
+            let subject = limits.addressSubject(peer: ClickOrigin(peer: click.peer, forwardedFor: []).peer, forwardedFor: click.forwardedFor)
+            if let refusal = unknownSlugRefusal(subject) { return refusal }
             let generation = cache.generation
             let read: Link?
             do { read = try immediate.linkImmediately(domain: domain, slug: slug) } catch { return nil }
+            if read == nil { chargeUnknownSlug(subject) }
             cached = cache.store(read.map { .found($0) } ?? .missing, domain: domain, slug: slug, generation: generation)
         }
         guard let cached else { return nil }
         guard case .found(let link) = cached else { return .page(.notFound) }
         return answer(ResolvedLink(link: link, app: app), click: click, head: false)
+    }
+
+    /// The 429 page for an address over its limit of unknown slugs, or nil when it may look one up.
+    func unknownSlugRefusal(_ subject: RateLimitSubject?) -> EdgeAnswer? {
+        guard let subject, case .limited(let wait) = limits.limiter.check(.unknownSlugs, for: subject) else { return nil }
+        return .tooManyUnknownSlugs(retryAfter: wait)
+    }
+
+    /// Counts a database read that found no link against the address (the slug is now cached as missing, so the
+    /// same slug again costs nothing).
+    func chargeUnknownSlug(_ subject: RateLimitSubject?) {
+        if let subject { _ = limits.limiter.take(.unknownSlugs, for: subject) }
     }
 
     /// The answer to a click on a known link: where it goes (by platform), recorded unless it is a HEAD or a page
@@ -271,6 +296,11 @@ final class EdgeCounters: Sendable {
     let fastAnswers = Atomic<Int>(0)
 }
 
+/// A click on a slug the cache does not know, from an address over its limit of unknown slugs.
+struct UnknownSlugFlood: Error {
+    var retryAfter: Int
+}
+
 /// What the answer to a click depends on, taken from the request by whichever path serves it.
 struct ClickRequest {
     var userAgent: String?
@@ -299,6 +329,13 @@ struct EdgeAnswer {
     static func page(_ page: StatusPage) -> EdgeAnswer {
         var answer = html(page.render(), status: HTTPResponse.Status(code: page.status))
         if page.status == 503 { answer.fields.append((.retryAfter, "5")) }
+        return answer
+    }
+
+    /// 429 for an address that clicked too many slugs that do not exist.
+    static func tooManyUnknownSlugs(retryAfter: Int) -> EdgeAnswer {
+        var answer = page(.tooManyRequests)
+        answer.fields.append((.retryAfter, String(retryAfter)))
         return answer
     }
 

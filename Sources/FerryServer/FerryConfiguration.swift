@@ -108,10 +108,16 @@ public struct FerryConfiguration: Sendable {
     public var clickRetention: Duration? = .seconds(400 * 86400)
     /// Largest request body accepted, in bytes.
     public var maxBodyBytes = 64 * 1024
+    /// How long a client may leave its connection silent while Ferry waits on it (a request head or body that stalls,
+    /// a keep-alive connection left idle) before Ferry closes it. Longer than the 60 s idle timeout load balancers
+    /// commonly use, so that a balancer, not Ferry, closes the idle connections it keeps.
+    public var readTimeout: Duration = .seconds(75)
     /// Log level.
     public var logLevel: Logger.Level = .info
     /// Networks besides loopback that may read `/metrics` (a Prometheus scraper's).
     public var metricsAllowed: [IPNetwork] = []
+    /// Request limits per client address and per API key (`FERRY_RATE_LIMITS`).
+    public var rateLimits = RateLimitSettings.defaults
 
     /// The defaults.
     public init() {}
@@ -157,6 +163,9 @@ public struct FerryConfiguration: Sendable {
                 throw ConfigurationError("FERRY_CLICK_WRITER_PRIORITY must be idle or a nice value from 0 to 19")
             }
             clickWriterPriority = priority
+        }
+        if let value = environment["FERRY_RATE_LIMITS"], !value.isEmpty {
+            rateLimits = try RateLimitSettings(parsing: value)
         }
         if let value = environment["FERRY_LOG_LEVEL"], !value.isEmpty {
             guard let level = Logger.Level(rawValue: value.lowercased()) else { throw ConfigurationError("FERRY_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical") }

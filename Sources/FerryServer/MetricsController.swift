@@ -10,6 +10,7 @@ struct MetricsController: Sendable {
     let cache: LinkCache
     let recorder: ClickRecorder
     let edge: EdgeCounters
+    let limiter: RateLimiter
     let allowed: [IPNetwork]
     let started: ContinuousClock.Instant
 
@@ -50,6 +51,9 @@ struct MetricsController: Sendable {
         metric("ferry_link_cache_hits_total", "counter", "Link lookups answered from the cache.", cache.hits)
         metric("ferry_link_cache_misses_total", "counter", "Link lookups the cache could not answer.", cache.misses)
         metric("ferry_link_cache_links", "gauge", "Links (and known-missing slugs) held by the cache.", cache.links)
+        lines.append("# HELP ferry_rate_limited_total Requests answered 429 because their client address or API key went over a limit.")
+        lines.append("# TYPE ferry_rate_limited_total counter")
+        for (rule, count) in limiter.limitedTotals { lines.append("ferry_rate_limited_total{rule=\"\(rule.rawValue)\"} \(count)") }
         metric("process_uptime_seconds", "gauge", "Seconds since the server was built.", uptime.components.seconds)
         if let resident = Self.residentMemoryBytes() {
             metric("process_resident_memory_bytes", "gauge", "Resident memory of this process.", resident)

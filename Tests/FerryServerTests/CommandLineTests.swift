@@ -42,13 +42,14 @@ struct FerryProcess {
         let output: URL
         let port: Int
 
-        init(database: String, port: Int, directory: URL) throws {
+        init(database: String, port: Int, directory: URL, environment: [String: String] = [:]) throws {
             self.port = port
             output = directory.appendingPathComponent("serve-\(UUID().uuidString).log")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             var env = ProcessInfo.processInfo.environment
             env["FERRY_DATABASE_URL"] = nil
             env["FERRY_LOG_LEVEL"] = "warning"
+            for (key, value) in environment { env[key] = value }
             process = try ChildProcess(executable: FerryProcess.executable.path, arguments: ["serve", "--database", database, "--port", String(port)],
                                        environment: env, standardOutput: .file(output.path), standardError: .standardOutput)
         }

@@ -35,8 +35,8 @@ enum RawHTTPClient {
     }
 
     /// Sends bytes and reads until the server closes; a read that waits 10 s without the server closing fails. With
-    /// `pieces`, the bytes go in writes of that many bytes, a few milliseconds apart (a slow client, split heads).
-    static func exchange(port: Int, bytes: [UInt8], pieces: Int? = nil) throws -> [UInt8] {
+    /// `pieces`, the bytes go in writes of that many bytes, `pause` microseconds apart (a slow client, split heads).
+    static func exchange(port: Int, bytes: [UInt8], pieces: Int? = nil, pause: UInt32 = 3000) throws -> [UInt8] {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -62,7 +62,7 @@ enum RawHTTPClient {
             let n = bytes[sent..<end].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             guard n > 0 else { throw Failure(description: "send failed") }
             sent += n
-            if pieces != nil { usleep(3000) }
+            if pieces != nil { usleep(pause) }
         }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -123,18 +123,19 @@ enum RawHTTPClient {
         return responses
     }
 
+    /// The data of a chunked body, worked on as bytes (a chunk's closing CR LF is one `Character` to `String`, and a
+    /// chunk may end in the middle of one).
     static func dechunk(_ text: String) -> String {
-        var out = ""
-        var rest = Substring(text)
-        while let lineEnd = rest.range(of: "\r\n") {
-            guard let size = Int(rest[..<lineEnd.lowerBound], radix: 16), size > 0 else { break }
-            let start = lineEnd.upperBound
-            let utf8 = rest.utf8
-            guard let end = utf8.index(start, offsetBy: size, limitedBy: utf8.endIndex) else { break }
-            out += String(rest[start..<end])
-            rest = rest[end...].dropFirst(2)
+        var rest = Array(text.utf8)[...]
+        var out: [UInt8] = []
+        while let lineEnd = rest.indices.first(where: { rest[$0...].starts(with: [13, 10]) }) {
+            guard let size = Int(String(decoding: rest[..<lineEnd], as: UTF8.self), radix: 16), size > 0 else { break }
+            let start = lineEnd + 2
+            guard start + size <= rest.endIndex else { break }
+            out += rest[start..<(start + size)]
+            rest = rest[min(rest.endIndex, start + size + 2)...]
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A port that was free a moment ago.

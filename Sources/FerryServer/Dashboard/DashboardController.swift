@@ -17,6 +17,8 @@ struct DashboardController: Sendable {
     let sessions: DashboardSessions
     let library: MustacheLibrary
     let maxBodyBytes: Int
+    /// Failed sign-ins and link creations per client address.
+    let limits: RequestLimits
 
     var store: any FerryDatabase { admin.store }
 
@@ -43,11 +45,21 @@ struct DashboardController: Sendable {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: DashboardTemplates.stylesheet)))
         }
         group.get("/sign-in") { request, _ in signInPage(request, error: nil) }
-        group.post("/sign-in") { request, _ in try await signIn(request) }
+        group.post("/sign-in") { request, context in try await signIn(request, context: context) }
         group.post("/sign-out") { request, _ in try await guarded(request) { _, _ in redirect("/dashboard/sign-in", clearing: true) } }
         group.get("/") { request, _ in try await guarded(request) { viewer, _ in try await linksPage(request, viewer) } }
         group.get("/links/new") { request, _ in try await guarded(request) { viewer, _ in linkForm(viewer, link: nil, error: nil) } }
-        group.post("/links") { request, _ in try await guarded(request) { viewer, form in try await createLink(viewer, form) } }
+        group.post("/links") { request, context in
+            try await guarded(request) { viewer, form in
+                if let error = limits.take(.linksAddress, nil, request: request, context: context) {
+                    var response = linkForm(viewer, link: nil, error: error.body.error.message, values: form)
+                    response.status = .tooManyRequests
+                    response.headers[.retryAfter] = error.headers[.retryAfter]
+                    return response
+                }
+                return try await createLink(viewer, form)
+            }
+        }
         group.get("/links/:id") { request, context in
             try await guarded(request) { viewer, _ in try await linkPage(viewer, try await link(context, viewer)) }
         }
@@ -114,16 +126,28 @@ struct DashboardController: Sendable {
         }
     }
 
-    func signInPage(_ request: Request, error: String?) -> Response {
+    func signInPage(_ request: Request, error: String?, status: HTTPResponse.Status? = nil) -> Response {
         var generator = SystemRandomNumberGenerator()
         let nonce = Identifiers.apiKeySecret(using: &generator)
         let body = render("signIn", ["csrf": sessions.csrfToken(nonce: nonce)])
-        var response = html(status: error == nil ? .ok : .unauthorized, title: "Sign in", body: body, viewer: nil, error: error)
+        var response = html(status: status ?? (error == nil ? .ok : .unauthorized), title: "Sign in", body: body, viewer: nil, error: error)
         response.setCookie(Self.cookie(DashboardSessions.signInCookie, nonce, request: request, maxAge: 3600))
         return response
     }
 
-    func signIn(_ request: Request) async throws -> Response {
+    func signIn(_ request: Request, context: FerryRequestContext) async throws -> Response {
+        // Only failures count: guessing keys is what the limit stops, and a wrong key is what guessing produces.
+        let subject = limits.addressSubject(request, context: context)
+        if let subject, case .limited(let wait) = limits.limiter.check(.signIn, for: subject) {
+            var response = signInPage(request, error: "Too many failed sign-ins from this address. Try again in \(Self.minutes(wait)).",
+                                      status: .tooManyRequests)
+            response.headers[.retryAfter] = String(wait)
+            return response
+        }
+        func failed(_ message: String) -> Response {
+            if let subject { _ = limits.limiter.take(.signIn, for: subject) }
+            return signInPage(request, error: message)
+        }
         let form = try await Self.form(of: request, limit: 8192)
         guard Self.sameOrigin(request), let nonce = request.cookies[DashboardSessions.signInCookie]?.value,
               sessions.checkCSRF(form.value(of: "csrf"), nonce: nonce)
@@ -135,15 +159,22 @@ struct DashboardController: Sendable {
         do {
             auth = try await authenticator.authenticate(key: key, requiring: .secret)
         } catch let error as APIError where error.status == .forbidden {
-            return signInPage(request, error: "That is a publishable key. Sign in with a secret key (fs_…).")
+            return failed("That is a publishable key. Sign in with a secret key (fs_…).")
         } catch is APIError {
-            return signInPage(request, error: "That key is not a valid secret key of this server.")
+            return failed("That key is not a valid secret key of this server.")
         }
         var response = redirect("/dashboard")
         response.setCookie(Self.cookie(DashboardSessions.cookie, sessions.issue(keyHash: auth.key.hash, now: admin.now()), request: request,
                                        maxAge: Int(sessions.lifetime)))
         response.setCookie(Self.cookie(DashboardSessions.signInCookie, "", request: request, maxAge: 0))
         return response
+    }
+
+    /// "3 minutes", "1 minute", "40 seconds".
+    static func minutes(_ seconds: Int) -> String {
+        if seconds < 60 { return seconds == 1 ? "1 second" : "\(seconds) seconds" }
+        let minutes = (seconds + 59) / 60
+        return minutes == 1 ? "1 minute" : "\(minutes) minutes"
     }
 
     static func cookie(_ name: String, _ value: String, request: Request, maxAge: Int) -> Cookie {

@@ -50,6 +50,28 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the address belongs to the public internet: not loopback, private (RFC 1918, unique-local), shared
+    /// (carrier-grade NAT), link-local (cloud metadata services live there), multicast, unspecified or reserved.
+    /// IPv4 carried in IPv6 (mapped, or NAT64's `64:ff9b::/96`) is judged as the IPv4 address it carries.
+    public var isPublic: Bool {
+        switch unmapped {
+        case .v4(let value):
+            let reserved: [(UInt32, UInt32)] = [
+                (0x0000_0000, 8), (0x0A00_0000, 8), (0x6440_0000, 10), (0x7F00_0000, 8), (0xA9FE_0000, 16), (0xAC10_0000, 12),
+                (0xC000_0000, 24), (0xC0A8_0000, 16), (0xC612_0000, 15), (0xE000_0000, 4), (0xF000_0000, 4),
+            ]
+            return !reserved.contains { network, bits in value >> (32 - bits) == network >> (32 - bits) }
+        case .v6(let high, let low):
+            if high == 0x0064_FF9B_0000_0000 && low >> 32 == 0 { return IPAddress.v4(UInt32(truncatingIfNeeded: low)).isPublic }
+            if high == 0 { return false }  // ::, ::1, IPv4-compatible and the rest of ::/64
+            let top = high >> 48
+            if top & 0xFE00 == 0xFC00 { return false }  // fc00::/7 unique-local
+            if top & 0xFFC0 == 0xFE80 || top & 0xFFC0 == 0xFEC0 { return false }  // link-local, old site-local
+            if top & 0xFF00 == 0xFF00 { return false }  // multicast
+            return true
+        }
+    }
+
     /// Whether this is an IPv4-mapped IPv6 address (`::ffff:0:0/96`).
     public var isIPv4Mapped: Bool {
         if case .v6(let high, let low) = self {

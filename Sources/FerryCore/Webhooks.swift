@@ -1,5 +1,8 @@
 import FerryAPI
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A URL of the app's that receives signed `POST`s about its links.
 public struct Webhook: Sendable, Hashable {
@@ -91,16 +94,39 @@ public enum WebhookRules {
 
     /// Checks a create request: an absolute http(s) URL without credentials or fragment, and known events (all when
     /// none are named; duplicates removed, order kept).
-    public static func validate(_ request: CreateWebhookRequest) throws(ValidationError) -> (url: String, events: [WebhookEventType]) {
+    /// With `allowingPrivateDestinations` false, a URL ``destinationRefusal(url:)`` refuses is refused too.
+    public static func validate(_ request: CreateWebhookRequest, allowingPrivateDestinations: Bool = false) throws(ValidationError)
+        -> (url: String, events: [WebhookEventType]) {
         guard request.url.utf8.count <= maxURLLength else {
             throw ValidationError(field: "url", "url must be at most \(maxURLLength) bytes")
         }
         try URLRules.validateWebURL(request.url, field: "url")
         if request.url.contains("#") { throw ValidationError(field: "url", "url must not have a fragment") }
+        if !allowingPrivateDestinations, let refusal = destinationRefusal(url: request.url) { throw ValidationError(field: "url", refusal) }
         var events: [WebhookEventType] = []
         for event in request.events ?? WebhookEventType.allCases where !events.contains(event) { events.append(event) }
         guard !events.isEmpty else { throw ValidationError(field: "events", "events must name at least one event, or be left out for all") }
         return (request.url, events)
+    }
+
+    /// Why a webhook may not be sent to `url`, or nil when it may: a host named `localhost` (or under it), or an
+    /// address — written in any form a resolver reads as one, such as `127.1` or `0x7f000001` — that is not public.
+    /// Names are judged by what they resolve to when a delivery is made (``refusal(addresses:)``).
+    public static func destinationRefusal(url: String) -> String? {
+        guard var host = URLComponents(string: url)?.host?.lowercased() else { return nil }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        while host.hasSuffix(".") { host.removeLast() }
+        if host == "localhost" || host.hasSuffix(".localhost") {
+            return "url must not point at this server or its network (\(host)); webhooks go to public addresses"
+        }
+        if let addresses = NumericHost.addresses(host), let refusal = refusal(addresses: addresses) { return refusal }
+        return nil
+    }
+
+    /// Why a delivery may not go to a host that resolved to `addresses`, or nil when all of them are public.
+    public static func refusal(addresses: [IPAddress]) -> String? {
+        guard let inside = addresses.first(where: { !$0.isPublic }) else { return nil }
+        return "url must not point at this server or its network (\(inside) is not a public address); webhooks go to public addresses"
     }
 
     /// When attempt `attempts + 1` is due after `attempts` failed ones: `base` × 3^(attempts − 1), at most six
@@ -117,5 +143,60 @@ public enum WebhookRules {
     public static func payload(id: String, type: WebhookEventType, at date: Date, environment: APIEnvironment, data: WebhookEventData) -> String {
         let body = (try? FerryJSON.makeEncoder().encode(WebhookPayload(id: id, type: type, createdAt: date, environment: environment, data: data))) ?? Data("{}".utf8)
         return String(decoding: body, as: UTF8.self)
+    }
+}
+
+/// The system resolver's view of host names: numeric forms without a lookup, names with one.
+public enum NumericHost {
+    /// The addresses a host is when it is written as an address in any form the resolver accepts (`127.1`,
+    /// `0x7f.0.0.1`, `2130706433`, `::1`); nil for a name, which only a lookup can turn into addresses.
+    public static func addresses(_ host: String) -> [IPAddress]? {
+        let found = lookUp(host, numericOnly: true)
+        return found.isEmpty ? nil : found
+    }
+
+    /// Every address a name resolves to (a DNS lookup: blocking, call it off the event loops); empty when it
+    /// resolves to none.
+    public static func resolve(_ host: String) -> [IPAddress] {
+        lookUp(host, numericOnly: false)
+    }
+
+    private static func lookUp(_ host: String, numericOnly: Bool) -> [IPAddress] {
+        guard !host.isEmpty, host.utf8.count <= 253, !host.utf8.contains(0) else { return [] }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_flags = numericOnly ? AI_NUMERICHOST : 0
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return [] }
+        defer { freeaddrinfo(first) }
+        var addresses: [IPAddress] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let current = entry {
+            if let socket = current.pointee.ai_addr {
+                var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+                let family = Int32(socket.pointee.sa_family)
+                let ok: Bool = switch family {
+                case AF_INET:
+                    socket.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                        var raw = address.pointee.sin_addr
+                        return inet_ntop(AF_INET, &raw, &text, socklen_t(text.count)) != nil
+                    }
+                case AF_INET6:
+                    socket.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                        var raw = address.pointee.sin6_addr
+                        return inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count)) != nil
+                    }
+                default: false
+                }
+                if ok, let address = IPAddress(String(cString: text)) { addresses.append(address) }
+            }
+            entry = current.pointee.ai_next
+        }
+        return addresses
     }
 }

@@ -33,7 +33,7 @@ public func buildApplication(
     let dashboardKey = try await store.insertSettingIfAbsent("dashboard_session_key", value: Secrets.makeHashKey())
     let cache = LinkCache(capacity: configuration.linkCacheCapacity)
     let admin = FerryAdmin(store: store)
-    let outbox = WebhookOutbox(store: store, now: admin.now, logger: logger)
+    let outbox = WebhookOutbox(store: store, now: admin.now, logger: logger, allowPrivateDestinations: configuration.webhookAllowPrivateDestinations)
     let addresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
     let hasher = AddressHasher(key: hashKey)
     let recorder = ClickRecorder(
@@ -42,7 +42,8 @@ public func buildApplication(
         writerPriority: configuration.clickWriterPriority, afterWrite: { await outbox.clicksStored($0) }
     )
     let dispatcher = WebhookDispatcher(
-        store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger)
+        store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger,
+        allowPrivateDestinations: configuration.webhookAllowPrivateDestinations)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
     let (router, edge) = try buildRouter(

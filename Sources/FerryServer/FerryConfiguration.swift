@@ -116,6 +116,9 @@ public struct FerryConfiguration: Sendable {
     public var logLevel: Logger.Level = .info
     /// Networks besides loopback that may read `/metrics` (a Prometheus scraper's).
     public var metricsAllowed: [IPNetwork] = []
+    /// Whether webhooks may be sent to loopback, private and link-local addresses (a receiver on the operator's own
+    /// network); off, an app's owner cannot make the server call into the network it runs in.
+    public var webhookAllowPrivateDestinations = false
     /// Request limits per client address and per API key (`FERRY_RATE_LIMITS`).
     public var rateLimits = RateLimitSettings.defaults
 
@@ -163,6 +166,13 @@ public struct FerryConfiguration: Sendable {
                 throw ConfigurationError("FERRY_CLICK_WRITER_PRIORITY must be idle or a nice value from 0 to 19")
             }
             clickWriterPriority = priority
+        }
+        if let value = environment["FERRY_WEBHOOK_ALLOW_PRIVATE"], !value.isEmpty {
+            switch value.lowercased() {
+            case "1", "true", "yes", "on": webhookAllowPrivateDestinations = true
+            case "0", "false", "no", "off": webhookAllowPrivateDestinations = false
+            default: throw ConfigurationError("FERRY_WEBHOOK_ALLOW_PRIVATE must be 1 or 0")
+            }
         }
         if let value = environment["FERRY_RATE_LIMITS"], !value.isEmpty {
             rateLimits = try RateLimitSettings(parsing: value)

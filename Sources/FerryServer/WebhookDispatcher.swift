@@ -16,19 +16,22 @@ public final class WebhookOutbox: Sendable {
     let store: any FerryDatabase
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Whether webhooks may point at loopback, private and link-local addresses (`FERRY_WEBHOOK_ALLOW_PRIVATE`).
+    let allowPrivateDestinations: Bool
     private let cache = Mutex<[String: (webhooks: [Webhook], until: ContinuousClock.Instant)]>([:])
 
     /// Creates an outbox.
-    public init(store: any FerryDatabase, now: @escaping @Sendable () -> Date, logger: Logger) {
+    public init(store: any FerryDatabase, now: @escaping @Sendable () -> Date, logger: Logger, allowPrivateDestinations: Bool = false) {
         self.store = store
         self.now = now
         self.logger = logger
+        self.allowPrivateDestinations = allowPrivateDestinations
     }
 
     /// Validates and stores a new webhook for an app's environment (its secret made here); throws the rules'
     /// `ValidationError`, with the code `too_many_webhooks` when the app has ``WebhookRules/maxPerApp`` already.
     public func addWebhook(_ request: CreateWebhookRequest, appID: String, environment: APIEnvironment) async throws -> Webhook {
-        let (url, events) = try WebhookRules.validate(request)
+        let (url, events) = try WebhookRules.validate(request, allowingPrivateDestinations: allowPrivateDestinations)
         guard try await store.webhooks(appID: appID, environment: environment).count < WebhookRules.maxPerApp else {
             throw ValidationError(code: "too_many_webhooks", field: nil, "an app has at most \(WebhookRules.maxPerApp) webhooks per environment")
         }
@@ -120,6 +123,9 @@ public struct WebhookDispatcher: Service {
     let timeout: Double
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Whether deliveries may go to loopback, private and link-local addresses; when not, a webhook's host is
+    /// resolved before each attempt and the attempt fails if any of its addresses is internal.
+    let allowPrivateDestinations: Bool
 
     /// Deliveries taken per round.
     static let batch = 32
@@ -127,7 +133,9 @@ public struct WebhookDispatcher: Service {
     static let lease = 120.0
 
     /// Creates a dispatcher.
-    public init(store: any FerryDatabase, pollInterval: Duration, retryBase: Double, timeout: Double = 10, now: @escaping @Sendable () -> Date, logger: Logger) {
+    public init(store: any FerryDatabase, pollInterval: Duration, retryBase: Double, timeout: Double = 10, now: @escaping @Sendable () -> Date,
+                logger: Logger, allowPrivateDestinations: Bool = false) {
+        self.allowPrivateDestinations = allowPrivateDestinations
         self.store = store
         self.pollInterval = pollInterval
         self.retryBase = retryBase
@@ -174,7 +182,9 @@ public struct WebhookDispatcher: Service {
         let delivery = item.delivery
         var status: Int?
         var failure: String?
-        if let url = URL(string: item.webhook.url) {
+        if let url = URL(string: item.webhook.url), let refusal = await destinationRefusal(url) {
+            failure = refusal
+        } else if let url = URL(string: item.webhook.url) {
             var request = URLRequest(url: url)
             request.httpMethod = "POST"
             let body = Data(delivery.payload.utf8)
@@ -209,6 +219,22 @@ public struct WebhookDispatcher: Service {
         } catch {
             logger.warning("webhook attempt not recorded", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
         }
+    }
+}
+
+extension WebhookDispatcher {
+    /// Why a delivery may not go to `url` now (its host is, or resolves to, an internal address), or nil. The name is
+    /// resolved on a thread of its own: a lookup blocks. The connection resolves it again, so a name whose answers
+    /// change between the two (DNS rebinding) is not fully covered; refusing internal literals and checking names
+    /// stops the plain cases.
+    func destinationRefusal(_ url: URL) async -> String? {
+        guard !allowPrivateDestinations else { return nil }
+        if let refusal = WebhookRules.destinationRefusal(url: url.absoluteString) { return refusal }
+        guard let host = url.host, NumericHost.addresses(host) == nil else { return nil }
+        let addresses = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: NumericHost.resolve(host)) }.start()
+        }
+        return WebhookRules.refusal(addresses: addresses)
     }
 }
 

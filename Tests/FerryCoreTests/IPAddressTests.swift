@@ -536,3 +536,29 @@ struct ClientAddressResolverTests {
         #expect(tenNet.clientAddress(peer: "10.0.0.254", forwardedFor: many) == ip("10.0.0.1"))
     }
 }
+
+@Suite("Public addresses")
+struct PublicAddressTests {
+    @Test func internalRangesAreNotPublic() {
+        for text in ["0.0.0.0", "10.0.0.1", "100.64.0.1", "100.127.255.255", "127.0.0.1", "169.254.169.254", "172.16.0.1", "172.31.255.255",
+                     "192.0.0.8", "192.168.0.1", "198.18.0.1", "224.0.0.1", "255.255.255.255", "::", "::1", "::ffff:10.0.0.1", "fc00::1", "fd12::1",
+                     "fe80::1", "fec0::1", "ff02::1", "64:ff9b::a9fe:a9fe"] {
+            #expect(IPAddress(text)?.isPublic == false, "\(text)")
+        }
+        for text in ["1.1.1.1", "8.8.8.8", "100.63.255.255", "100.128.0.1", "172.15.255.255", "172.32.0.1", "192.0.1.1", "198.20.0.1",
+                     "2606:4700::1111", "2001:4860:4860::8888", "::ffff:8.8.8.8", "64:ff9b::808:808"] {
+            #expect(IPAddress(text)?.isPublic == true, "\(text)")
+        }
+    }
+
+    @Test func numericHostsAreReadAsTheResolverReadsThem() {
+        #expect(NumericHost.addresses("127.1") == [IPAddress("127.0.0.1")!])
+        #expect(NumericHost.addresses("2130706433") == [IPAddress("127.0.0.1")!])
+        #expect(NumericHost.addresses("0x7f.0.0.1") == [IPAddress("127.0.0.1")!])
+        #expect(NumericHost.addresses("::1") == [IPAddress("::1")!])
+        #expect(NumericHost.addresses("hooks.example.com") == nil)
+        #expect(NumericHost.addresses("") == nil)
+        #expect(WebhookRules.destinationRefusal(url: "https://hooks.example.com/x") == nil)
+        #expect(WebhookRules.destinationRefusal(url: "http://0177.0.0.1/x") != nil)
+    }
+}

@@ -42,6 +42,8 @@ struct WebhookTests {
         var configuration = Fixture.configuration
         configuration.webhookPollInterval = .milliseconds(50)
         configuration.webhookRetryBase = 0.2
+        // The receiver runs on this machine.
+        configuration.webhookAllowPrivateDestinations = true
         return configuration
     }
 
@@ -148,6 +150,62 @@ struct WebhookTests {
             let tooMany = try await client.execute(uri: "/v1/webhooks", method: .post, headers: headers(key: fixture.secret, json: true),
                                                    body: jsonBody(#"{"url": "https://hooks.example.com/more"}"#))
             #expect(tooMany.status == .conflict && tooMany.error?.code == "too_many_webhooks")
+        }
+    }
+
+    /// An app's owner cannot make the server call into its own network: internal destinations are refused when the
+    /// webhook is made, in every form a resolver reads as an address, and again at delivery.
+    @Test func webhooksToInternalAddressesAreRefused() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let inside = [
+                "http://127.0.0.1:8080/hooks", "http://localhost/hooks", "http://LocalHost/hooks", "http://api.localhost/hooks",
+                "http://[::1]/hooks", "http://[::ffff:127.0.0.1]/hooks", "http://169.254.169.254/latest/meta-data/", "http://10.1.2.3/",
+                "http://172.16.0.1/", "http://192.168.1.1/", "http://100.64.0.1/", "http://0.0.0.0/", "http://[fd00::1]/", "http://[fe80::1]/",
+                "http://127.1/", "http://2130706433/", "http://0x7f000001/", "https://[64:ff9b::a9fe:a9fe]/",
+            ]
+            for url in inside {
+                let response = try await client.execute(uri: "/v1/webhooks", method: .post, headers: headers(key: fixture.secret, json: true),
+                                                        body: jsonBody(CreateWebhookRequest(url: url)))
+                #expect(response.status == .badRequest, "\(url)")
+                #expect(response.error?.field == "url" && response.error?.message.contains("public addresses") == true, "\(url): \(response.text)")
+            }
+            for url in ["https://hooks.example.com/ferry", "https://93.184.216.34/hooks", "https://[2606:2800:220:1:248:1893:25c8:1946]/"] {
+                let response = try await client.execute(uri: "/v1/webhooks", method: .post, headers: headers(key: fixture.secret, json: true),
+                                                        body: jsonBody(CreateWebhookRequest(url: url)))
+                #expect(response.status == .created, "\(url): \(response.text)")
+            }
+            #expect(try await fixture.store.webhooks(appID: fixture.app.id, environment: .live).count == 3)
+        }
+    }
+
+    @Test func aDeliveryToAnInternalAddressFailsWithoutBeingSent() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: fixture.app, environment: .live)
+        let receiver = WebhookReceiver(failures: 0)
+        try await receiver.application().test(.live) { hooks in
+            let port = try #require(hooks.port)
+            // Stored as an older server, or one that allowed internal receivers, would have kept it.
+            let webhook = Webhook(id: "wh_internal", appID: fixture.app.id, environment: .live, url: "http://127.0.0.1:\(port)/hooks",
+                                  secret: "whsec_test", events: [.linkClicked], createdAt: Date())
+            try await fixture.store.createWebhook(webhook)
+            var configuration = Self.configuration
+            configuration.webhookAllowPrivateDestinations = false
+            try await fixture.application(configuration).test(.live) { client in
+                _ = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.10")
+                var failed: [WebhookDeliveryResponse] = []
+                for _ in 0..<200 where failed.isEmpty {
+                    let listed = try await client.execute(uri: "/v1/webhooks/wh_internal/deliveries", method: .get, headers: headers(key: fixture.secret))
+                        .decode(WebhookDeliveryListResponse.self)
+                    failed = listed.data.filter { $0.attempts > 0 }
+                    if failed.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                #expect(failed.first?.lastError?.contains("not a public address") == true, "\(failed)")
+                #expect(failed.first?.deliveredAt == nil)
+                #expect(receiver.received.withLock { $0.isEmpty }, "nothing reached the internal receiver")
+            }
         }
     }
 

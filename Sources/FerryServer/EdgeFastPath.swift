@@ -195,9 +195,9 @@ struct HTTPDate {
     }
 }
 
-/// Right after the HTTP decoder: tells the fast path when the framework has answered a request handed on to it, and
-/// marks an HTTP/1.0 request without keep-alive `Connection: close`, so that the framework closes the connection
-/// after its answer, as such a client expects.
+/// Right after the HTTP decoder: tells the fast path when the framework has answered a request handed on to it (and
+/// the read timeout when such a request was read and answered), and marks an HTTP/1.0 request without keep-alive
+/// `Connection: close`, so that the framework closes the connection after its answer, as such a client expects.
 final class EdgeAnswerWatcher: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -205,16 +205,26 @@ final class EdgeAnswerWatcher: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private var fastPath: EdgeFastPath?
+    private var readTimeout: ClientReadTimeout?
 
-    init(fastPath: EdgeFastPath) {
+    init(fastPath: EdgeFastPath, readTimeout: ClientReadTimeout? = nil) {
         self.fastPath = fastPath
+        self.readTimeout = readTimeout
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(var head) = unwrapInboundIn(data), !head.isKeepAlive, !head.headers[canonicalForm: "connection"].contains("close") {
-            head.headers.add(name: "Connection", value: "close")
-            context.fireChannelRead(wrapInboundOut(.head(head)))
-            return
+        switch unwrapInboundIn(data) {
+        case .head(var head):
+            readTimeout?.frameworkReadHead()
+            if !head.isKeepAlive, !head.headers[canonicalForm: "connection"].contains("close") {
+                head.headers.add(name: "Connection", value: "close")
+                context.fireChannelRead(wrapInboundOut(.head(head)))
+                return
+            }
+        case .end:
+            readTimeout?.frameworkReadEnd()
+        case .body:
+            break
         }
         context.fireChannelRead(data)
     }
@@ -222,30 +232,38 @@ final class EdgeAnswerWatcher: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let ends = if case .end = unwrapOutboundIn(data) { true } else { false }
         context.write(data, promise: promise)
-        if ends { fastPath?.frameworkAnswered() }
+        if ends {
+            fastPath?.frameworkAnswered()
+            readTimeout?.frameworkAnswered()
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         fastPath = nil
+        readTimeout = nil
     }
 }
 
-/// HTTP/1.1 connections as the framework makes them, with `EdgeFastPath` in front of everything and
-/// `EdgeAnswerWatcher` right after the HTTP decoder.
+/// HTTP/1.1 connections as the framework makes them, with `ClientReadTimeout` and then `EdgeFastPath` in front of
+/// everything and `EdgeAnswerWatcher` right after the HTTP decoder.
 struct EdgeHTTPChannel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
     let edge: EdgeController
     let serverName: String?
+    /// How long the client may leave a connection silent while Ferry waits on it; nil never closes one for that.
+    var readTimeout: Duration? = nil
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let edge = edge, serverName = serverName
+        let edge = edge, serverName = serverName, readTimeout = readTimeout
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             let fastPath = EdgeFastPath(edge: edge, serverName: serverName)
             try pipeline.addHandler(fastPath, position: .first)
-            try pipeline.addHandler(EdgeAnswerWatcher(fastPath: fastPath), position: .after(decoder))
+            let timeout = readTimeout.map { ClientReadTimeout(timeout: TimeAmount($0)) }
+            if let timeout { try pipeline.addHandler(timeout, position: .first) }
+            try pipeline.addHandler(EdgeAnswerWatcher(fastPath: fastPath, readTimeout: timeout), position: .after(decoder))
             return value
         }
     }
@@ -256,8 +274,11 @@ struct EdgeHTTPChannel: ServerChildChannel {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 with Ferry's fast path for clicks on cached links.
-    static func ferry(edge: EdgeController, serverName: String?) -> HTTPServerBuilder {
-        .init { responder in EdgeHTTPChannel(http1: HTTP1Channel(responder: responder), edge: edge, serverName: serverName) }
+    /// HTTP/1.1 with Ferry's fast path for clicks on cached links, closing connections whose client stays silent for
+    /// `readTimeout` while Ferry waits on it.
+    static func ferry(edge: EdgeController, serverName: String?, readTimeout: Duration? = nil) -> HTTPServerBuilder {
+        .init { responder in
+            EdgeHTTPChannel(http1: HTTP1Channel(responder: responder), edge: edge, serverName: serverName, readTimeout: readTimeout)
+        }
     }
 }

@@ -111,8 +111,26 @@ public struct QueryString: Sendable, Hashable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether every name and value decodes to valid UTF-8 (a pair such as `title=%FF` would otherwise decode to a
+    /// replacement character instead of what was sent).
+    public var decodesAsUTF8: Bool {
+        storage.allSatisfy { item in
+            Self.isUTF8(Self.decodedBytes(Substring(item.name))) && (item.value.map { Self.isUTF8(Self.decodedBytes(Substring($0))) } ?? true)
+        }
+    }
+
+    /// Whether bytes are valid UTF-8.
+    public static func isUTF8(_ bytes: some Collection<UInt8>) -> Bool {
+        String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
+    }
+
     /// Decodes `%XX` and `+` (as a space); invalid escapes are kept as they are.
     public static func decode(_ text: Substring) -> String {
+        String(decoding: decodedBytes(text), as: UTF8.self)
+    }
+
+    /// The bytes `decode` makes text of.
+    static func decodedBytes(_ text: Substring) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(text.utf8.count)
         var iterator = Array(text.utf8)[...]
@@ -127,7 +145,7 @@ public struct QueryString: Sendable, Hashable {
                 out.append(byte)
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -195,12 +195,19 @@ struct DashboardController: Sendable {
         return authority.lowercased() == host.lowercased()
     }
 
+    /// A form's fields; a form that is not UTF-8 text, raw or once decoded, is refused rather than stored with
+    /// replacement characters in place of what was typed.
     static func form(of request: Request, limit: Int) async throws -> QueryString {
         let buffer: ByteBuffer
         do { buffer = try await request.body.collect(upTo: limit) } catch {
             throw APIError(.contentTooLarge, code: "body_too_large", message: "the form is larger than \(limit) bytes")
         }
-        return QueryString.form(String(decoding: buffer.readableBytesView, as: UTF8.self))
+        let bytes = buffer.readableBytesView
+        let form = QueryString.form(String(decoding: bytes, as: UTF8.self))
+        guard QueryString.isUTF8(bytes), form.decodesAsUTF8 else {
+            throw APIError(.badRequest, code: "invalid_form", message: "the form is not valid UTF-8 text")
+        }
+        return form
     }
 
     // MARK: Pages

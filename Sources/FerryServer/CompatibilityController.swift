@@ -98,20 +98,24 @@ struct CompatibilityController: Sendable {
     }
 
     /// The link behind a slug: on the host's app (a link domain or a subdomain of one), else on the app of the key
-    /// the request carries, else on the only app there is.
+    /// the request carries, else on the only app there is. A request with a key gets only a link of the key's app and
+    /// environment, whatever host it names.
     func link(slug: String, host: String?, request: Request) async throws -> ResolvedLink? {
-        if let host, let resolved = try await edge.resolve(host: host, slug: slug) { return resolved }
-        guard let app = try await fallbackApp(request) else { return nil }
+        let auth = KeyAuthenticator.presentedKey(request) != nil ? try await authenticator.authenticate(request) : nil
+        if let host, let resolved = try await edge.resolve(host: host, slug: slug) {
+            guard let auth else { return resolved }
+            return resolved.link.appID == auth.app.id && resolved.link.environment == auth.key.environment ? resolved : nil
+        }
+        let fallback: App?
+        if let auth { fallback = auth.app } else { fallback = try await admin.soleApp() }
+        guard let app = fallback else { return nil }
         for domain in app.domains {
-            if let link = try await store.link(domain: domain, slug: slug), link.appID == app.id { return ResolvedLink(link: link, app: app) }
+            if let link = try await store.link(domain: domain, slug: slug), link.appID == app.id,
+               auth.map({ link.environment == $0.key.environment }) ?? true {
+                return ResolvedLink(link: link, app: app)
+            }
         }
         return nil
-    }
-
-    /// The app a request without a link host is about: the key's, when it carries one, else the only app there is.
-    func fallbackApp(_ request: Request) async throws -> App? {
-        if KeyAuthenticator.presentedKey(request) != nil { return try await authenticator.authenticate(request).app }
-        return try await admin.soleApp()
     }
 
     /// `GET /api/v1/deferred-deep-link?width=&height=&user_agent=` → `{"suffix", "full_request_url"}`: the click that led

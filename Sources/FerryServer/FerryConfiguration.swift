@@ -110,7 +110,7 @@ public struct FerryConfiguration: Sendable {
     public var maxBodyBytes = 64 * 1024
     /// How long a client may leave its connection silent while Ferry waits on it (a request head or body that stalls,
     /// a keep-alive connection left idle) before Ferry closes it. Longer than the 60 s idle timeout load balancers
-    /// commonly use, so that a balancer, not Ferry, closes the idle connections it keeps.
+    /// commonly use, so that a balancer, not Ferry, closes the idle connections it keeps (`FERRY_READ_TIMEOUT`, seconds).
     public var readTimeout: Duration = .seconds(75)
     /// Log level.
     public var logLevel: Logger.Level = .info
@@ -176,6 +176,12 @@ public struct FerryConfiguration: Sendable {
         }
         if let value = environment["FERRY_RATE_LIMITS"], !value.isEmpty {
             rateLimits = try RateLimitSettings(parsing: value)
+        }
+        if let value = environment["FERRY_READ_TIMEOUT"], !value.isEmpty {
+            guard let seconds = Int(value), (1...3600).contains(seconds) else {
+                throw ConfigurationError("FERRY_READ_TIMEOUT must be a number of seconds from 1 to 3600")
+            }
+            readTimeout = .seconds(seconds)
         }
         if let value = environment["FERRY_LOG_LEVEL"], !value.isEmpty {
             guard let level = Logger.Level(rawValue: value.lowercased()) else { throw ConfigurationError("FERRY_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical") }

@@ -9,6 +9,8 @@ public enum Slug {
     public static let reserved: Set<String> = [
         "v1", "v2", "api", "dashboard", "healthz", "readyz", "metrics", "link", "links", "static", "assets",
         "favicon", "robots", "well-known", "admin", "login", "logout", "openapi", "_ferry", "ferry",
+        // Apple's association file at the root, where older iOS versions look for it.
+        "apple-app-site-association",
     ]
 
     /// Whether a byte may appear in a slug (after lowercasing).

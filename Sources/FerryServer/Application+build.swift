@@ -125,6 +125,8 @@ func buildRouter(
     ).register(on: router)
     MethodGuard.register(on: router, CompatibilityController.allowedMethods)
     MethodGuard.register(on: router, [
+        ("/healthz", ["GET"]),
+        ("/readyz", ["GET"]),
         (FerryRoutes.links, ["GET", "POST"]),
         ("\(FerryRoutes.links)/:id", ["GET", "PATCH", "DELETE"]),
         ("\(FerryRoutes.links)/resolve/:slug", ["GET"]),
@@ -149,7 +151,9 @@ func buildRouter(
 
 /// Answers 405 with `Allow` for the methods an API route does not have.
 enum MethodGuard {
-    static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete]
+    /// Every method a client may send to an API path; OPTIONS, TRACE and QUERY too, so that no method of a known route
+    /// is answered as if the route did not exist.
+    static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options, .trace, HTTPRequest.Method("QUERY")!]
 
     static func register(on router: Router<FerryRequestContext>, _ routes: [(path: String, allowed: [String])]) {
         for (path, allowed) in routes {

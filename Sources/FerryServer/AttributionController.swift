@@ -194,6 +194,11 @@ struct AttributionController: Sendable {
             guard let first = auth.app.domains.first else { throw APIError.notFound("link '\(slug)'") }
             domain = first
         }
+        // Checked before the link is looked up, so that a malformed id is named whatever the link's state.
+        var installID: String?
+        if let text = query["installID"].map(String.init) {
+            do { installID = try AttributionRules.validateIdentifier(text, field: "installID", max: AttributionRules.maxInstallIDLength) } catch { throw APIError(error) }
+        }
         guard let link = try await store.link(domain: domain, slug: slug), link.appID == auth.app.id, link.environment == auth.key.environment else {
             throw APIError.notFound("link '\(slug)'")
         }
@@ -202,10 +207,6 @@ struct AttributionController: Sendable {
         case .expired: throw APIError(.gone, code: "gone", message: "link '\(slug)' has expired")
         case .disabled: throw APIError(.gone, code: "gone", message: "link '\(slug)' is disabled")
         case .active: break
-        }
-        var installID: String?
-        if let text = query["installID"].map(String.init) {
-            do { installID = try AttributionRules.validateIdentifier(text, field: "installID", max: AttributionRules.maxInstallIDLength) } catch { throw APIError(error) }
         }
         try await store.recordEvents([EventRecord(appID: auth.app.id, environment: link.environment, name: "link_open", installID: installID,
                                                   linkID: link.id, properties: [:], occurredAt: time, receivedAt: time)])

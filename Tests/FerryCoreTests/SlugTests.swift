@@ -73,7 +73,7 @@ struct SlugTests {
     }
 
     @Test func reservedWordsCoverFerryRoutes() throws {
-        for word in ["v1", "api", "dashboard", "healthz", "readyz", "metrics", "well-known", "openapi"] {
+        for word in ["v1", "api", "dashboard", "healthz", "readyz", "metrics", "well-known", "openapi", "apple-app-site-association"] {
             #expect(Slug.reserved.contains(word))
         }
         #expect(try Slug.validateCustom("apis") == "apis", "only exact words are reserved")

@@ -214,6 +214,25 @@ struct AttributionAPITests {
         }
     }
 
+    @Test func resolveNamesAMalformedInstallIDWhateverTheLinksState() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "off", destination: "https://example.com/off", disabled: true), app: fixture.app, environment: .live)
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "on", destination: "https://example.com/on"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            // A disabled link, an unknown slug and a live link: the bad id is what the answer names, and nothing is recorded.
+            for slug in ["off", "nowhere", "on"] {
+                for installID in ["", "with%20space", String(repeating: "x", count: 129)] {
+                    let response = try await client.execute(uri: "/v1/links/resolve/\(slug)?installID=\(installID)", method: .get, headers: headers(key: fixture.publishable))
+                    #expect(response.status == .badRequest, "\(slug) \(installID)")
+                    #expect(response.error?.field == "installID")
+                }
+            }
+            #expect(try await client.execute(uri: "/v1/links/resolve/off?installID=IDFV-1", method: .get, headers: headers(key: fixture.publishable)).status == .gone)
+            #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_open") == 0)
+        }
+    }
+
     @Test func pageReportsAreBoundedAndLenient() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }

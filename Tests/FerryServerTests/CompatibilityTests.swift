@@ -356,6 +356,10 @@ struct CompatibilityTests {
             #expect(get.status == .methodNotAllowed)
             #expect(get.headers[.allow] == "POST")
             #expect(try json(get)["success"] as? Bool == false)
+            let trace = try await client.execute(uri: "/api/v1/attributions", method: .trace, headers: headers(extra: [(.apiKey, fixture.publishable)]))
+            #expect(trace.status == .methodNotAllowed)
+            #expect(trace.headers[.allow] == "POST")
+            #expect(try json(trace)["success"] as? Bool == false)
         }
     }
 }

@@ -304,6 +304,11 @@ struct LinksAPITests {
                 (.put, "/v1/links", "GET, POST"), (.delete, "/v1/links", "GET, POST"), (.post, "/v1/links/lnk_x", "GET, PATCH, DELETE"),
                 (.put, "/v1/links/lnk_x", "GET, PATCH, DELETE"), (.put, "/v1/attribution/match", "POST"), (.get, "/v1/sdk/validate", "POST"),
                 (.delete, "/v1/events", "POST"), (.post, "/v1/links/resolve/abc", "GET"), (.get, "/v1/attribution/user", "POST"),
+                // TRACE and OPTIONS name a route that exists too: not a 404 as if it did not.
+                (.trace, "/v1/links", "GET, POST"), (.options, "/v1/links/lnk_x", "GET, PATCH, DELETE"), (.trace, "/v1/attribution/match", "POST"),
+                (.options, "/v1/webhooks", "GET, POST"), (.trace, "/api/v1/deferred-deep-link", "GET"), (HTTPRequest.Method("QUERY")!, "/v1/stats", "GET"),
+                // The probes are JSON routes as well, not a link domain's 404 page.
+                (.post, "/healthz", "GET"), (.trace, "/readyz", "GET"),
             ]
             for (method, uri, allowed) in cases {
                 let response = try await client.execute(uri: uri, method: method, headers: headers(key: fixture.secret, json: true), body: jsonBody("{}"))

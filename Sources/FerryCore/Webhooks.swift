@@ -193,7 +193,7 @@ public enum NumericHost {
                     }
                 default: false
                 }
-                if ok, let address = IPAddress(String(cString: text)) { addresses.append(address) }
+                if ok, let address = IPAddress(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) { addresses.append(address) }
             }
             entry = current.pointee.ai_next
         }

@@ -320,7 +320,7 @@ struct ClickRequest {
 /// connection by `EdgeFastPath`: both paths send the same status, headers and body.
 struct EdgeAnswer {
     var status: HTTPResponse.Status
-    /// Header fields in order (values are made legal when they are written: see `legalFields`).
+    /// Header fields in order (values are made legal when they are written: see `legal(_:)`).
     var fields: [(name: HTTPField.Name, value: String)]
     /// Nil for a redirect.
     var body: String?
@@ -348,12 +348,10 @@ struct EdgeAnswer {
         ], body: text)
     }
 
-    /// The fields with legal values, as `HTTPField` makes them (a byte a field value may not hold becomes a space):
-    /// the values are already legal but for a bug, so each is checked and only an illegal one is remade.
-    var legalFields: [(name: HTTPField.Name, value: String)] {
-        fields.map { field in
-            HTTPField.isValidValue(field.value) ? field : (field.name, HTTPField(name: field.name, value: field.value).value)
-        }
+    /// A field with a legal value, as `HTTPField` makes it (a byte a field value may not hold becomes a space): the
+    /// values are already legal but for a bug, so each is checked and only an illegal one is remade.
+    static func legal(_ field: (name: HTTPField.Name, value: String)) -> (name: HTTPField.Name, value: String) {
+        HTTPField.isValidValue(field.value) ? field : (field.name, HTTPField(name: field.name, value: field.value).value)
     }
 
     /// The framework's response; a HEAD answer has the body's length and no body.

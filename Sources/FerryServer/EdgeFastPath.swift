@@ -76,7 +76,7 @@ final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
             case .request(let request):
                 if unanswered == 0, request.bodyLength == 0, let answer = answer(to: request, peer: context.channel.remoteAddress) {
                     bytes.moveReaderIndex(forwardBy: request.headLength)
-                    var out = context.channel.allocator.buffer(capacity: 320 + (answer.body?.utf8.count ?? 0))
+                    var out = context.channel.allocator.buffer(capacity: Self.encodedSize(answer, serverName: serverName))
                     Self.encode(answer, date: date.now(), serverName: serverName, into: &out)
                     context.write(wrapOutboundOut(out), promise: nil)
                     edge.counters.fastAnswers.add(1, ordering: .relaxed)
@@ -100,9 +100,9 @@ final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The answer from memory, or nil when the framework should answer.
     private func answer(to request: EdgeRequest, peer: SocketAddress?) -> EdgeAnswer? {
-        guard request.isGET, request.isHTTP11, !request.asksForMore, request.hosts.count == 1,
+        guard request.isGET, request.isHTTP11, !request.asksForMore, request.otherHosts.isEmpty, let onlyHost = request.host,
               let (slug, query) = Self.link(in: request.target),
-              let host = DomainName.normalizeHostHeader(request.hosts[0])
+              let host = DomainName.normalizeHostHeader(onlyHost)
         else { return nil }
         // A connection is almost always one client: its user agent is classified once, not on every click.
         if request.userAgent != lastUserAgent {
@@ -118,16 +118,23 @@ final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
 
     /// An answer as HTTP/1.1 bytes, as the framework's encoder writes one: status line, the answer's fields (with
     /// legal values), `Content-Length`, `Date`, `Server`, and the body.
+    /// At least the bytes `encode` writes (so that the answer's buffer is allocated once, never grown).
+    static func encodedSize(_ answer: EdgeAnswer, serverName: String?) -> Int {
+        var size = 128 + (serverName?.utf8.count ?? 0) + (answer.body?.utf8.count ?? 0)
+        for field in answer.fields { size += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
+        return size
+    }
+
     static func encode(_ answer: EdgeAnswer, date: String, serverName: String?, into buffer: inout ByteBuffer) {
         buffer.writeStaticString("HTTP/1.1 ")
         buffer.writeString(String(answer.status.code))
         buffer.writeStaticString(" ")
         buffer.writeString(answer.status.reasonPhrase)
         buffer.writeStaticString("\r\n")
-        for field in answer.legalFields {
+        for field in answer.fields {
             buffer.writeString(field.name.rawName)
             buffer.writeStaticString(": ")
-            buffer.writeString(field.value)
+            buffer.writeString(EdgeAnswer.legal(field).value)
             buffer.writeStaticString("\r\n")
         }
         buffer.writeStaticString("Content-Length: ")

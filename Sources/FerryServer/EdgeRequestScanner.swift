@@ -17,8 +17,11 @@ struct EdgeRequest: Equatable {
     var isHTTP11: Bool
     /// The request target, as sent.
     var target: String
-    /// `Host` values (one is expected).
-    var hosts: [String]
+    /// The first `Host` value, and any others (one is expected; an empty array costs no allocation).
+    var host: String?
+    var otherHosts: [String] = []
+    /// Every `Host` value.
+    var hosts: [String] { host.map { [$0] + otherHosts } ?? [] }
     /// Field values, with repeated fields joined by ", " as the framework joins them.
     var userAgent: String?
     var referer: String?
@@ -67,7 +70,7 @@ enum EdgeRequestScanner {
         guard position > targetStart, bytes[position] == space else { return .unsupported }
         let target = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[targetStart..<position]), as: UTF8.self)
         position += 1
-        let version = Array("HTTP/1.".utf8)
+        let version = Self.versionPrefix
         guard end - position >= version.count + 3 else { return bytes.count >= maximumHeadBytes ? .unsupported : .incomplete }
         for byte in version {
             guard bytes[position] == byte else { return .unsupported }
@@ -80,7 +83,7 @@ enum EdgeRequestScanner {
         position += 2
 
         // Fields, until the empty line.
-        var request = EdgeRequest(headLength: 0, bodyLength: 0, isGET: isGET, isHTTP11: minor == ascii("1"), target: target, hosts: [],
+        var request = EdgeRequest(headLength: 0, bodyLength: 0, isGET: isGET, isHTTP11: minor == ascii("1"), target: target, host: nil,
                                   forwardedFor: [], asksForMore: false)
         var contentLengths = 0
         var fields = 0
@@ -115,7 +118,8 @@ enum EdgeRequestScanner {
             position += 2
             let value = UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd])
             switch fieldKind(name) {
-            case .host: request.hosts.append(text(value))
+            case .host:
+                if request.host == nil { request.host = text(value) } else { request.otherHosts.append(text(value)) }
             case .userAgent: request.userAgent = joined(request.userAgent, text(value))
             case .referer: request.referer = joined(request.referer, text(value))
             case .acceptLanguage: request.acceptLanguage = joined(request.acceptLanguage, text(value))
@@ -175,6 +179,9 @@ enum EdgeRequestScanner {
         case host, userAgent, referer, acceptLanguage, forwardedFor, contentLength, transferEncoding, connection, upgrade, expect, other
     }
 
+    private static let versionPrefix = Array("HTTP/1.".utf8)
+    private static let keepAliveToken = Array("keep-alive".utf8)
+
     private static let kinds: [(name: [UInt8], kind: FieldKind)] = {
         let names: [(String, FieldKind)] = [
             ("host", .host), ("user-agent", .userAgent), ("referer", .referer), ("accept-language", .acceptLanguage),
@@ -198,7 +205,7 @@ enum EdgeRequestScanner {
 
     /// Whether a `Connection` value names `keep-alive` and nothing else (case-insensitive, around commas).
     private static func isKeepAliveOnly(_ value: UnsafeRawBufferPointer) -> Bool {
-        let keepAlive = Array("keep-alive".utf8)
+        let keepAlive = Self.keepAliveToken
         for token in value.split(separator: UInt8(ascii: ",")) {
             let trimmed = token.drop { $0 == space || $0 == tab }.reversed().drop { $0 == space || $0 == tab }.reversed()
             if trimmed.isEmpty { continue }

@@ -112,7 +112,8 @@ struct RateLimitTests {
             for _ in 0..<3 { #expect(try await match("203.0.113.1").status == .ok) }
             let limited = try await match("203.0.113.1")
             #expect(limited.status == .tooManyRequests)
-            #expect(Int(limited.headers[.retryAfter] ?? "") == 20)
+            // A token comes back every 20 s; some of that has passed since the first request.
+            #expect(Int(limited.headers[.retryAfter] ?? "").map { (15...20).contains($0) } == true)
             let error = try limited.decode(ErrorResponse.self).error
             #expect(error.code == "rate_limited")
             #expect(error.message.contains("install matches from this address"))
@@ -139,7 +140,7 @@ struct RateLimitTests {
             #expect(try await attribute().status != .tooManyRequests)
             let limited = try await attribute()
             #expect(limited.status == .tooManyRequests)
-            #expect(limited.headers[.retryAfter] == "60")
+            #expect(Int(limited.headers[.retryAfter] ?? "").map { (55...60).contains($0) } == true)
             #expect(limited.text.contains(#""success":false"#) && limited.text.contains(#""code":"rate_limited""#))
             // The deferred-deep-link route of the other style shares the match limit of its address.
             let deferred = try await client.execute(uri: "/api/v1/deferred-deep-link", method: .get,
@@ -186,7 +187,7 @@ struct RateLimitTests {
             for _ in 0..<3 { #expect(try await signIn(guess, from: "203.0.113.66").status == .unauthorized) }
             let locked = try await signIn(fixture.secret, from: "203.0.113.66")
             #expect(locked.status == .tooManyRequests)
-            #expect(Int(locked.headers[.retryAfter] ?? "") == 100)
+            #expect(Int(locked.headers[.retryAfter] ?? "").map { (90...100).contains($0) } == true)
             #expect(locked.text.contains("Too many failed sign-ins"))
             #expect(!locked.headers[values: .setCookie].contains { $0.hasPrefix("ferry_session=") })
             // A successful sign-in elsewhere does not count against anyone.

@@ -63,6 +63,9 @@ struct Fixture {
         configuration.cacheRefreshInterval = .milliseconds(100)
         configuration.ipHashKey = "test-ip-hash-key-0123456789"
         configuration.logLevel = .error
+        // The whole suite runs at once on two cores: a lookup can wait seconds for the processor, which is not the
+        // database being away (the outage tests stop a real database instead).
+        configuration.edgeLookupTimeout = .seconds(15)
         return configuration
     }
 

@@ -72,7 +72,8 @@ func buildRouter(
     hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger,
     metricsAllowed: [IPNetwork] = [], rateLimits: RateLimitSettings = .defaults
 ) throws -> (Router<FerryRequestContext>, EdgeController) {
-    let router = Router(context: FerryRequestContext.self)
+    // HEAD on a route that has only GET is answered as that GET without its body (RFC 9110 asks it of every server).
+    let router = Router(context: FerryRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Every request logged at debug level, when the log level shows them (the middleware costs per request).
     if logger.logLevel <= .debug { router.add(middleware: LogRequestsMiddleware(.debug)) }
     let errors = ErrorMiddleware(store: store, logger: logger)
@@ -152,13 +153,14 @@ func buildRouter(
 /// Answers 405 with `Allow` for the methods an API route does not have.
 enum MethodGuard {
     /// Every method a client may send to an API path; OPTIONS, TRACE and QUERY too, so that no method of a known route
-    /// is answered as if the route did not exist.
-    static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options, .trace, HTTPRequest.Method("QUERY")!]
+    /// is answered as if the route did not exist. HEAD is answered as GET without the body wherever GET is allowed
+    /// (the router makes those answers), and 405 elsewhere.
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace, HTTPRequest.Method("QUERY")!]
 
     static func register(on router: Router<FerryRequestContext>, _ routes: [(path: String, allowed: [String])]) {
         for (path, allowed) in routes {
             let list = allowed.joined(separator: ", ")
-            for method in methods where !allowed.contains(method.rawValue) {
+            for method in methods where !allowed.contains(method.rawValue) && !(method == .head && allowed.contains("GET")) {
                 router.on(RouterPath(path), method: method) { _, _ -> Response in
                     throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "use \(list) on this route", headers: [.allow: list])
                 }

@@ -296,6 +296,33 @@ struct LinksAPITests {
         #expect(try await fixture.store.link(domain: "go.example.com", slug: "taken")?.destination == "https://example.com/first")
     }
 
+    @Test func headIsGetWithoutItsBodyWhereGetIsAllowed() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "headed", destination: "https://example.com/h"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.live) { client in
+            let port = try #require(client.port)
+            for path in ["/v1/links", "/v1/stats", "/healthz"] {
+                let get = try await onItsOwnThread {
+                    try RawHTTPClient.request(port: port, path: path, host: "go.example.com", headers: [("x-api-key", fixture.secret)])
+                }
+                let head = try await onItsOwnThread {
+                    try RawHTTPClient.parseAll(try RawHTTPClient.exchange(port: port, bytes: Array(
+                        "HEAD \(path) HTTP/1.1\r\nHost: go.example.com\r\nx-api-key: \(fixture.secret)\r\nConnection: close\r\n\r\n".utf8)), bodiless: [0])
+                }
+                #expect(get.status == 200 && head.count == 1 && head[0].status == 200, "\(path)")
+                #expect(head.first?.body.isEmpty == true, "\(path)")
+                #expect(head.first?.header("Content-Type") == get.header("Content-Type"), "\(path)")
+            }
+            // Where GET is not allowed, neither is HEAD.
+            let match = try await onItsOwnThread {
+                try RawHTTPClient.parseAll(try RawHTTPClient.exchange(port: port, bytes: Array(
+                    "HEAD /v1/attribution/match HTTP/1.1\r\nHost: go.example.com\r\nConnection: close\r\n\r\n".utf8)), bodiless: [0])
+            }
+            #expect(match.first?.status == 405 && match.first?.header("Allow") == "POST")
+        }
+    }
+
     @Test func wrongMethodsAre405() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }

@@ -10,6 +10,7 @@ BENCH_THREADS=${BENCH_THREADS:-2}
 # machine's speed drifts by several percent over minutes, and alternating makes every side see the same drift.
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 export FERRY_BENCH_REPORT="$PWD/Benchmarks/wrk/report.lua"
+export FERRY_BENCH_COMMON="$PWD/Benchmarks/wrk/common.lua"
 export FERRY_BENCH_THREADS=$BENCH_THREADS
 mkdir -p "$BENCH_DIR"
 SERVER_PIDS=()

@@ -2,24 +2,7 @@
 -- (slugs b0, b1, … in base 36, as `FerryBench seed` makes them), as a desktop browser on the link domain.
 local links = tonumber(os.getenv("FERRY_BENCH_LINKS") or "1000")
 local host = os.getenv("FERRY_BENCH_HOST") or "bench.test"
-local digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-
-local function base36(n)
-  if n == 0 then return "0" end
-  local out = ""
-  while n > 0 do
-    local d = n % 36
-    out = digits:sub(d + 1, d + 1) .. out
-    n = math.floor(n / 36)
-  end
-  return out
-end
-
-local counter = 0
-function setup(thread)
-  counter = counter + 1
-  thread:set("seed", counter)
-end
+dofile(os.getenv("FERRY_BENCH_COMMON") or "Benchmarks/wrk/common.lua")
 
 function init(args)
   math.randomseed(os.time() * 1000 + (seed or 0))

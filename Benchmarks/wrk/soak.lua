@@ -6,24 +6,7 @@ local links = tonumber(os.getenv("FERRY_BENCH_LINKS") or "1000")
 local host = os.getenv("FERRY_BENCH_HOST") or "bench.test"
 local publishable = os.getenv("FERRY_BENCH_PUBLISHABLE_KEY")
 local secret = os.getenv("FERRY_BENCH_SECRET_KEY")
-local digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-
-local function base36(n)
-  if n == 0 then return "0" end
-  local out = ""
-  while n > 0 do
-    local d = n % 36
-    out = digits:sub(d + 1, d + 1) .. out
-    n = math.floor(n / 36)
-  end
-  return out
-end
-
-local counter = 0
-function setup(thread)
-  counter = counter + 1
-  thread:set("seed", counter)
-end
+dofile(os.getenv("FERRY_BENCH_COMMON") or "Benchmarks/wrk/common.lua")
 
 function init(args)
   math.randomseed(os.time() * 1000 + (seed or 0))
@@ -31,8 +14,6 @@ end
 
 local n = 0
 local browser = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
-local signals = '"signals":{"platform":"iOS","osVersion":"18.5","model":"iPhone16,1","screenWidth":393,"screenHeight":852,'
-  .. '"screenScale":3,"timeZone":"Europe/Berlin","timeZoneOffsetSeconds":3600,"languages":["en-US"]}'
 
 function request()
   n = n + 1
@@ -41,7 +22,7 @@ function request()
   local install = string.format("soak-%d-%d-%d", seed or 0, n, math.random(0, 1e9))
   if draw <= 10 then
     local headers = { ["Host"] = host, ["Authorization"] = "Bearer " .. publishable, ["Content-Type"] = "application/json", ["X-Forwarded-For"] = address }
-    return wrk.format("POST", "/v1/attribution/match", headers, '{"installID":"' .. install .. '",' .. signals .. '}')
+    return wrk.format("POST", "/v1/attribution/match", headers, '{"installID":"' .. install .. '",' .. iphoneSignals .. '}')
   elseif draw <= 20 then
     local headers = { ["Host"] = host, ["Authorization"] = "Bearer " .. publishable, ["Content-Type"] = "application/json", ["X-Forwarded-For"] = address }
     return wrk.format("POST", "/v1/events", headers, '{"events":[{"name":"purchase","installID":"' .. install .. '","properties":{"value":"9.99"}}]}')

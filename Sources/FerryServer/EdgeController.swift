@@ -154,7 +154,7 @@ struct EdgeController: Sendable {
         var cached = cache.link(domain: domain, slug: slug, countingMisses: immediate != nil)
         if cached == nil, let immediate {
             // A store whose point reads never wait (SQLite) is asked right here, as the router's path would.
-            let subject = limits.addressSubject(peer: ClickOrigin(peer: click.peer, forwardedFor: []).peer, forwardedFor: click.forwardedFor)
+            let subject = limits.addressSubject(ClickOrigin(peer: click.peer, forwardedFor: click.forwardedFor))
             if let refusal = unknownSlugRefusal(subject) { return refusal }
             let generation = cache.generation
             let read: Link?

@@ -116,8 +116,6 @@ final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
         return edge.answerFromCache(host: host, slug: slug, click: click)
     }
 
-    /// An answer as HTTP/1.1 bytes, as the framework's encoder writes one: status line, the answer's fields (with
-    /// legal values), `Content-Length`, `Date`, `Server`, and the body.
     /// At least the bytes `encode` writes (so that the answer's buffer is allocated once, never grown).
     static func encodedSize(_ answer: EdgeAnswer, serverName: String?) -> Int {
         var size = 128 + (serverName?.utf8.count ?? 0) + (answer.body?.utf8.count ?? 0)
@@ -125,6 +123,8 @@ final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
         return size
     }
 
+    /// An answer as HTTP/1.1 bytes, as the framework's encoder writes one: status line, the answer's fields (with
+    /// legal values), `Content-Length`, `Date`, `Server`, and the body.
     static func encode(_ answer: EdgeAnswer, date: String, serverName: String?, into buffer: inout ByteBuffer) {
         buffer.writeStaticString("HTTP/1.1 ")
         buffer.writeString(String(answer.status.code))

@@ -202,9 +202,6 @@ public final class RateLimiter: Sendable {
         self.clock = clock
     }
 
-    /// Whether a rule limits anything.
-    func isActive(_ rule: RateLimitRule) -> Bool { settings.limits[rule] != nil }
-
     /// Takes one request's token from the subject's bucket, or says how long to wait.
     func take(_ rule: RateLimitRule, for subject: RateLimitSubject) -> Decision {
         update(rule, subject, taking: true)
@@ -290,6 +287,10 @@ struct RequestLimits: Sendable {
         addresses.clientAddress(peer: peer, forwardedFor: forwardedFor).map(RateLimitSubject.address(of:))
     }
 
+    func addressSubject(_ origin: ClickOrigin) -> RateLimitSubject? {
+        addressSubject(peer: origin.peer, forwardedFor: origin.forwardedFor)
+    }
+
     func addressSubject(_ request: Request, context: FerryRequestContext) -> RateLimitSubject? {
         addressSubject(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
     }
@@ -331,6 +332,8 @@ struct RateLimitMiddleware: RouterMiddleware {
     }
 
     static let linkTracePaths: Set<String> = [CompatibilityController.referralLinks, CompatibilityController.attributions]
+    /// The compatible dynamic-link route up to its slug.
+    static let dynamicLinkPrefix = String(CompatibilityController.dynamicLink.dropLast(":slug".count))
 
     /// The address and key rules of a route, or nil for a route without limits.
     static func rules(method: HTTPRequest.Method, path rawPath: String) -> (RateLimitRule, RateLimitRule?)? {
@@ -343,9 +346,9 @@ struct RateLimitMiddleware: RouterMiddleware {
             case FerryRoutes.links, CompatibilityController.referralLinks: return (.linksAddress, .linksKey)
             default: return nil
             }
-        case .get:
+        case .get, .head:  // HEAD is answered by running GET's route
             if path == CompatibilityController.deferredDeepLink { return (.matchAddress, .matchKey) }
-            if path.hasPrefix(FerryRoutes.resolve(slug: "")) || path.hasPrefix("/api/v1/app/dynamic_link/") { return (.resolveAddress, .resolveKey) }
+            if path.hasPrefix(FerryRoutes.resolve(slug: "")) || path.hasPrefix(dynamicLinkPrefix) { return (.resolveAddress, .resolveKey) }
             return nil
         default:
             return nil

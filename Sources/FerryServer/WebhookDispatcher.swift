@@ -182,9 +182,9 @@ public struct WebhookDispatcher: Service {
         let delivery = item.delivery
         var status: Int?
         var failure: String?
-        if let url = URL(string: item.webhook.url), let refusal = await destinationRefusal(url) {
-            failure = refusal
-        } else if let url = URL(string: item.webhook.url) {
+        let url = URL(string: item.webhook.url)
+        if let url { failure = await destinationRefusal(url) } else { failure = "not a URL" }
+        if failure == nil, let url {
             var request = URLRequest(url: url)
             request.httpMethod = "POST"
             let body = Data(delivery.payload.utf8)
@@ -201,8 +201,6 @@ public struct WebhookDispatcher: Service {
             } catch {
                 failure = String(describing: error).prefix(500).description
             }
-        } else {
-            failure = "not a URL"
         }
         let time = now()
         let attempts = delivery.attempts + 1
@@ -230,7 +228,7 @@ extension WebhookDispatcher {
     func destinationRefusal(_ url: URL) async -> String? {
         guard !allowPrivateDestinations else { return nil }
         if let refusal = WebhookRules.destinationRefusal(url: url.absoluteString) { return refusal }
-        guard let host = url.host, NumericHost.addresses(host) == nil else { return nil }
+        guard let host = url.host else { return nil }
         let addresses = await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: NumericHost.resolve(host)) }.start()
         }

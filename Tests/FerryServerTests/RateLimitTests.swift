@@ -174,14 +174,7 @@ struct RateLimitTests {
         defer { fixture.remove() }
         try await fixture.application(Self.configuration("sign-in=3/5min")).test(.router) { client in
             func signIn(_ key: String, from address: String) async throws -> TestResponse {
-                let form = try await client.execute(uri: "/dashboard/sign-in", method: .get, headers: headers())
-                let nonce = try #require(form.headers[values: .setCookie].first { $0.hasPrefix("ferry_signin=") }?.dropFirst(13).prefix { $0 != ";" })
-                let token = try #require(DashboardTests.field("csrf", in: form.text))
-                return try await client.execute(
-                    uri: "/dashboard/sign-in", method: .post,
-                    headers: headers(extra: [(.contentType, "application/x-www-form-urlencoded"), (.cookie, "ferry_signin=\(nonce)"),
-                                             (HTTPField.Name("Origin")!, DashboardTests.origin), (.forwardedFor, address)]),
-                    body: ByteBuffer(string: "csrf=\(token)&key=\(key)"))
+                try await Self.signIn(client, key: key, from: address)
             }
             let guess = "fs_live_" + String(repeating: "a", count: 32)
             for _ in 0..<3 { #expect(try await signIn(guess, from: "203.0.113.66").status == .unauthorized) }
@@ -229,15 +222,46 @@ struct RateLimitTests {
         }
     }
 
+    /// Posts the dashboard's sign-in form with a key, from a client address.
+    static func signIn(_ client: some TestClientProtocol, key: String, from address: String) async throws -> TestResponse {
+        let form = try await client.execute(uri: "/dashboard/sign-in", method: .get, headers: headers())
+        let nonce = try #require(form.headers[values: .setCookie].first { $0.hasPrefix("ferry_signin=") }?.dropFirst(13).prefix { $0 != ";" })
+        let token = try #require(DashboardTests.field("csrf", in: form.text))
+        return try await client.execute(
+            uri: "/dashboard/sign-in", method: .post,
+            headers: headers(extra: [(.contentType, "application/x-www-form-urlencoded"), (.cookie, "ferry_signin=\(nonce)"),
+                                     (HTTPField.Name("Origin")!, DashboardTests.origin), (.forwardedFor, address)]),
+            body: ByteBuffer(string: "csrf=\(token)&key=\(key)"))
+    }
+
+    /// A link's data looked up by slug is limited however it is asked for: GET or HEAD, Ferry's route or the compatible one.
+    @Test func resolvesAreLimitedWhicheverMethodAsks() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/p"), app: fixture.app, environment: .live)
+        try await fixture.application(Self.configuration("resolve=2/min")).test(.router) { client in
+            let from = [(HTTPField.Name.forwardedFor, "198.51.100.30")]
+            #expect(try await client.execute(uri: "/v1/links/resolve/promo", method: .get, headers: headers(key: fixture.publishable, extra: from)).status == .ok)
+            #expect(try await client.execute(uri: "/v1/links/resolve/promo", method: .head, headers: headers(key: fixture.publishable, extra: from)).status == .ok)
+            for method in [HTTPRequest.Method.head, .get] {
+                let refused = try await client.execute(uri: "/api/v1/app/dynamic_link/promo", method: method, headers: headers(key: fixture.publishable, extra: from))
+                #expect(refused.status == .tooManyRequests, "\(method)")
+                #expect(refused.headers[.retryAfter] != nil)
+            }
+        }
+    }
+
+    /// With the limits off, what the defaults would refuse (the eleventh failed sign-in from one address) goes through.
     @Test func limitsOffLetEverythingThrough() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
-        try await fixture.application(Self.configuration("off")).test(.router) { client in
-            for index in 0..<30 {
-                let response = try await client.execute(
-                    uri: "/v1/links", method: .post, headers: headers(key: fixture.secret, json: true, extra: [(.forwardedFor, "192.0.2.77")]),
-                    body: jsonBody(CreateLinkRequest(slug: "many-\(index)", destination: "https://example.com/")))
-                #expect(response.status == .created)
+        let guess = "fs_live_" + String(repeating: "b", count: 32)
+        for (limits, refusedAtLast) in [("match=120/min", true), ("off", false)] {
+            try await fixture.application(Self.configuration(limits)).test(.router) { client in
+                var statuses: [HTTPResponse.Status] = []
+                for _ in 0..<12 { statuses.append(try await Self.signIn(client, key: guess, from: "192.0.2.77").status) }
+                #expect(statuses.prefix(10).allSatisfy { $0 == .unauthorized }, "\(limits)")
+                #expect((statuses.last == .tooManyRequests) == refusedAtLast, "\(limits): \(statuses)")
             }
         }
     }

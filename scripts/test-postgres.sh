@@ -49,6 +49,6 @@ if ! as_owner "$BIN/pg_ctl" -D "$DIR" status >/dev/null 2>&1; then
     as_owner "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w \
         -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=300" start >&2
 fi
-"$BIN/psql" -q -h 127.0.0.1 -p "$PORT" -U ferry -d postgres -c "DROP DATABASE IF EXISTS ferry_test" >&2
+"$BIN/psql" -q -h 127.0.0.1 -p "$PORT" -U ferry -d postgres -c "DROP DATABASE IF EXISTS ferry_test WITH (FORCE)" >&2
 "$BIN/psql" -q -h 127.0.0.1 -p "$PORT" -U ferry -d postgres -c "CREATE DATABASE ferry_test" >&2
 echo "postgres://ferry@127.0.0.1:$PORT/ferry_test?sslmode=disable"

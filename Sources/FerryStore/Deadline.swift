@@ -12,13 +12,24 @@ public struct DatabaseUnavailable: Error, CustomStringConvertible {
 
 /// Runs `operation`, throwing `timeoutError()` when it has not finished after `deadline`. The operation is cancelled
 /// then but not waited for: a lease from a pool that cannot reach its server may take long to give up, and the
-/// caller must not wait for that.
+/// caller must not wait for that. Cancelling the caller cancels the operation (which the deadline still bounds).
 public func withDeadline<T: Sendable>(
     _ deadline: Duration, timeoutError: @escaping @Sendable () -> any Error = { DatabaseUnavailable(message: "no answer from the database in time") },
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let state = DeadlineState()
-    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+    return try await withTaskCancellationHandler {
+        try await race(deadline, state: state, timeoutError: timeoutError, operation)
+    } onCancel: {
+        state.cancelWork()
+    }
+}
+
+private func race<T: Sendable>(
+    _ deadline: Duration, state: DeadlineState, timeoutError: @escaping @Sendable () -> any Error,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
         let timer = Task {
             try? await Task.sleep(for: deadline)
             guard !Task.isCancelled else { return }
@@ -45,15 +56,23 @@ final class DeadlineState: @unchecked Sendable {
     private let lock = NSLock()
     private var done = false
     private var work: Task<Void, Never>?
+    private var cancelled = false
 
-    /// Remembers the operation's task, so that a deadline that passes can cancel it.
+    /// Remembers the operation's task, so that a deadline that passes can cancel it (at once, if one already did).
     func setWork(_ task: Task<Void, Never>) {
-        lock.withLock { work = task }
+        let cancelNow = lock.withLock { () -> Bool in
+            work = task
+            return cancelled
+        }
+        if cancelNow { task.cancel() }
     }
 
-    /// Cancels the operation's task (when it is known yet).
+    /// Cancels the operation's task, now or as soon as it is known.
     func cancelWork() {
-        lock.withLock { work }?.cancel()
+        lock.withLock { () -> Task<Void, Never>? in
+            cancelled = true
+            return work
+        }?.cancel()
     }
 
     /// Runs `body` if the race was not decided yet, deciding it.

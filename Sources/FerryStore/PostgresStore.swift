@@ -18,6 +18,10 @@ public final class PostgresStore: FerryDatabase {
     let crowdCounts = CrowdCounts()
     let logger: Logger
     let schema: String?
+    /// The `application_name` of the store's connections: `ferry`, or `ferry/` and the schema.
+    let applicationName: String
+    /// How long one operation may take before the store gives up on it (see ``guarded(bounded:_:)``).
+    let operationDeadline: Duration
     private let runner: Task<Void, Never>
     /// Probes the server every second while the store is open (see ``isAway``).
     private let monitor = Mutex<Task<Void, Never>?>(nil)
@@ -47,10 +51,13 @@ public final class PostgresStore: FerryDatabase {
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`), starts the
-    /// connection pool and migrates the schema.
-    public init(url: String, logger: Logger = PostgresStore.quietLogger) async throws {
+    /// connection pool and migrates the schema. An operation that has not finished after `operationDeadline` fails
+    /// as the server being away.
+    public init(url: String, logger: Logger = PostgresStore.quietLogger, operationDeadline: Duration = PostgresStore.defaultOperationDeadline) async throws {
         let parsed = try PostgresURL(url)
         schema = parsed.schema
+        applicationName = parsed.applicationName
+        self.operationDeadline = operationDeadline
         client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
         self.logger = logger
         let client = client
@@ -81,15 +88,28 @@ public final class PostgresStore: FerryDatabase {
     /// Whether the server was found away and has not answered since.
     public var isAway: Bool { health.withLock { $0.away } }
 
+    /// How long an operation may take by default: far longer than any statement Ferry makes should, short enough
+    /// that a server that stopped answering does not hold a caller (a request, the cache refresher, a shutdown) for
+    /// good.
+    public static let defaultOperationDeadline = Duration.seconds(60)
+
     /// Runs an operation unless the server is known to be away; notes the server away when the operation fails
     /// for lack of it.
-    func guarded<T>(_ operation: () async throws -> T) async throws -> T {
+    ///
+    /// The operation is given ``operationDeadline`` and then abandoned, failing with `PostgresUnavailable`: a
+    /// statement whose answer never comes (a connection whose server vanished without closing it, or one the
+    /// pool handed out as it was being closed, whose statement is then never sent) must not stop its caller for
+    /// ever. The caller's cancellation reaches the operation.
+    func guarded<T: Sendable>(bounded: Bool = true, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let ticket = try health.withLock { health in
             if health.away { throw DatabaseUnavailable(message: "PostgreSQL is not answering (checked again every second)") }
             return health.ticket()
         }
+        let deadline = operationDeadline
         do {
-            return try await operation()
+            guard bounded else { return try await operation() }
+            return try await FerryStore.withDeadline(deadline, timeoutError: { PostgresUnavailable(message: "no answer from the server within \(deadline)") },
+                                                     operation)
         } catch {
             if isOutage(error) { health.withLock { $0.report(away: true, ticket: ticket) } }
             throw error
@@ -98,6 +118,7 @@ public final class PostgresStore: FerryDatabase {
 
     /// Runs a statement whose rows are not read.
     func execute(_ query: PostgresQuery) async throws {
+        let client = client, logger = logger
         try await guarded { _ = try await client.query(query, logger: logger) }
     }
 
@@ -117,9 +138,11 @@ public final class PostgresStore: FerryDatabase {
         return logger
     }
 
-    /// Runs `body` in a transaction; an error thrown by `body` comes out as itself (a `StoreConflict`, say).
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await guarded {
+    /// Runs `body` in a transaction; an error thrown by `body` comes out as itself (a `StoreConflict`, say). Only
+    /// the migrations, which take as long as the data they rewrite, are not `bounded` by ``operationDeadline``.
+    func transaction<T: Sendable>(bounded: Bool = true, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let client = client, logger = logger
+        return try await guarded(bounded: bounded) {
             do {
                 return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
             } catch let error as PostgresTransactionError {
@@ -352,8 +375,9 @@ public final class PostgresStore: FerryDatabase {
             try await execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""))
         }
         try await execute("CREATE TABLE IF NOT EXISTS ferry_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
+        let logger = logger
         for migration in Self.migrations {
-            try await transaction { connection in
+            try await transaction(bounded: false) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock) + hashtext(current_schema()))", logger: logger)
                 let done = try await connection.query("SELECT name FROM ferry_migrations WHERE name = \(migration.name)", logger: logger).collect()
                 guard done.isEmpty else { return }
@@ -461,12 +485,15 @@ public final class PostgresStore: FerryDatabase {
         }
     }
 
-    /// Ends every connection of this database that listens for change notices; returns how many (for tests and
-    /// operators checking that nodes recover). Needs the right to signal other backends.
+    /// Ends every connection of this database and schema (every node's, not only this store's) that listens for
+    /// change notices; returns how many (for tests and operators checking that nodes recover). Ferry's installs in
+    /// other schemas of the database are left alone: their connections carry another `application_name`. Needs the
+    /// right to signal other backends.
     public func terminateListeners() async throws -> Int {
         try await all("""
             SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
-            WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE \("LISTEN%")
+            WHERE datname = current_database() AND application_name = \(applicationName) AND pid <> pg_backend_pid()
+                AND query ILIKE \("LISTEN%")
             """) { try $0["done"].decode(Bool.self) }.filter { $0 }.count
     }
 
@@ -474,7 +501,8 @@ public final class PostgresStore: FerryDatabase {
 
     /// The rows of a query, each read by `decode`.
     func all<T>(_ query: PostgresQuery, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
-        try await guarded { try await client.query(query, logger: logger).collect() }.map { try decode($0.makeRandomAccess()) }
+        let client = client, logger = logger
+        return try await guarded { try await client.query(query, logger: logger).collect() }.map { try decode($0.makeRandomAccess()) }
     }
 
     func first<T>(_ query: PostgresQuery, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> T? {
@@ -527,8 +555,8 @@ public final class PostgresStore: FerryDatabase {
                     \(app.ios.urlScheme), \(app.android.packageName), \(JSONText.encode(app.android.sha256Fingerprints)), \(app.fallbackURL),
                     \(app.social.title), \(app.social.description), \(app.social.imageURL), \(app.attribution.window),
                     \(app.attribution.copyToOpen), \(app.createdAt.timeIntervalSince1970))
-                """, logger: logger)
-            try await Self.insertDomains(app, connection: connection, logger: logger)
+                """, logger: self.logger)
+            try await Self.insertDomains(app, connection: connection, logger: self.logger)
         }
     }
 
@@ -541,10 +569,10 @@ public final class PostgresStore: FerryDatabase {
                     social_title = \(app.social.title), social_description = \(app.social.description), social_image_url = \(app.social.imageURL),
                     attribution_window = \(app.attribution.window), copy_to_open = \(app.attribution.copyToOpen)
                 WHERE id = \(app.id) RETURNING id
-                """, logger: logger).collect()
+                """, logger: self.logger).collect()
             guard !updated.isEmpty else { return false }
-            try await connection.query("DELETE FROM domains WHERE app_id = \(app.id)", logger: logger)
-            try await Self.insertDomains(app, connection: connection, logger: logger)
+            try await connection.query("DELETE FROM domains WHERE app_id = \(app.id)", logger: self.logger)
+            try await Self.insertDomains(app, connection: connection, logger: self.logger)
             return true
         }
     }
@@ -872,16 +900,20 @@ struct PostgresURL {
             guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
                 throw PostgresURLError(message: "search_path must be a schema name of lowercase letters, digits and underscores")
             }
-            configuration.options.additionalStartupParameters = [("search_path", schema)]
             self.schema = schema
         } else {
             schema = nil
         }
+        // Names the connections in `pg_stat_activity` (PostgreSQL keeps the first 63 bytes, all ASCII here).
+        applicationName = String(schema.map { "ferry/\($0)" }?.prefix(63) ?? "ferry")
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)] + (schema.map { [("search_path", $0)] } ?? [])
         self.configuration = configuration
     }
 
     /// The schema Ferry's tables live in, when the URL names one.
     let schema: String?
+    /// What the connections call themselves.
+    let applicationName: String
 }
 
 /// A PostgreSQL server that does not answer.

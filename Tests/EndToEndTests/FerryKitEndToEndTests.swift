@@ -67,6 +67,9 @@ struct FerryKitEndToEndTests {
             configuration.cacheRefreshInterval = .milliseconds(100)
             configuration.ipHashKey = "end-to-end-ip-hash-key-0123"
             configuration.logLevel = .error
+            // The whole suite runs at once on two cores: a lookup can wait seconds for the processor, which is not the
+            // database being away.
+            configuration.edgeLookupTimeout = .seconds(15)
             let application = try await buildApplication(configuration, store: store)
             try await application.test(.live) { client in
                 let port = try #require(client.port)

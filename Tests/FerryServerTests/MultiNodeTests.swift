@@ -208,7 +208,9 @@ struct DatabaseOutageTests {
     }
 
     func outage(url: String, directory: String, port: Int) async throws {
-        let store = try await PostgresStore(url: url)
+        // A statement caught by the stop may never be answered (see `PostgresStore.guarded`): a short deadline lets the
+        // server's shutdown at the end wait seconds for it rather than the default minute.
+        let store = try await PostgresStore(url: url, operationDeadline: .seconds(5))
         let admin = FerryAdmin(store: store)
         let app = try await admin.createApp(.init(name: "Example", domains: ["go.example.com"]))
         let link = try await admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: app, environment: .live)

@@ -20,6 +20,8 @@ public final class PostgresStore: FerryDatabase {
     let schema: String?
     /// The `application_name` of the store's connections: `ferry`, or `ferry/` and the schema.
     let applicationName: String
+    /// The connection that listens for change notices, outside the pool.
+    let listenerConfiguration: PostgresConnection.Configuration
     /// How long one operation may take before the store gives up on it (see ``guarded(bounded:_:)``).
     let operationDeadline: Duration
     private let runner: Task<Void, Never>
@@ -57,6 +59,7 @@ public final class PostgresStore: FerryDatabase {
         let parsed = try PostgresURL(url)
         schema = parsed.schema
         applicationName = parsed.applicationName
+        listenerConfiguration = parsed.listenerConfiguration
         self.operationDeadline = operationDeadline
         client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
         self.logger = logger
@@ -459,20 +462,23 @@ public final class PostgresStore: FerryDatabase {
     /// The channel the schema's triggers notify on every change the edge caches.
     static let changeChannel = "ferry_changes"
 
-    /// Listens on one pooled connection for the triggers' notices; after every (re)connection it yields once, since
-    /// notices sent while no one listened are lost. Reconnects a second after losing the connection.
+    /// Listens for the triggers' notices on a connection of its own, outside the pool; after every (re)connection
+    /// it yields once, since notices sent while no one listened are lost. Reconnects a second after losing the
+    /// connection, or ten seconds after asking to listen without an answer.
+    ///
+    /// Outside the pool, because a pooled connection that the server ends while it listens goes back to the pool
+    /// as it closes, and a statement handed that connection is never sent; and because a listener that never gets
+    /// its answer must be given up on rather than waited for.
     public func changeNotifications() -> AsyncStream<Void>? {
-        let client = client, logger = logger
+        let configuration = listenerConfiguration, logger = logger
         return AsyncStream { continuation in
             let task = Task {
+                var attempt = 0
                 while !Task.isCancelled {
+                    attempt += 1
                     do {
-                        try await client.withConnection { connection in
-                            try await connection.listen(on: Self.changeChannel) { notices in
-                                continuation.yield()
-                                for try await _ in notices { continuation.yield() }
-                            }
-                        }
+                        let connection = try await PostgresConnection.connect(configuration: configuration, id: attempt, logger: logger)
+                        try await Self.listen(on: connection, yieldingTo: continuation)
                     } catch {
                         if Task.isCancelled { break }
                         logger.warning("change notices lost; listening again", metadata: ["error": "\(String(reflecting: error))"])
@@ -483,6 +489,34 @@ public final class PostgresStore: FerryDatabase {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// Listens on `connection` until it is lost or the caller is cancelled, then closes it.
+    private static func listen(on connection: PostgresConnection, yieldingTo continuation: AsyncStream<Void>.Continuation) async throws {
+        let (listening, started) = AsyncStream.makeStream(of: Void.self)
+        let listener = Task {
+            defer { started.finish() }  // listening, or failed to
+            try await connection.listen(on: Self.changeChannel) { notices in
+                started.finish()
+                continuation.yield()
+                for try await _ in notices { continuation.yield() }
+            }
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await FerryStore.withDeadline(.seconds(10), timeoutError: { PostgresUnavailable(message: "LISTEN not answered within 10 seconds") }) {
+                    for await _ in listening {}
+                }
+                try await listener.value
+            } onCancel: {
+                listener.cancel()
+                let _: EventLoopFuture<Void> = connection.close()
+            }
+        } catch {
+            try? await connection.close()  // closed before it goes (a connection must not be dropped open)
+            throw error
+        }
+        try? await connection.close()
     }
 
     /// Ends every connection of this database and schema (every node's, not only this store's) that listens for
@@ -886,10 +920,17 @@ struct PostgresURL {
         let database = components.path.count > 1 ? String(components.path.dropFirst()).removingPercentEncoding : nil
         let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
         let tls: PostgresClient.Configuration.TLS
+        let listenerTLS: PostgresConnection.Configuration.TLS
         switch mode {
-        case "disable": tls = .disable
-        case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
-        case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+        case "disable":
+            tls = .disable
+            listenerTLS = .disable
+        case "prefer", "allow":
+            tls = .prefer(.makeClientConfiguration())
+            listenerTLS = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case "require", "verify-ca", "verify-full":
+            tls = .require(.makeClientConfiguration())
+            listenerTLS = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         default: throw PostgresURLError(message: "sslmode must be disable, prefer or require")
         }
         var configuration = PostgresClient.Configuration(host: host, port: components.port ?? 5432, username: user, password: password,
@@ -908,12 +949,18 @@ struct PostgresURL {
         applicationName = String(schema.map { "ferry/\($0)" }?.prefix(63) ?? "ferry")
         configuration.options.additionalStartupParameters = [("application_name", applicationName)] + (schema.map { [("search_path", $0)] } ?? [])
         self.configuration = configuration
+        var listener = PostgresConnection.Configuration(host: host, port: components.port ?? 5432, username: user, password: password,
+                                                        database: database, tls: listenerTLS)
+        listener.options.additionalStartupParameters = configuration.options.additionalStartupParameters
+        listenerConfiguration = listener
     }
 
     /// The schema Ferry's tables live in, when the URL names one.
     let schema: String?
     /// What the connections call themselves.
     let applicationName: String
+    /// The connection that listens for change notices.
+    let listenerConfiguration: PostgresConnection.Configuration
 }
 
 /// A PostgreSQL server that does not answer.

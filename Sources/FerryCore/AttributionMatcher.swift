@@ -256,13 +256,32 @@ public struct AttributionMatcher: Sendable {
         var osTotal = 0
         var languageCounts: [String: Int] = [:]
         var languageTotal = 0
+        /// The candidates' OS versions and the install's, each read to major.minor once (hundreds of candidates
+        /// share a few versions).
+        var majorMinors: [String: String?] = [:]
+
+        /// `version` read to major.minor (remembered when the context was made).
+        func majorMinor(_ version: String) -> String? {
+            if let known = majorMinors[version] { return known }
+            return AttributionMatcher.majorMinor(version)
+        }
 
         init(install: InstallEvidence, usable: [ClickEvidence], crowd: Double, window: TimeInterval, model: MatchModel) {
             self.window = window
+            if let version = install.signals.osVersion { majorMinors[version] = .some(AttributionMatcher.majorMinor(version)) }
             for click in usable {
-                if let os = click.osVersion.flatMap(AttributionMatcher.majorMinor) {
-                    osCounts[os, default: 0] += 1
-                    osTotal += 1
+                if let version = click.osVersion {
+                    let os: String?
+                    if let known = majorMinors[version] {
+                        os = known
+                    } else {
+                        os = AttributionMatcher.majorMinor(version)
+                        majorMinors[version] = .some(os)
+                    }
+                    if let os {
+                        osCounts[os, default: 0] += 1
+                        osTotal += 1
+                    }
                 }
                 if let language = click.languages.first, AttributionMatcher.plausibleTag(language, max: 35) {
                     languageCounts[language.lowercased(), default: 0] += 1
@@ -343,7 +362,7 @@ public struct AttributionMatcher: Sendable {
     }
 
     func osRatio(click: String?, install: String?, platform: String?, context: Context) -> Double {
-        guard let click = click.flatMap(Self.majorMinor), let install = install.flatMap(Self.majorMinor) else { return 1 }
+        guard let click = click.flatMap(context.majorMinor), let install = install.flatMap(context.majorMinor) else { return 1 }
         // Browsers from iOS 26 on report a frozen 18.6; that says nothing.
         if click == "18.6", let major = Int(install.split(separator: ".")[0]), major >= 26 { return 1 }
         // Chrome's reduced user agent says Android 10 whatever the version.

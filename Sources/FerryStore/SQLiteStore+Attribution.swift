@@ -21,6 +21,7 @@ extension SQLiteStore {
     }
 
     /// Columns of a click joined with its page's signals.
+    /// The columns ``decodeEvidence(_:languages:)`` reads, by position.
     private static let evidenceColumns = """
         c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
         s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
@@ -37,9 +38,11 @@ extension SQLiteStore {
             ]
             let unconsumed = "NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)"
             var byID: [String: ClickEvidence] = [:]
+            var languages = LanguageLists()
+            // Cached statements: the few shapes these queries take are compiled once per connection, not per match.
             func collect(_ sql: String) throws {
-                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) {
-                    let evidence = Self.decodeEvidence(row)
+                for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) {
+                    let evidence = Self.decodeEvidence(row, languages: &languages)
                     byID[evidence.clickID] = evidence
                 }
             }
@@ -47,10 +50,10 @@ extension SQLiteStore {
             // crowd index (more equal columns) and walks every click of the window, hundreds of milliseconds at a
             // million clicks, instead of the few that share the address.
             func count(_ condition: String, index: String? = nil) throws -> Int {
-                try Int.fetchOne(db, sql: """
+                try Int.fetchOne(db.cachedStatement(sql: """
                     SELECT COUNT(*) FROM clicks c\(index.map { " INDEXED BY \($0)" } ?? "") WHERE c.app_id = :app AND c.environment = :env
                       AND c.created_at BETWEEN :since AND :until\(platformFilter) AND \(condition)
-                    """, arguments: StatementArguments(arguments)) ?? 0
+                    """), arguments: StatementArguments(arguments)) ?? 0
             }
             func base(_ index: String) -> String {
                 """
@@ -98,21 +101,48 @@ extension SQLiteStore {
                 SELECT \(Self.evidenceColumns) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
                 WHERE c.id = ? AND c.app_id = ? AND c.environment = ? AND c.created_at >= ?
                   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
-                """, arguments: [id, appID, environment.rawValue, since.timeIntervalSince1970]).map(Self.decodeEvidence)
+                """, arguments: [id, appID, environment.rawValue, since.timeIntervalSince1970]).map { row in
+                var languages = LanguageLists()
+                return Self.decodeEvidence(row, languages: &languages)
+            }
         }
     }
 
-    static func decodeEvidence(_ row: Row) -> ClickEvidence {
-        var languages: [String] = JSONText.decode(row["languages"]) ?? []
-        if languages.isEmpty, let accept: String = row["accept_language"] {
-            languages = AcceptLanguage.tags(accept)
+    /// A row of ``evidenceColumns``, read by position: a match reads hundreds of these rows, and reading a column
+    /// by name compares it with every column's name, case-insensitively, each time.
+    static func decodeEvidence(_ row: Row, languages lists: inout LanguageLists) -> ClickEvidence {
+        var languages = lists.decoded(json: row[13])
+        if languages.isEmpty, let accept: String = row[7] {
+            languages = lists.tags(acceptLanguage: accept)
         }
         return ClickEvidence(
-            clickID: row["id"], linkID: row["link_id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            addressHash: row["ip_hash"], networkHash: row["network_hash"], osVersion: row["os_version"], appleDevice: row["apple_device"],
-            screenWidth: row["screen_width"], screenHeight: row["screen_height"], screenScale: row["screen_scale"],
-            timeZone: row["time_zone"], timeZoneOffsetSeconds: row["time_zone_offset"], languages: languages
+            clickID: row[0], linkID: row[1], createdAt: Date(timeIntervalSince1970: row[2]),
+            addressHash: row[3], networkHash: row[4], osVersion: row[5], appleDevice: row[6],
+            screenWidth: row[8], screenHeight: row[9], screenScale: row[10],
+            timeZone: row[11], timeZoneOffsetSeconds: row[12], languages: languages
         )
+    }
+
+    /// Language lists as read from rows, each distinct text parsed once per query: the clicks a match weighs share
+    /// a handful of them (`["en-US","en"]` many times over).
+    struct LanguageLists {
+        private var fromJSON: [String: [String]] = [:]
+        private var fromHeader: [String: [String]] = [:]
+
+        mutating func decoded(json text: String?) -> [String] {
+            guard let text else { return [] }
+            if let known = fromJSON[text] { return known }
+            let list: [String] = JSONText.decode(text) ?? []
+            fromJSON[text] = list
+            return list
+        }
+
+        mutating func tags(acceptLanguage text: String) -> [String] {
+            if let known = fromHeader[text] { return known }
+            let list = AcceptLanguage.tags(text)
+            fromHeader[text] = list
+            return list
+        }
     }
 
     public func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {

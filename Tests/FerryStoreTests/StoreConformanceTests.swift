@@ -260,6 +260,10 @@ struct StoreConformanceTests {
             #expect(set.sameNetworkClicks == 2)
             let print = try #require(set.clicks.first { $0.clickID == "clk_print" })
             #expect(print.screenWidth == 393 && print.timeZone == "Europe/Paris" && print.languages == ["fr-FR"])
+            // Every field of the evidence, each in its place.
+            #expect(print.linkID == "lnk_1" && print.createdAt == epoch.addingTimeInterval(20) && print.addressHash == "C" && print.networkHash == "M")
+            #expect(print.osVersion == "18.1" && print.appleDevice == "iphone" && print.screenHeight == 852 && print.screenScale == 3)
+            #expect(print.timeZoneOffsetSeconds == nil)
             // Without a page report, languages come from Accept-Language in order of preference.
             #expect(set.clicks.first { $0.clickID == "clk_address" }?.languages == ["fr-FR", "fr", "en"])
             #expect(try await store.candidates(query, platform: .android).clicks.isEmpty)

@@ -262,26 +262,24 @@ public struct AttributionMatcher: Sendable {
 
         /// `version` read to major.minor (remembered when the context was made).
         func majorMinor(_ version: String) -> String? {
+            majorMinors[version] ?? AttributionMatcher.majorMinor(version)
+        }
+
+        /// `version` read to major.minor, and remembered.
+        private mutating func remember(_ version: String) -> String? {
             if let known = majorMinors[version] { return known }
-            return AttributionMatcher.majorMinor(version)
+            let read = AttributionMatcher.majorMinor(version)
+            majorMinors[version] = .some(read)
+            return read
         }
 
         init(install: InstallEvidence, usable: [ClickEvidence], crowd: Double, window: TimeInterval, model: MatchModel) {
             self.window = window
-            if let version = install.signals.osVersion { majorMinors[version] = .some(AttributionMatcher.majorMinor(version)) }
+            if let version = install.signals.osVersion { _ = remember(version) }
             for click in usable {
-                if let version = click.osVersion {
-                    let os: String?
-                    if let known = majorMinors[version] {
-                        os = known
-                    } else {
-                        os = AttributionMatcher.majorMinor(version)
-                        majorMinors[version] = .some(os)
-                    }
-                    if let os {
-                        osCounts[os, default: 0] += 1
-                        osTotal += 1
-                    }
+                if let version = click.osVersion, let os = remember(version) {
+                    osCounts[os, default: 0] += 1
+                    osTotal += 1
                 }
                 if let language = click.languages.first, AttributionMatcher.plausibleTag(language, max: 35) {
                     languageCounts[language.lowercased(), default: 0] += 1

@@ -21,7 +21,7 @@ public final class PostgresStore: FerryDatabase {
     /// The `application_name` of the store's connections: `ferry`, or `ferry/` and the schema.
     let applicationName: String
     /// The connection that listens for change notices, outside the pool.
-    let listenerConfiguration: PostgresConnection.Configuration
+    let listener: PostgresURL.Listener
     /// How long one operation may take before the store gives up on it (see ``guarded(bounded:_:)``).
     let operationDeadline: Duration
     private let runner: Task<Void, Never>
@@ -59,7 +59,7 @@ public final class PostgresStore: FerryDatabase {
         let parsed = try PostgresURL(url)
         schema = parsed.schema
         applicationName = parsed.applicationName
-        listenerConfiguration = parsed.listenerConfiguration
+        listener = parsed.listener
         self.operationDeadline = operationDeadline
         client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
         self.logger = logger
@@ -470,14 +470,14 @@ public final class PostgresStore: FerryDatabase {
     /// as it closes, and a statement handed that connection is never sent; and because a listener that never gets
     /// its answer must be given up on rather than waited for.
     public func changeNotifications() -> AsyncStream<Void>? {
-        let configuration = listenerConfiguration, logger = logger
+        let listener = listener, logger = logger
         return AsyncStream { continuation in
             let task = Task {
                 var attempt = 0
                 while !Task.isCancelled {
                     attempt += 1
                     do {
-                        let connection = try await PostgresConnection.connect(configuration: configuration, id: attempt, logger: logger)
+                        let connection = try await PostgresConnection.connect(configuration: listener.configuration(), id: attempt, logger: logger)
                         try await Self.listen(on: connection, yieldingTo: continuation)
                     } catch {
                         if Task.isCancelled { break }
@@ -920,17 +920,11 @@ struct PostgresURL {
         let database = components.path.count > 1 ? String(components.path.dropFirst()).removingPercentEncoding : nil
         let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
         let tls: PostgresClient.Configuration.TLS
-        let listenerTLS: PostgresConnection.Configuration.TLS
+        let listenerTLS: Listener.TLSMode
         switch mode {
-        case "disable":
-            tls = .disable
-            listenerTLS = .disable
-        case "prefer", "allow":
-            tls = .prefer(.makeClientConfiguration())
-            listenerTLS = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        case "require", "verify-ca", "verify-full":
-            tls = .require(.makeClientConfiguration())
-            listenerTLS = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case "disable": (tls, listenerTLS) = (.disable, .disable)
+        case "prefer", "allow": (tls, listenerTLS) = (.prefer(.makeClientConfiguration()), .prefer)
+        case "require", "verify-ca", "verify-full": (tls, listenerTLS) = (.require(.makeClientConfiguration()), .require)
         default: throw PostgresURLError(message: "sslmode must be disable, prefer or require")
         }
         var configuration = PostgresClient.Configuration(host: host, port: components.port ?? 5432, username: user, password: password,
@@ -949,10 +943,33 @@ struct PostgresURL {
         applicationName = String(schema.map { "ferry/\($0)" }?.prefix(63) ?? "ferry")
         configuration.options.additionalStartupParameters = [("application_name", applicationName)] + (schema.map { [("search_path", $0)] } ?? [])
         self.configuration = configuration
-        var listener = PostgresConnection.Configuration(host: host, port: components.port ?? 5432, username: user, password: password,
-                                                        database: database, tls: listenerTLS)
-        listener.options.additionalStartupParameters = configuration.options.additionalStartupParameters
-        listenerConfiguration = listener
+        listener = Listener(host: host, port: components.port ?? 5432, username: user, password: password, database: database,
+                            tls: listenerTLS, startupParameters: configuration.options.additionalStartupParameters)
+    }
+
+    /// Where the connection that listens for change notices goes, outside the pool.
+    struct Listener: Sendable {
+        enum TLSMode: Sendable { case disable, prefer, require }
+        var host: String
+        var port: Int
+        var username: String
+        var password: String?
+        var database: String?
+        var tls: TLSMode
+        var startupParameters: [(String, String)]
+
+        /// The connection's configuration; its TLS context is made here, when it connects (as the pool makes its
+        /// own), not when the store opens.
+        func configuration() throws -> PostgresConnection.Configuration {
+            let context: PostgresConnection.Configuration.TLS = switch tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            var configuration = PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: context)
+            configuration.options.additionalStartupParameters = startupParameters
+            return configuration
+        }
     }
 
     /// The schema Ferry's tables live in, when the URL names one.
@@ -960,7 +977,7 @@ struct PostgresURL {
     /// What the connections call themselves.
     let applicationName: String
     /// The connection that listens for change notices.
-    let listenerConfiguration: PostgresConnection.Configuration
+    let listener: Listener
 }
 
 /// A PostgreSQL server that does not answer.

@@ -20,8 +20,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Columns of a click joined with its page's signals.
-    /// The columns ``decodeEvidence(_:languages:)`` reads, by position.
+    /// Columns of a click joined with its page's signals, which ``decodeEvidence(_:languages:)`` reads by position.
     private static let evidenceColumns = """
         c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
         s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages

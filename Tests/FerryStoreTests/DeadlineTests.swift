@@ -35,7 +35,7 @@ struct DeadlineTests {
         #expect(cancelled.value, "the abandoned operation is told")
     }
 
-    @Test func cancellingTheCallerCancelsTheOperation() async throws {
+    @Test(.timeLimit(.minutes(1))) func cancellingTheCallerCancelsTheOperation() async throws {
         let started = Flag()
         let caller = Task {
             try await withDeadline(.seconds(600), timeoutError: { Late() }) {

@@ -194,17 +194,28 @@ public struct AttributionMatcher: Sendable {
 
     /// Posterior probability per candidate that it caused the install.
     public func posteriors(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval) -> [(click: ClickEvidence, posterior: Double)] {
+        weigh(install: install, candidates: candidates, window: window).map { (candidates.clicks[$0.index], $0.posterior) }
+    }
+
+    /// The posterior of each usable candidate, by its place in `candidates.clicks` (the hundreds of candidates of a
+    /// busy window are read where they are, not copied).
+    func weigh(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval) -> [(index: Int, posterior: Double)] {
         // Only clicks inside the window that share the install's address, network or device fingerprint: the
         // store's own rule (`CandidateQuery`), kept here too so that nothing else can ever be matched.
-        let fingerprint = DeviceFingerprint.key(
-            width: install.signals.screenWidth, height: install.signals.screenHeight, scale: install.signals.screenScale, timeZone: install.signals.timeZone)
-        let usable = candidates.clicks.filter { click in
-            let delay = install.at.timeIntervalSince(click.createdAt)
-            guard delay >= -60, delay <= window else { return false }
-            if let address = install.addressHash, address == click.addressHash { return true }
-            if let network = install.networkHash, network == click.networkHash { return true }
-            return fingerprint != nil
-                && fingerprint == DeviceFingerprint.key(width: click.screenWidth, height: click.screenHeight, scale: click.screenScale, timeZone: click.timeZone)
+        let fingerprint = DeviceFingerprint.Parts(of: install.signals)
+        let clicks = candidates.clicks
+        var usable: [Int] = []
+        usable.reserveCapacity(clicks.count)
+        for index in clicks.indices {
+            let delay = install.at.timeIntervalSince(clicks[index].createdAt)
+            guard delay >= -60, delay <= window else { continue }
+            if let address = install.addressHash, address == clicks[index].addressHash {
+                usable.append(index)
+            } else if let network = install.networkHash, network == clicks[index].networkHash {
+                usable.append(index)
+            } else if let fingerprint, fingerprint == DeviceFingerprint.Parts(of: clicks[index]) {
+                usable.append(index)
+            }
         }
         guard !usable.isEmpty else { return [] }
         let crowd = Double(max(candidates.clicksInWindow, usable.count, 1))
@@ -215,8 +226,12 @@ public struct AttributionMatcher: Sendable {
         candidates.sameNetworkClicks = min(max(candidates.sameNetworkClicks, candidates.sameAddressClicks), Int(crowd))
         let clickedShare = min(0.99, max(0.01, install.signals.platform?.lowercased() == "android" ? model.androidClickedShare : model.clickedShare))
         let priorPerClick = clickedShare / crowd
-        let context = Context(install: install, usable: usable, crowd: crowd, window: window, model: model)
-        let weights = usable.map { priorPerClick * likelihoodRatio(install: install, click: $0, candidates: candidates, context: context) }
+        var context = Context(install: install, clicks: clicks, usable: usable, crowd: crowd, window: window, model: model)
+        // Hundreds of candidates share a few OS versions: each version's ratio is worked out once.
+        for version in context.majorMinors.keys {
+            context.osRatios[version] = osRatio(click: version, install: install.signals.osVersion, platform: install.signals.platform, context: context)
+        }
+        let weights = usable.map { priorPerClick * likelihoodRatio(install: install, click: clicks[$0], candidates: candidates, context: context) }
         // Clicks that are not candidates share no address, network or fingerprint with the install: that is
         // evidence against each of them, by the odds of a click-caused install sharing nothing with its click.
         let others = clickedShare * max(0, crowd - Double(usable.count)) / crowd * min(1, model.pNoSharedKey / max(0.05, 1 - Double(usable.count) / crowd))
@@ -229,23 +244,28 @@ public struct AttributionMatcher: Sendable {
     /// default) and no click of another link comes close.
     public func match(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval, acceptThreshold: Double? = nil) -> MatchOutcome {
         let threshold = acceptThreshold ?? model.acceptThreshold
-        let ranked = posteriors(install: install, candidates: candidates, window: window).sorted { $0.posterior > $1.posterior }
-        guard let best = ranked.first else { return .declined(reason: .noCandidates) }
+        let weighed = weigh(install: install, candidates: candidates, window: window)
+        // The likeliest click (the first of equals, in the candidates' order).
+        guard var best = weighed.first else { return .declined(reason: .noCandidates) }
+        for each in weighed.dropFirst() where each.posterior > best.posterior { best = each }
         guard best.posterior.isFinite else { return .declined(reason: .tooWeak) }
+        let clicks = candidates.clicks
+        let bestLink = clicks[best.index].linkID
         // The strongest click of another link.
-        let rival = ranked.dropFirst().first { $0.click.linkID != best.click.linkID }?.posterior ?? 0
+        var rival = 0.0
+        for each in weighed where each.posterior > rival && clicks[each.index].linkID != bestLink { rival = each.posterior }
         if best.posterior < threshold {
             // Sure enough it is one of two links, not which: say so.
             return .declined(reason: best.posterior + rival >= threshold ? .ambiguous : .tooWeak)
         }
         if rival >= best.posterior * model.ambiguityRatio { return .declined(reason: .ambiguous) }
-        return .matched(clickID: best.click.clickID, linkID: best.click.linkID, confidence: calibration.confidence(forPosterior: best.posterior))
+        return .matched(clickID: clicks[best.index].clickID, linkID: bestLink, confidence: calibration.confidence(forPosterior: best.posterior))
     }
 
     /// What the whole candidate set says about the install, computed once.
     struct Context {
         /// The install's fingerprint (screen and time zone).
-        var fingerprint: String?
+        var fingerprint: DeviceFingerprint.Parts?
         /// How common that fingerprint is among the window's clicks, measured on the candidates the fingerprint
         /// brought (extrapolated over the window when the store's per-key limit cut them short).
         var fingerprintShare: Double?
@@ -259,6 +279,12 @@ public struct AttributionMatcher: Sendable {
         /// The candidates' OS versions and the install's, each read to major.minor once (hundreds of candidates
         /// share a few versions).
         var majorMinors: [String: String?] = [:]
+        /// The install's first language, lowercased, when it is plausible.
+        var installLanguage: String?
+        /// The install's device family (`iphone`, `ipad`, `ipod`) from its model.
+        var installFamily: String?
+        /// `osRatio` for each OS version the candidates report, as they report it.
+        var osRatios: [String: Double] = [:]
 
         /// `version` read to major.minor (remembered when the context was made).
         func majorMinor(_ version: String) -> String? {
@@ -273,27 +299,31 @@ public struct AttributionMatcher: Sendable {
             return read
         }
 
-        init(install: InstallEvidence, usable: [ClickEvidence], crowd: Double, window: TimeInterval, model: MatchModel) {
+        init(install: InstallEvidence, clicks: [ClickEvidence], usable: [Int], crowd: Double, window: TimeInterval, model: MatchModel) {
             self.window = window
-            if let version = install.signals.osVersion { _ = remember(version) }
-            for click in usable {
-                if let version = click.osVersion, let os = remember(version) {
+            let signals = install.signals
+            if let version = signals.osVersion { _ = remember(version) }
+            if let language = signals.languages?.first, AttributionMatcher.plausibleTag(language, max: 35) {
+                installLanguage = language.lowercased()
+            }
+            installFamily = signals.model.flatMap(AttributionMatcher.deviceFamily)
+            for index in usable {
+                if let version = clicks[index].osVersion, let os = remember(version) {
                     osCounts[os, default: 0] += 1
                     osTotal += 1
                 }
-                if let language = click.languages.first, AttributionMatcher.plausibleTag(language, max: 35) {
+                if let language = clicks[index].languages.first, AttributionMatcher.plausibleTag(language, max: 35) {
                     languageCounts[language.lowercased(), default: 0] += 1
                     languageTotal += 1
                 }
             }
-            let signals = install.signals
-            fingerprint = DeviceFingerprint.key(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
+            fingerprint = DeviceFingerprint.Parts(of: signals)
             guard let fingerprint else { return }
             var count = 0
             var oldest = install.at
-            for click in usable where DeviceFingerprint.key(width: click.screenWidth, height: click.screenHeight, scale: click.screenScale, timeZone: click.timeZone) == fingerprint {
+            for index in usable where DeviceFingerprint.Parts(of: clicks[index]) == fingerprint {
                 count += 1
-                oldest = min(oldest, click.createdAt)
+                oldest = min(oldest, clicks[index].createdAt)
             }
             guard count > 0 else { return }
             var estimate = Double(count)
@@ -315,9 +345,13 @@ public struct AttributionMatcher: Sendable {
         var ratio = networkRatio(install: install, click: click, candidates: candidates, crowd: max(crowd, Double(candidates.clicks.count)), delay: delay)
         ratio *= delayRatio(delay, window: context.window)
         let signals = install.signals
-        ratio *= osRatio(click: click.osVersion, install: signals.osVersion, platform: signals.platform, context: context)
+        if let version = click.osVersion, let known = context.osRatios[version] {
+            ratio *= known
+        } else {
+            ratio *= osRatio(click: click.osVersion, install: signals.osVersion, platform: signals.platform, context: context)
+        }
         ratio *= deviceRatio(click: click, signals: signals, context: context)
-        ratio *= languageRatio(click: click.languages, install: signals.languages ?? [], context: context)
+        ratio *= languageRatio(click: click.languages, context: context)
         return ratio.isFinite ? ratio : 0
     }
 
@@ -380,10 +414,7 @@ public struct AttributionMatcher: Sendable {
     func deviceRatio(click: ClickEvidence, signals: DeviceSignals, context: Context) -> Double {
         let qScreen = model.qSameScreen, qZone = model.qSameTimeZone
         var ratio = 1.0
-        if let device = click.appleDevice, let model = signals.model?.lowercased() {
-            let family = model.hasPrefix("ipad") ? "ipad" : model.hasPrefix("ipod") ? "ipod" : model.hasPrefix("iphone") ? "iphone" : nil
-            if let family, family != device { ratio *= 0.01 }
-        }
+        if let device = click.appleDevice, let family = context.installFamily, family != device { ratio *= 0.01 }
         var sameScreen: Bool?
         if let cw = click.screenWidth, let ch = click.screenHeight, let iw = signals.screenWidth, let ih = signals.screenHeight,
            Self.plausibleSize(cw), Self.plausibleSize(ch), Self.plausibleSize(iw), Self.plausibleSize(ih) {
@@ -395,8 +426,7 @@ public struct AttributionMatcher: Sendable {
             sameScreen = sameSize && sameScale
         }
         let sameZone = zoneAgreement(click: click, signals: signals)
-        if sameScreen == true, sameZone == 1, let share = context.fingerprintShare,
-           context.fingerprint == DeviceFingerprint.key(width: click.screenWidth, height: click.screenHeight, scale: click.screenScale, timeZone: click.timeZone) {
+        if sameScreen == true, sameZone == 1, let share = context.fingerprintShare, context.fingerprint == DeviceFingerprint.Parts(of: click) {
             // Screen and time zone together: as rare as the candidates show the install's fingerprint to be.
             let q = max(share, model.qSameScreen * model.qSameTimeZone * 0.02)
             return ratio * min(model.pSameScreen * model.pSameTimeZone / q, 1e6)
@@ -423,9 +453,10 @@ public struct AttributionMatcher: Sendable {
         return 0
     }
 
-    func languageRatio(click: [String], install: [String], context: Context) -> Double {
-        guard let first = click.first, let other = install.first, Self.plausibleTag(first, max: 35), Self.plausibleTag(other, max: 35) else { return 1 }
-        let a = first.lowercased(), b = other.lowercased()
+    /// The first languages: the click's against the install's (read once, in the context).
+    func languageRatio(click: [String], context: Context) -> Double {
+        guard let first = click.first, let b = context.installLanguage, Self.plausibleTag(first, max: 35) else { return 1 }
+        let a = first.lowercased()
         if a == b {
             // As common as the language is among the clicks around.
             let q = shrunk(count: context.languageCounts[a, default: 0], total: context.languageTotal, prior: model.qSameLanguage)
@@ -450,6 +481,12 @@ public struct AttributionMatcher: Sendable {
 
     /// A time zone name or language tag short enough to be one.
     static func plausibleTag(_ text: String, max: Int) -> Bool { !text.isEmpty && text.utf8.count <= max }
+
+    /// `iphone`, `ipad` or `ipod` for a device model (`iPhone16,2`), as clicks' user agents name the family.
+    static func deviceFamily(model: String) -> String? {
+        let model = model.lowercased()
+        return model.hasPrefix("ipad") ? "ipad" : model.hasPrefix("ipod") ? "ipod" : model.hasPrefix("iphone") ? "iphone" : nil
+    }
 
     static func majorMinor(_ version: String) -> String? {
         guard version.utf8.count <= 32 else { return nil }
@@ -563,10 +600,39 @@ public struct CandidateQuery: Sendable, Hashable {
 public enum DeviceFingerprint {
     /// `393x852@3|America/New_York` (portrait size), or nil when a part is unknown.
     public static func key(width: Int?, height: Int?, scale: Double?, timeZone: String?) -> String? {
-        guard let width, let height, let scale, let timeZone, (1...20_000).contains(width), (1...20_000).contains(height),
-              scale.isFinite, scale > 0, scale <= 10, !timeZone.isEmpty, timeZone.utf8.count <= 64 else { return nil }
-        let roundedScale = (scale * 100).rounded() / 100
-        let scaleText = roundedScale == roundedScale.rounded() ? String(Int(roundedScale)) : String(roundedScale)
-        return "\(min(width, height))x\(max(width, height))@\(scaleText)|\(timeZone)"
+        Parts(width: width, height: height, scale: scale, timeZone: timeZone)?.key
+    }
+
+    /// What a key is made of: two keys are equal exactly when their parts are, and parts compare without the key's
+    /// text being built (a match compares hundreds of candidates' fingerprints).
+    struct Parts: Hashable {
+        var shortSide: Int
+        var longSide: Int
+        /// The scale in hundredths, rounded.
+        var scaleHundredths: Double
+        var timeZone: String
+
+        init?(width: Int?, height: Int?, scale: Double?, timeZone: String?) {
+            guard let width, let height, let scale, let timeZone, (1...20_000).contains(width), (1...20_000).contains(height),
+                  scale.isFinite, scale > 0, scale <= 10, !timeZone.isEmpty, timeZone.utf8.count <= 64 else { return nil }
+            shortSide = min(width, height)
+            longSide = max(width, height)
+            scaleHundredths = (scale * 100).rounded()
+            self.timeZone = timeZone
+        }
+
+        init?(of click: ClickEvidence) {
+            self.init(width: click.screenWidth, height: click.screenHeight, scale: click.screenScale, timeZone: click.timeZone)
+        }
+
+        init?(of signals: DeviceSignals) {
+            self.init(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
+        }
+
+        var key: String {
+            let scale = scaleHundredths / 100
+            let scaleText = scale == scale.rounded() ? String(Int(scale)) : String(scale)
+            return "\(shortSide)x\(longSide)@\(scaleText)|\(timeZone)"
+        }
     }
 }

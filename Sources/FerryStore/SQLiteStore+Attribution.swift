@@ -27,7 +27,7 @@ extension SQLiteStore {
         """
 
     public func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
-        try await writer.read { db in
+        try await readHere { db in
             let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
             // Only clicks of the platforms apps are installed on; the address and network indexes hold no others.
             let platformFilter = " AND c.\(CandidateQuery.attributablePlatformsSQL)" + (platform == nil ? "" : " AND c.platform = :platform")
@@ -40,10 +40,10 @@ extension SQLiteStore {
             var languages = LanguageLists()
             // Cached statements: the few shapes these queries take are compiled once per connection, not per match.
             func collect(_ sql: String) throws {
-                for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) {
-                    let evidence = Self.decodeEvidence(row, languages: &languages)
-                    byID[evidence.clickID] = evidence
+                let rows = try db.cachedStatement(sql: sql).decodedRows(arguments: StatementArguments(arguments)) { row in
+                    Self.decodeEvidence(row, languages: &languages)
                 }
+                for evidence in rows { byID[evidence.clickID] = evidence }
             }
             // The address and network lookups name their index: without statistics SQLite's planner prefers the
             // crowd index (more equal columns) and walks every click of the window, hundreds of milliseconds at a
@@ -145,8 +145,8 @@ extension SQLiteStore {
     }
 
     public func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
-        try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?",
+        try await readHere { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?"),
                              arguments: [appID, environment.rawValue, installID]).map(Self.decodeAttribution)
         }
     }
@@ -162,10 +162,10 @@ extension SQLiteStore {
     public func insertAttribution(_ record: AttributionRecord) async throws {
         try await write { db in
             do {
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [record.appID, record.environment.rawValue, record.installID, record.clickID, record.linkID,
+                    """).execute(arguments: [record.appID, record.environment.rawValue, record.installID, record.clickID, record.linkID,
                                      record.matchType?.rawValue, record.confidence, record.createdAt.timeIntervalSince1970])
                 try Self.addStats(Dictionary(StatsRollup.increments(attribution: record).map { ($0, 1) }, uniquingKeysWith: +), db: db)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {

@@ -36,14 +36,16 @@ extension SQLiteStore {
                 "platform": platform?.rawValue, "limit": CandidateQuery.limitPerKey,
             ]
             let unconsumed = "NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)"
-            var byID: [String: ClickEvidence] = [:]
+            // A click can come by more than one key (its address and its network): each is kept once.
+            var clicks: [ClickEvidence] = []
+            var seen = Set<String>()
             var languages = LanguageLists()
             // Cached statements: the few shapes these queries take are compiled once per connection, not per match.
             func collect(_ sql: String) throws {
                 let rows = try db.cachedStatement(sql: sql).decodedRows(arguments: StatementArguments(arguments)) { row in
-                    Self.decodeEvidence(row, languages: &languages)
+                    try Self.decodeEvidence(row, languages: &languages)
                 }
-                for evidence in rows { byID[evidence.clickID] = evidence }
+                for evidence in rows where seen.insert(evidence.clickID).inserted { clicks.append(evidence) }
             }
             // The address and network lookups name their index: without statistics SQLite's planner prefers the
             // crowd index (more equal columns) and walks every click of the window, hundreds of milliseconds at a
@@ -89,32 +91,32 @@ extension SQLiteStore {
                 crowdCounts.remember(counted, for: crowd, now: query.until)
                 return counted
             }()
-            let clicks = byID.values.sorted { $0.createdAt > $1.createdAt || ($0.createdAt == $1.createdAt && $0.clickID < $1.clickID) }
+            clicks.sort { $0.createdAt > $1.createdAt || ($0.createdAt == $1.createdAt && $0.clickID < $1.clickID) }
             return CandidateSet(clicks: clicks, clicksInWindow: inWindow, sameAddressClicks: sameAddress, sameNetworkClicks: sameNetwork)
         }
     }
 
     public func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: """
+            var languages = LanguageLists()
+            return try db.cachedStatement(sql: """
                 SELECT \(Self.evidenceColumns) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
                 WHERE c.id = ? AND c.app_id = ? AND c.environment = ? AND c.created_at >= ?
                   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
-                """, arguments: [id, appID, environment.rawValue, since.timeIntervalSince1970]).map { row in
-                var languages = LanguageLists()
-                return Self.decodeEvidence(row, languages: &languages)
+                """).decodedRow(arguments: [id, appID, environment.rawValue, since.timeIntervalSince1970]) { row in
+                try Self.decodeEvidence(row, languages: &languages)
             }
         }
     }
 
     /// A row of ``evidenceColumns``, read by position: a match reads hundreds of these rows, and reading a column
     /// by name compares it with every column's name, case-insensitively, each time.
-    static func decodeEvidence(_ row: Row, languages lists: inout LanguageLists) -> ClickEvidence {
-        var languages = lists.decoded(json: row[13])
-        if languages.isEmpty, let accept: String = row[7] {
+    static func decodeEvidence(_ row: StatementColumns, languages lists: inout LanguageLists) throws -> ClickEvidence {
+        var languages = lists.decoded(json: try row[13])
+        if languages.isEmpty, let accept: String = try row[7] {
             languages = lists.tags(acceptLanguage: accept)
         }
-        return ClickEvidence(
+        return try ClickEvidence(
             clickID: row[0], linkID: row[1], createdAt: Date(timeIntervalSince1970: row[2]),
             addressHash: row[3], networkHash: row[4], osVersion: row[5], appleDevice: row[6],
             screenWidth: row[8], screenHeight: row[9], screenScale: row[10],

@@ -498,23 +498,24 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
 
     public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
         try await writer.read { db in
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try db.makeStatement(sql: """
                 SELECT \(Self.linkColumns) FROM links WHERE app_id = ? AND environment = ? AND seq < ? ORDER BY seq DESC LIMIT ?
-                """, arguments: [appID, environment.rawValue, after ?? Int64.max, limit + 1])
-            let links = try rows.prefix(limit).map(Self.decodeLink)
-            let next: Int64? = rows.count > limit ? rows[limit - 1][Self.linkSeqColumn] : nil
-            return LinkPage(links: links, nextCursor: next)
+                """).decodedRows(arguments: [appID, environment.rawValue, after ?? Int64.max, limit + 1]) { row in
+                (link: try Self.decodeLink(row), seq: try row[Self.linkSeqColumn] as Int64)
+            }
+            let next: Int64? = rows.count > limit ? rows[limit - 1].seq : nil
+            return LinkPage(links: rows.prefix(limit).map(\.link), nextCursor: next)
         }
     }
 
     public func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
         let pattern = containsPattern(text)
         return try await writer.read { db in
-            try Row.fetchAll(db, sql: """
+            try db.makeStatement(sql: """
                 SELECT \(Self.linkColumns) FROM links WHERE app_id = ? AND environment = ?
                     AND (lower(slug) LIKE ? ESCAPE '\\' OR lower(destination) LIKE ? ESCAPE '\\' OR lower(COALESCE(campaign, '')) LIKE ? ESCAPE '\\')
                 ORDER BY seq DESC LIMIT ?
-                """, arguments: [appID, environment.rawValue, pattern, pattern, pattern, limit]).map(Self.decodeLink)
+                """).decodedRows(arguments: [appID, environment.rawValue, pattern, pattern, pattern, limit], Self.decodeLink)
         }
     }
 
@@ -537,14 +538,14 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     /// The position of `seq` in `linkColumns`.
     static let linkSeqColumn = 23
 
-    private static func decodeLink(_ row: Row) throws -> Link {
-        guard let environment = APIEnvironment(rawValue: row[2]) else {
+    private static func decodeLink(_ row: StatementColumns) throws -> Link {
+        guard let environment = APIEnvironment(rawValue: try row[2]) else {
             throw DatabaseError(message: "links row has an unknown environment")
         }
-        return Link(
+        return try Link(
             id: row[0], appID: row[1], environment: environment, domain: row[3], slug: row[4],
             destination: row[5], iosURL: row[6], androidURL: row[7],
-            params: JSONText.decode(row[8]) ?? [:],
+            params: JSONText.decode(row[8] as String?) ?? [:],
             utm: UTMParameters(source: row[9], medium: row[10], campaign: row[11], content: row[12], term: row[13]),
             campaign: row[14], referrer: row[15],
             social: SocialMetadata(title: row[16], description: row[17], imageURL: row[18]),
@@ -705,24 +706,6 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     }
 }
 
-extension Statement {
-    /// The rows the statement yields, each decoded while the statement stands on it. GRDB then reads each column
-    /// straight from SQLite; `Row.fetchAll` and `Row.fetchOne` first copy every row into values, and a copied row
-    /// decodes each column through a generic lookup (most of the cost of reading a match's candidate rows).
-    func decodedRows<T>(arguments: StatementArguments, _ decode: (Row) throws -> T) throws -> [T] {
-        let cursor = try Row.fetchCursor(self, arguments: arguments)
-        var decoded: [T] = []
-        while let row = try cursor.next() { decoded.append(try decode(row)) }
-        return decoded
-    }
-
-    /// The first row the statement yields, decoded while the statement stands on it (see `decodedRows`).
-    func decodedRow<T>(arguments: StatementArguments, _ decode: (Row) throws -> T) throws -> T? {
-        let cursor = try Row.fetchCursor(self, arguments: arguments)
-        return try withExtendedLifetime(cursor) { try cursor.next().map(decode) }
-    }
-}
-
 /// JSON text columns (params, bundle ids, fingerprints).
 enum JSONText {
     static func encode(_ value: some Encodable) -> String {
@@ -735,7 +718,30 @@ enum JSONText {
         guard let text else { return nil }
         // Most links have no params: an empty object needs no JSON decoder.
         if text == "{}", let empty = [String: String]() as? T { return empty }
+        // An app's bundle ids and fingerprints are read with every API request it makes.
+        if T.self == [String].self, let list = plainStrings(text) as? T { return list }
         return try? JSONDecoder().decode(T.self, from: Data(text.utf8))
+    }
+
+    /// A JSON array of strings as `encode` writes it (`["a","b"]`, no spaces), when no string holds an escape; nil for
+    /// anything else, which the JSON decoder then reads.
+    static func plainStrings(_ text: String) -> [String]? {
+        let bytes = Array(text.utf8)
+        guard bytes.first == UInt8(ascii: "["), bytes.last == UInt8(ascii: "]"), !bytes.contains(UInt8(ascii: "\\")) else { return nil }
+        var list: [String] = []
+        var index = 1
+        let end = bytes.count - 1
+        while index < end {
+            guard bytes[index] == UInt8(ascii: "\""), let close = bytes[(index + 1)..<end].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+            guard bytes[(index + 1)..<close].allSatisfy({ $0 >= 0x20 }) else { return nil }
+            list.append(String(decoding: bytes[(index + 1)..<close], as: UTF8.self))
+            index = close + 1
+            if index < end {
+                guard bytes[index] == UInt8(ascii: ","), index + 1 < end else { return nil }
+                index += 1
+            }
+        }
+        return list
     }
 }
 

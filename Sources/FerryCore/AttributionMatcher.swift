@@ -226,11 +226,7 @@ public struct AttributionMatcher: Sendable {
         candidates.sameNetworkClicks = min(max(candidates.sameNetworkClicks, candidates.sameAddressClicks), Int(crowd))
         let clickedShare = min(0.99, max(0.01, install.signals.platform?.lowercased() == "android" ? model.androidClickedShare : model.clickedShare))
         let priorPerClick = clickedShare / crowd
-        var context = Context(install: install, clicks: clicks, usable: usable, crowd: crowd, window: window, model: model)
-        // Hundreds of candidates share a few OS versions: each version's ratio is worked out once.
-        for version in context.majorMinors.keys {
-            context.osRatios[version] = osRatio(click: version, install: install.signals.osVersion, platform: install.signals.platform, context: context)
-        }
+        let context = Context(install: install, clicks: clicks, usable: usable, crowd: crowd, window: window, matcher: self)
         let weights = usable.map { priorPerClick * likelihoodRatio(install: install, click: clicks[$0], candidates: candidates, context: context) }
         // Clicks that are not candidates share no address, network or fingerprint with the install: that is
         // evidence against each of them, by the odds of a click-caused install sharing nothing with its click.
@@ -283,7 +279,7 @@ public struct AttributionMatcher: Sendable {
         var installLanguage: String?
         /// The install's device family (`iphone`, `ipad`, `ipod`) from its model.
         var installFamily: String?
-        /// `osRatio` for each OS version the candidates report, as they report it.
+        /// `osRatio` for each OS version the candidates report, as they report it (hundreds of candidates share a few).
         var osRatios: [String: Double] = [:]
 
         /// `version` read to major.minor (remembered when the context was made).
@@ -299,7 +295,8 @@ public struct AttributionMatcher: Sendable {
             return read
         }
 
-        init(install: InstallEvidence, clicks: [ClickEvidence], usable: [Int], crowd: Double, window: TimeInterval, model: MatchModel) {
+        init(install: InstallEvidence, clicks: [ClickEvidence], usable: [Int], crowd: Double, window: TimeInterval, matcher: AttributionMatcher) {
+            let model = matcher.model
             self.window = window
             let signals = install.signals
             if let version = signals.osVersion { _ = remember(version) }
@@ -316,6 +313,9 @@ public struct AttributionMatcher: Sendable {
                     languageCounts[language.lowercased(), default: 0] += 1
                     languageTotal += 1
                 }
+            }
+            for version in majorMinors.keys {
+                osRatios[version] = matcher.osRatio(click: version, install: signals.osVersion, platform: signals.platform, context: self)
             }
             fingerprint = DeviceFingerprint.Parts(of: signals)
             guard let fingerprint else { return }
@@ -345,10 +345,8 @@ public struct AttributionMatcher: Sendable {
         var ratio = networkRatio(install: install, click: click, candidates: candidates, crowd: max(crowd, Double(candidates.clicks.count)), delay: delay)
         ratio *= delayRatio(delay, window: context.window)
         let signals = install.signals
-        if let version = click.osVersion, let known = context.osRatios[version] {
-            ratio *= known
-        } else {
-            ratio *= osRatio(click: click.osVersion, install: signals.osVersion, platform: signals.platform, context: context)
+        if let version = click.osVersion {
+            ratio *= context.osRatios[version] ?? osRatio(click: version, install: signals.osVersion, platform: signals.platform, context: context)
         }
         ratio *= deviceRatio(click: click, signals: signals, context: context)
         ratio *= languageRatio(click: click.languages, context: context)

@@ -487,13 +487,23 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     /// A point read on a connection of its own, on the caller's thread. A link lookup is a few B-tree pages, and
     /// SQLite's readers never wait for its writer (WAL), so the edge can afford it on an event loop.
     public func linkImmediately(domain: String, slug: String) throws -> Link? {
-        guard let index = freeImmediateReaders.withLock({ $0.popLast() }) else { throw ImmediateReadUnavailable() }
-        defer { freeImmediateReaders.withLock { $0.append(index) } }
-        // One statement reads a consistent snapshot by itself: no transaction around it (two fewer statements).
-        return try immediateReaders[index].inDatabase { db in
-            let statement = try db.cachedStatement(sql: "SELECT \(Self.linkColumns) FROM links WHERE domain = ? AND slug = ?")
-            return try statement.decodedRow(arguments: [domain, slug], Self.decodeLink)
+        let read = try onFreeImmediateReader { reader in
+            // One statement reads a consistent snapshot by itself: no transaction around it (two fewer statements).
+            try reader.inDatabase { db in
+                let statement = try db.cachedStatement(sql: "SELECT \(Self.linkColumns) FROM links WHERE domain = ? AND slug = ?")
+                return try statement.decodedRow(arguments: [domain, slug], Self.decodeLink)
+            }
         }
+        guard let read else { throw ImmediateReadUnavailable() }
+        return read
+    }
+
+    /// `body` on one of the immediate readers, which no other caller uses meanwhile; nil, without waiting, when
+    /// none is free.
+    private func onFreeImmediateReader<T>(_ body: (DatabaseQueue) throws -> T) rethrows -> T? {
+        guard let index = freeImmediateReaders.withLock({ $0.popLast() }) else { return nil }
+        defer { freeImmediateReaders.withLock { $0.append(index) } }
+        return try body(immediateReaders[index])
     }
 
     public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
@@ -634,26 +644,17 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
         return taken
     }
 
-    /// Every write but the click recorder's goes through here, so that a batch of clicks gives way to it.
     /// A read the API makes on every request it serves (its key, its app, a match's candidates): on the caller's
     /// thread, in a transaction of its own, when one of the immediate readers is free, else through the pool. A
     /// read in WAL mode never waits for the writer, so it is work the caller would wait for anyway; doing it here
     /// saves the two thread switches of handing it to a reader's queue and back (a sixth of a match's processor
     /// time went on those switches).
     func readHere<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        if let index = freeImmediateReaders.withLock({ $0.popLast() }) {
-            defer { freeImmediateReaders.withLock { $0.append(index) } }
-            return try Self.read(on: immediateReaders[index], body)
-        }
+        if let read = try onFreeImmediateReader({ reader in try reader.read(body) }) { return read }
         return try await writer.read(body)
     }
 
-    /// A read in a transaction on the caller's thread (a function of its own: from async code, `read` would be the
-    /// asynchronous one).
-    private static func read<T>(on reader: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
-        try reader.read(body)
-    }
-
+    /// Every write but the click recorder's goes through here, so that a batch of clicks gives way to it.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         otherWrites.add(1, ordering: .relaxed)
         defer { otherWrites.subtract(1, ordering: .relaxed) }

@@ -152,7 +152,7 @@ import Testing
     }
 
     @Test func iOS26FrozenSafariVersionSaysNothing() {
-        let context = AttributionMatcher.Context(install: Self.install(), clicks: [], usable: [], crowd: 1, window: Self.window, model: MatchModel())
+        let context = AttributionMatcher.Context(install: Self.install(), clicks: [], usable: [], crowd: 1, window: Self.window, matcher: matcher)
         #expect(matcher.osRatio(click: "18.6", install: "26.1", platform: "ios", context: context) == 1)
         #expect(matcher.osRatio(click: "10", install: "15", platform: "android", context: context) == 1)
         #expect(matcher.osRatio(click: "18.7", install: "18.7.2", platform: "ios", context: context) > 1)

@@ -26,6 +26,12 @@ public enum FerryRoutes {
     public static let exportAttributions = "/v1/exports/attributions"
     /// `POST` creates, `GET` lists an app's webhooks (secret key).
     public static let webhooks = "/v1/webhooks"
+    /// `GET` lists an app's link domains, `POST` asks for a new one (secret key; adding needs a live key).
+    public static let domains = "/v1/domains"
+    /// `DELETE` drops one of an app's domains, or a pending one (live secret key).
+    public static func domain(_ name: String) -> String { "\(domains)/\(name)" }
+    /// `POST`: checks the proof of control of a pending domain and makes it serve links (live secret key).
+    public static func verifyDomain(_ name: String) -> String { "\(domains)/\(name)/verify" }
     /// Apple's association file.
     public static let appleAppSiteAssociation = "/.well-known/apple-app-site-association"
     /// Android's Digital Asset Links file.

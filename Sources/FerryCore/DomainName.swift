@@ -66,3 +66,56 @@ public enum DomainName {
         return number
     }
 }
+
+extension DomainName {
+    /// A domain's host and port (`go.example.com:8443` → `go.example.com`, 8443); nil port when it has none.
+    static func parts(_ domain: String) -> (host: Substring, port: Substring?) {
+        let host = hostPart(of: domain)
+        guard host.endIndex < domain.endIndex else { return (host, nil) }
+        return (host, domain[domain.index(after: host.endIndex)...])
+    }
+
+    /// Whether a host is an IP address literal (`203.0.113.7`, `[::1]`).
+    static func isAddress(_ host: Substring) -> Bool {
+        host.hasPrefix("[") || IPAddress(String(host)) != nil
+    }
+
+    /// Whether a domain is a development host of this machine: `localhost`, a name under `.localhost`, or a loopback
+    /// address, with or without a port.
+    public static func isLoopback(_ domain: String) -> Bool {
+        let host = hostPart(of: domain)
+        if host == "localhost" || host.hasSuffix(".localhost") { return true }
+        let address = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : String(host)
+        return IPAddress(address)?.isLoopback == true
+    }
+
+    /// Whether two link domains could answer the same request: the same host, or one a subdomain of the other (a
+    /// domain also serves its subdomains, where links are shared as `/link/{slug}`), on ports that can meet (a domain
+    /// without a port answers on every port). Two apps never own overlapping domains.
+    public static func overlap(_ a: String, _ b: String) -> Bool {
+        let (hostA, portA) = parts(a), (hostB, portB) = parts(b)
+        if let portA, let portB, portA != portB { return false }
+        if hostA == hostB { return true }
+        if isAddress(hostA) || isAddress(hostB) { return false }
+        return hostA.hasSuffix("." + hostB) || hostB.hasSuffix("." + hostA)
+    }
+
+    /// Why no app may own a (validated) domain, or nil when one may: a name of a single label (`com`, `internal`)
+    /// or a public suffix (`co.uk`, `github.io`) would answer for every domain under it that no other app claims.
+    /// Development hosts (`localhost`, loopback addresses) and IP addresses may be owned. Without a suffix list
+    /// (`suffixes` nil), only those may.
+    public static func ownershipRefusal(_ domain: String, suffixes: PublicSuffixList?) -> String? {
+        let host = hostPart(of: domain)
+        if isLoopback(domain) || isAddress(host) { return nil }
+        if !host.contains(".") {
+            return "domain '\(domain)' is a single label: a link domain is a name registered under a public suffix, such as go.example.com"
+        }
+        guard let suffixes else {
+            return "domain '\(domain)' cannot be checked: the public suffix list was not deployed with this binary (Ferry_FerryServer.resources)"
+        }
+        if suffixes.isPublicSuffix(host) {
+            return "domain '\(domain)' is a public suffix: anyone can register a domain under it, so no app may own it"
+        }
+        return nil
+    }
+}

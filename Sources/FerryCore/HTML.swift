@@ -276,6 +276,8 @@ public struct StatusPage: Sendable, Hashable {
     public static let expired = StatusPage(status: 410, title: "This link has expired", message: "The link you followed is no longer active.")
     /// 410 for a disabled link.
     public static let disabled = StatusPage(status: 410, title: "This link is no longer available", message: "The owner of this link has turned it off.")
+    /// 410 for a link on a domain its app no longer serves (a dropped domain, or one another app took since).
+    public static let domainRetired = StatusPage(status: 410, title: "This link is no longer available", message: "The site that made this link no longer serves links on this address.")
     /// 429 when a client clicked too many links that do not exist in a short time.
     public static let tooManyRequests = StatusPage(status: 429, title: "Too many requests", message: "Too many links that do not exist were opened from your network. Please wait a moment and try again.")
     /// 503 when a link cannot be looked up (its database is away and it was not cached).

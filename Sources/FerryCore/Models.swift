@@ -326,3 +326,31 @@ public struct Click: Sendable, Hashable {
         self.acceptLanguage = acceptLanguage
     }
 }
+
+/// A link domain an app asked for and has not yet proved it controls: nothing is served on it, and other apps may
+/// claim it too (the first to prove control gets it).
+public struct DomainClaim: Sendable, Hashable {
+    /// The app that asked.
+    public var appID: String
+    /// The domain (validated, lowercase).
+    public var domain: String
+    /// The secret the proof must show: in a DNS TXT record or a file on the domain's web server.
+    public var token: String
+    /// When it was asked for.
+    public var createdAt: Date
+
+    /// Creates a claim.
+    public init(appID: String, domain: String, token: String, createdAt: Date) {
+        self.appID = appID
+        self.domain = domain
+        self.token = token
+        self.createdAt = createdAt
+    }
+
+    /// The DNS name of the TXT record that proves control: `_ferry-challenge.` and the host (without a port).
+    public var dnsName: String { "_ferry-challenge." + DomainName.hostPart(of: domain) }
+    /// The value that record (or the file) must hold.
+    public var proof: String { "ferry-verification=" + token }
+    /// Where the file that proves control is read, on the domain's current web server.
+    public var httpURL: String { "\(ShortURL.scheme(forDomain: domain))://\(domain)/.well-known/ferry-verification.txt" }
+}

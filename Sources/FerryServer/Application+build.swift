@@ -30,7 +30,6 @@ public func buildApplication(
     } else {
         hashKey = try await store.insertSettingIfAbsent("ip_hash_key", value: Secrets.makeHashKey())
     }
-    let dashboardKey = try await store.insertSettingIfAbsent("dashboard_session_key", value: Secrets.makeHashKey())
     let cache = LinkCache(capacity: configuration.linkCacheCapacity)
     let admin = FerryAdmin(store: store)
     let outbox = WebhookOutbox(store: store, now: admin.now, logger: logger, allowPrivateDestinations: configuration.webhookAllowPrivateDestinations)
@@ -46,8 +45,11 @@ public func buildApplication(
         allowPrivateDestinations: configuration.webhookAllowPrivateDestinations)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
+    let dashboardKey = try await store.insertSettingIfAbsent("dashboard_session_key", value: Secrets.makeHashKey())
+    let domains = AppDomains(admin: admin, selfService: configuration.domainSelfService, cache: cache, prover: DomainProver(
+        dns: DNSTextLookup(server: try DNSTextLookup.server(named: configuration.dnsServer)), fetch: nil))
     let (router, edge) = try buildRouter(
-        store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox,
+        store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox, domains: domains,
         addresses: addresses, hasher: hasher, maxBodyBytes: configuration.maxBodyBytes,
         lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(secret: dashboardKey), logger: logger,
         metricsAllowed: configuration.metricsAllowed, rateLimits: configuration.rateLimits
@@ -68,7 +70,8 @@ public func buildApplication(
 
 /// The router, and the edge that answers clicks (its fast path sits in front of the router on live connections).
 func buildRouter(
-    store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, addresses: ClientAddressResolver,
+    store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, domains: AppDomains,
+    addresses: ClientAddressResolver,
     hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger,
     metricsAllowed: [IPNetwork] = [], rateLimits: RateLimitSettings = .defaults
 ) throws -> (Router<FerryRequestContext>, EdgeController) {
@@ -113,7 +116,9 @@ func buildRouter(
     )
     attribution.register(on: router)
     WebhooksController(store: store, authenticator: authenticator, outbox: outbox, maxBodyBytes: maxBodyBytes).register(on: router)
-    try DashboardController(links: links, admin: admin, authenticator: authenticator, cache: cache, outbox: outbox, sessions: dashboardSessions,
+    DomainsController(domains: domains, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
+    try DashboardController(links: links, admin: admin, authenticator: authenticator, cache: cache, outbox: outbox, domains: domains,
+                            sessions: dashboardSessions,
                             library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes, limits: limits).register(on: router)
     let edge = EdgeController(
         store: store, immediateReader: store as? any ImmediateLinkReading, cache: cache, recorder: recorder, classifier: UserAgentClassifier(),
@@ -143,6 +148,9 @@ func buildRouter(
         (FerryRoutes.webhooks, ["GET", "POST"]),
         ("\(FerryRoutes.webhooks)/:id", ["DELETE"]),
         ("\(FerryRoutes.webhooks)/:id/deliveries", ["GET"]),
+        (FerryRoutes.domains, ["GET", "POST"]),
+        ("\(FerryRoutes.domains)/:domain", ["DELETE"]),
+        ("\(FerryRoutes.domains)/:domain/verify", ["POST"]),
     ])
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
     router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }

@@ -82,7 +82,9 @@ struct EdgeController: Sendable {
                     app = try await store.app(forDomain: String(DomainName.hostPart(of: host)))
                 }
                 let port = host.hasPrefix("[") ? nil : host.split(separator: ":").dropFirst().first
-                for parent in App.parentDomains(of: host) where app == nil {
+                // A public suffix or a single label is never a link domain (an app that kept one from before the rule
+                // would otherwise answer for every host under it).
+                for parent in App.parentDomains(of: host) where app == nil && DomainName.ownershipRefusal(parent, suffixes: .bundled) == nil {
                     if let port { app = try await store.app(forDomain: "\(parent):\(port)") }
                     if app == nil { app = try await store.app(forDomain: parent) }
                 }
@@ -134,7 +136,10 @@ struct EdgeController: Sendable {
         } catch let flood as UnknownSlugFlood {
             return EdgeAnswer.tooManyUnknownSlugs(retryAfter: flood.retryAfter).response(head: head)
         }
-        guard let resolved = found else { return page(.notFound, head: head) }
+        guard let resolved = found else {
+            return try await retiredDomainPage(host: host, slug: slug, subject: limits.addressSubject(request, context: context), head: head)
+        }
+        guard resolved.isServedHere else { return page(.domainRetired, head: head) }
         let click = ClickRequest(
             userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
             forwardedFor: request.headers[values: Self.forwardedFor], query: request.uri.query, peer: .text(context.peerAddress)
@@ -148,7 +153,15 @@ struct EdgeController: Sendable {
     /// the cache.
     func answerFromCache(host: String, slug: String, click: ClickRequest) -> EdgeAnswer? {
         guard let entry = cache.app(host: host) else { return nil }
-        guard case .found(let app) = entry else { return .page(.notFound) }
+        guard case .found(let app) = entry else {
+            // A host no app serves: a link made on it before its app dropped it is gone, not unknown. What the cache
+            // does not know of the host's links, the framework's path looks up.
+            switch cache.link(domain: host, slug: slug, countingMisses: false) {
+            case .found?: return .page(.domainRetired)
+            case .missing?: return .page(.notFound)
+            case nil: return nil
+            }
+        }
         let domain = app.value.linkDomain(forHost: host) ?? host
         let immediate = immediateReader
         var cached = cache.link(domain: domain, slug: slug, countingMisses: immediate != nil)
@@ -164,7 +177,34 @@ struct EdgeController: Sendable {
         }
         guard let cached else { return nil }
         guard case .found(let link) = cached else { return .page(.notFound) }
-        return answer(ResolvedLink(link: link, app: app), click: click, head: false)
+        let resolved = ResolvedLink(link: link, app: app)
+        guard resolved.isServedHere else { return .page(.domainRetired) }
+        return answer(resolved, click: click, head: false)
+    }
+
+    /// The answer on a host no app serves: 410 when a link was made there (its app dropped the domain since), else
+    /// 404. The link's absence is remembered as any unknown slug's is, and counts against the address's limit.
+    func retiredDomainPage(host: String, slug: String, subject: RateLimitSubject?, head: Bool) async throws -> Response {
+        guard try await sharedApp(forHost: host) == nil else { return page(.notFound, head: head) }
+        let known: Bool
+        switch cache.link(domain: host, slug: slug) {
+        case .found?: known = true
+        case .missing?: known = false
+        case nil:
+            if let refusal = unknownSlugRefusal(subject) { return refusal.response(head: head) }
+            let generation = cache.generation
+            let store = store
+            let link: Link?
+            do {
+                link = try await lookups.run { try await store.link(domain: host, slug: slug) }
+            } catch is DatabaseUnavailable {
+                return page(.notFound, head: head)
+            }
+            if link == nil { chargeUnknownSlug(subject) }
+            cache.store(link.map { .found($0) } ?? .missing, domain: host, slug: slug, generation: generation)
+            known = link != nil
+        }
+        return page(known ? .domainRetired : .notFound, head: head)
     }
 
     /// The 429 page for an address over its limit of unknown slugs, or nil when it may look one up.

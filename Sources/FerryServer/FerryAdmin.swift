@@ -71,13 +71,15 @@ public struct FerryAdmin: Sendable {
         guard let current = try await store.app(id: id) else { throw ValidationError(code: "not_found", field: "app", "no app with id '\(id)'") }
         var spec = AppSpec(app: current)
         change(&spec)
-        let app = try Self.makeApp(spec, id: current.id, createdAt: current.createdAt)
+        let app = try Self.makeApp(spec, id: current.id, createdAt: current.createdAt, keeping: current.domains)
         guard try await store.updateApp(app) else { throw ValidationError(code: "not_found", field: "app", "no app with id '\(id)'") }
         return app
     }
 
-    /// Every rule an app's settings follow, whether new or changed.
-    static func makeApp(_ spec: AppSpec, id: String, createdAt: Date) throws(ValidationError) -> App {
+    /// Every rule an app's settings follow, whether new or changed. A domain the app has already (`keeping`) is not
+    /// judged again by the ownership rules, which may be stricter than when it was added.
+    static func makeApp(_ spec: AppSpec, id: String, createdAt: Date, keeping existing: [String] = [],
+                        suffixes: PublicSuffixList? = .bundled) throws(ValidationError) -> App {
         let trimmed = spec.name.trimmingCharacters(in: .whitespaces)
         guard (1...200).contains(trimmed.count) else { throw ValidationError(field: "name", "name must be 1 to 200 characters") }
         try LinkRules.checkText(trimmed, field: "name", max: 800)
@@ -85,6 +87,9 @@ public struct FerryAdmin: Sendable {
         var domains: [String] = []
         for domain in spec.domains {
             let normalized = try DomainName.validate(domain)
+            if !existing.contains(normalized), let refusal = DomainName.ownershipRefusal(normalized, suffixes: suffixes) {
+                throw ValidationError(field: "domain", refusal)
+            }
             if !domains.contains(normalized) { domains.append(normalized) }
         }
         var ios = IOSSettings()

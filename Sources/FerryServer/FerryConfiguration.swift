@@ -121,6 +121,12 @@ public struct FerryConfiguration: Sendable {
     public var webhookAllowPrivateDestinations = false
     /// Request limits per client address and per API key (`FERRY_RATE_LIMITS`).
     public var rateLimits = RateLimitSettings.defaults
+    /// Whether apps may add link domains through the API and the dashboard, with a proof of control
+    /// (`FERRY_DOMAIN_SELF_SERVICE=verified`, the default), or only the operator may (`off`).
+    public var domainSelfService = DomainSelfService.verified
+    /// The DNS server asked for the TXT records that prove control of a domain (`FERRY_DNS_SERVER`, an IP address with
+    /// an optional port); the system's first nameserver when nil.
+    public var dnsServer: String?
 
     /// The defaults.
     public init() {}
@@ -182,6 +188,16 @@ public struct FerryConfiguration: Sendable {
                 throw ConfigurationError("FERRY_READ_TIMEOUT must be a number of seconds from 1 to 3600")
             }
             readTimeout = .seconds(seconds)
+        }
+        if let value = environment["FERRY_DOMAIN_SELF_SERVICE"], !value.isEmpty {
+            guard let choice = DomainSelfService(rawValue: value.lowercased()) else {
+                throw ConfigurationError("FERRY_DOMAIN_SELF_SERVICE must be verified or off")
+            }
+            domainSelfService = choice
+        }
+        if let value = environment["FERRY_DNS_SERVER"], !value.isEmpty {
+            _ = try DNSTextLookup.server(named: value)
+            dnsServer = value
         }
         if let value = environment["FERRY_LOG_LEVEL"], !value.isEmpty {
             guard let level = Logger.Level(rawValue: value.lowercased()) else { throw ConfigurationError("FERRY_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical") }

@@ -33,6 +33,13 @@ public struct ResolvedLink: Sendable {
     public init(link: Link, app: App) {
         self.init(link: Shared(link), app: Shared(app))
     }
+
+    /// Whether the app answering the host may answer this link: it is the link's app and still has the link's domain.
+    /// A link is never answered by another app that took its domain, nor on a domain its app dropped.
+    var isServedHere: Bool {
+        let link = sharedLink.value, app = sharedApp.value
+        return link.appID == app.id && app.domains.contains(link.domain)
+    }
 }
 
 /// A bounded in-memory cache of links (by domain and slug) and apps (by host), with negative entries for unknown

@@ -75,6 +75,11 @@ public enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
     /// Clicks on slugs that do not exist and are not yet known to be missing (each one costs a database read), per
     /// address.
     case unknownSlugs = "unknown-slugs"
+    /// Asking for a link domain and checking its proof (`POST /v1/domains`, `…/verify`: each check asks DNS and may
+    /// read a web page), per address.
+    case domainsAddress = "domains"
+    /// Domain requests and checks, per key.
+    case domainsKey = "domains-key"
 
     /// The limit used unless configured otherwise: generous for one device or one office behind one address, far
     /// below what would hurt the database.
@@ -90,6 +95,8 @@ public enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
         case .linksKey: RateLimit(6000, per: 60)
         case .signIn: RateLimit(10, per: 300)
         case .unknownSlugs: RateLimit(300, per: 60)
+        case .domainsAddress: RateLimit(30, per: 60)
+        case .domainsKey: RateLimit(60, per: 60)
         }
     }
 
@@ -102,6 +109,7 @@ public enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
         case .linksAddress, .linksKey: "link creations"
         case .signIn: "failed sign-ins"
         case .unknownSlugs: "clicks on links that do not exist"
+        case .domainsAddress, .domainsKey: "domain requests and checks"
         }
     }
 
@@ -344,7 +352,10 @@ struct RateLimitMiddleware: RouterMiddleware {
             case FerryRoutes.attributionMatch, CompatibilityController.attributions: return (.matchAddress, .matchKey)
             case FerryRoutes.events, FerryRoutes.attributionUser, CompatibilityController.statsEvent: return (.eventsAddress, .eventsKey)
             case FerryRoutes.links, CompatibilityController.referralLinks: return (.linksAddress, .linksKey)
-            default: return nil
+            case FerryRoutes.domains: return (.domainsAddress, .domainsKey)
+            default:
+                if path.hasPrefix(FerryRoutes.domains + "/"), path.hasSuffix("/verify") { return (.domainsAddress, .domainsKey) }
+                return nil
             }
         case .get, .head:  // HEAD is answered by running GET's route
             if path == CompatibilityController.deferredDeepLink { return (.matchAddress, .matchKey) }

@@ -365,6 +365,7 @@ public final class PostgresStore: FerryDatabase {
             """,
             "CREATE TRIGGER links_changed AFTER INSERT OR UPDATE OR DELETE ON links FOR EACH ROW EXECUTE FUNCTION ferry_link_changed()",
         ]),
+        ("v6-domain-claims", TenancySchema.domainClaims(real: "DOUBLE PRECISION")),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,
@@ -612,6 +613,12 @@ public final class PostgresStore: FerryDatabase {
     }
 
     static func insertDomains(_ app: App, connection: PostgresConnection, logger: Logger) async throws {
+        // Writers of domains take turns (readers do not wait), so that two apps cannot both take overlapping hosts
+        // between one's check and its inserts.
+        try await connection.query("LOCK TABLE domains IN SHARE ROW EXCLUSIVE MODE", logger: logger)
+        let taken = try await connection.query("SELECT host FROM domains WHERE app_id <> \(app.id)", logger: logger).collect()
+            .map { try $0.makeRandomAccess()["host"].decode(String.self) }
+        if let conflict = StoreConflict.domainConflict(of: app, othersOwn: taken) { throw conflict }
         for (position, host) in app.domains.enumerated() {
             do {
                 try await connection.query("INSERT INTO domains (host, app_id, position) VALUES (\(host), \(app.id), \(position))", logger: logger)

@@ -260,6 +260,7 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
                 BEGIN INSERT INTO link_changes (domain, slug) VALUES (OLD.domain, OLD.slug); END;
                 """)
         }
+        registerDomainClaimsMigration(&migrator)
         return migrator
     }
 
@@ -368,6 +369,9 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     }
 
     private static func insertDomains(_ app: App, db: Database) throws {
+        // One writer at a time: no other app's domains can change between this read and the inserts.
+        let taken = try String.fetchAll(db, sql: "SELECT host FROM domains WHERE app_id <> ?", arguments: [app.id])
+        if let conflict = StoreConflict.domainConflict(of: app, othersOwn: taken) { throw conflict }
         for (position, host) in app.domains.enumerated() {
             do {
                 try db.execute(sql: "INSERT INTO domains (host, app_id, position) VALUES (?, ?, ?)", arguments: [host, app.id, position])

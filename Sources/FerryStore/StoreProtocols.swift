@@ -18,11 +18,28 @@ public struct StoreConflict: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String { message }
 }
 
+extension StoreConflict {
+    /// The conflict of an app's domains with the domains other apps own, or nil: a host belongs to at most one app,
+    /// counting its parents and subdomains (`DomainName.overlap`). Stores call it inside the transaction that writes
+    /// the domains, after locking them against concurrent writers.
+    package static func domainConflict(of app: App, othersOwn taken: [String]) -> StoreConflict? {
+        for host in app.domains {
+            guard let owned = taken.first(where: { DomainName.overlap($0, host) }) else { continue }
+            let message = owned == host
+                ? "domain '\(host)' already belongs to an app"
+                : "domain '\(host)' overlaps '\(owned)', which belongs to another app: a host belongs to one app, with its parent domains and subdomains"
+            return StoreConflict(field: "domain", message: message)
+        }
+        return nil
+    }
+}
+
 /// Apps and their link domains.
 public protocol AppStore: Sendable {
-    /// Stores a new app with its domains; throws `StoreConflict` when a domain belongs to another app.
+    /// Stores a new app with its domains; throws `StoreConflict` when a domain, one of its parents or one of its
+    /// subdomains belongs to another app.
     func createApp(_ app: App) async throws
-    /// Replaces an app's settings and domains; false when it does not exist.
+    /// Replaces an app's settings and domains; false when it does not exist. Throws `StoreConflict` as `createApp`.
     func updateApp(_ app: App) async throws -> Bool
     /// One app by id.
     func app(id: String) async throws -> App?
@@ -156,6 +173,18 @@ public protocol AttributionStore: Sendable {
     func purgeAttributionSignals(now: Date) async throws -> Int
 }
 
+/// Link domains apps asked for and have not proved they control yet.
+public protocol DomainClaimStore: Sendable {
+    /// Stores a claim; when the app claimed the domain already, keeps and returns that claim (its token unchanged).
+    func createDomainClaim(_ claim: DomainClaim) async throws -> DomainClaim
+    /// An app's claims, oldest first.
+    func domainClaims(appID: String) async throws -> [DomainClaim]
+    /// Forgets a claim; false when there was none.
+    func deleteDomainClaim(appID: String, domain: String) async throws -> Bool
+    /// Every domain some app owns, with that app's id.
+    func domainOwners() async throws -> [(domain: String, appID: String)]
+}
+
 /// Daily statistics roll-ups. Clicks, answered installs and events add to them in the same transaction that stores
 /// them (clicks whose id is already stored add nothing), so the counts never drift from what is stored.
 public protocol StatsStore: Sendable {
@@ -250,7 +279,8 @@ public struct LinkChanges: Sendable, Equatable {
 }
 
 /// Everything the server keeps, behind one value.
-public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore {
+public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore,
+    DomainClaimStore {
     /// A counter that changes whenever apps, domains or keys change, whoever changed them (another process
     /// included); caches compare it to know when to drop everything they hold. Links are followed one by one
     /// through ``linkChanges(since:)``.

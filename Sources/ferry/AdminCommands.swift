@@ -55,7 +55,8 @@ struct AppCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "The app's id.") var id: String
         @Option(help: "A new name.") var name: String?
-        @Option(name: .customLong("add-domain"), help: "Add a link domain; repeatable.") var addDomains: [String] = []
+        @Option(name: [.customLong("add-domain"), .customLong("domain")], help: "Add a link domain (no proof of control is asked of the operator); repeatable.")
+        var addDomains: [String] = []
         @Option(name: .customLong("remove-domain"), help: "Remove a link domain; repeatable.") var removeDomains: [String] = []
         @Option(name: .customLong("bundle-id"), help: "iOS bundle id; repeatable; replaces the list.") var bundleIDs: [String] = []
         @Option(name: .customLong("team-id"), help: "Apple developer team id.") var teamID: String?

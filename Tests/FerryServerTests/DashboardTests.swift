@@ -111,10 +111,18 @@ struct DashboardTests {
         try await fixture.application().test(.router) { client in
             let (cookie, csrf) = try #require(try await Self.signIn(client, key: fixture.secret))
             let saved = try await Self.post(client, "/dashboard/settings", cookie: cookie,
-                                            body: "csrf=\(csrf)&name=Renamed&attributionWindow=48&domains=go.example.com%0D%0Anew.example.com&teamID=ABCDE12345&bundleIDs=com.example.app&appStoreID=1234567890&urlScheme=example")
+                                            body: "csrf=\(csrf)&name=Renamed&attributionWindow=48&teamID=ABCDE12345&bundleIDs=com.example.app&appStoreID=1234567890&urlScheme=example")
             #expect(saved.status == .ok && saved.text.contains("Settings saved."))
             let app = try #require(try await fixture.store.app(id: fixture.app.id))
-            #expect(app.name == "Renamed" && app.domains == ["go.example.com", "new.example.com"] && app.attribution.window == 48 * 3600)
+            #expect(app.name == "Renamed" && app.domains == ["go.example.com", "links.example.com"] && app.attribution.window == 48 * 3600)
+            // Domains have forms of their own: the default is chosen, and one is dropped.
+            let chosen = try await Self.post(client, "/dashboard/domains/default", cookie: cookie, body: "csrf=\(csrf)&domain=links.example.com")
+            #expect(chosen.status == .ok && chosen.text.contains("New links go on links.example.com"))
+            let dropped = try await Self.post(client, "/dashboard/domains/remove", cookie: cookie, body: "csrf=\(csrf)&domain=go.example.com")
+            #expect(dropped.status == .ok)
+            #expect(try await fixture.store.app(id: fixture.app.id)?.domains == ["links.example.com"])
+            let last = try await Self.post(client, "/dashboard/domains/remove", cookie: cookie, body: "csrf=\(csrf)&domain=links.example.com")
+            #expect(last.status == .conflict && last.text.contains("at least one link domain"))
             let refused = try await Self.post(client, "/dashboard/settings", cookie: cookie, body: "csrf=\(csrf)&name=X&attributionWindow=1000&domains=go.example.com")
             #expect(refused.status == .badRequest && refused.text.contains("attribution window"))
             #expect(try await fixture.store.app(id: fixture.app.id)?.name == "Renamed", "a refused form changes nothing")

@@ -341,6 +341,52 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(arguments: StoreBackend.available) func aHostBelongsToOneAppWithItsParentsAndSubdomains(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp(domains: ["go.example.com", "localhost:8080"]))
+            // Subdomains and parents of another app's domain, the same host on any port, or a port-less host over a port.
+            for taken in ["go.example.com", "x.go.example.com", "a.b.go.example.com", "example.com", "go.example.com:8443", "localhost", "localhost:8080"] {
+                var error: StoreConflict?
+                do { try await store.createApp(makeApp(id: "app_2", domains: ["free.example.org", taken])) } catch let conflict as StoreConflict { error = conflict }
+                #expect(error?.field == "domain", "\(taken) was given to a second app")
+                #expect(try await store.app(id: "app_2") == nil, "nothing of the refused app is stored")
+            }
+            // Neighbours are not parents: another name ending the same way, another port, another address.
+            try await store.createApp(makeApp(id: "app_2", domains: ["ogo.example.com", "localhost:8081", "127.0.0.1"]))
+            var app2 = try #require(try await store.app(id: "app_2"))
+            // Changing an app is held to the same rule, and a refused change keeps what was stored.
+            app2.domains = ["ogo.example.com", "links.go.example.com"]
+            var refused: StoreConflict?
+            do { _ = try await store.updateApp(app2) } catch let conflict as StoreConflict { refused = conflict }
+            #expect(refused?.message.contains("go.example.com") == true)
+            #expect(try await store.app(id: "app_2")?.domains == ["ogo.example.com", "localhost:8081", "127.0.0.1"])
+            // An app's own domains may nest.
+            var app1 = try #require(try await store.app(id: "app_1"))
+            app1.domains += ["deep.go.example.com", "links.go.example.com"]
+            #expect(try await store.updateApp(app1))
+            let owners = try await store.domainOwners()
+            #expect(owners.filter { $0.appID == "app_1" }.map(\.domain).sorted() == ["deep.go.example.com", "go.example.com", "links.go.example.com", "localhost:8080"])
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func domainClaimsAreKeptPerAppUntilDropped(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.createApp(makeApp(id: "app_2", domains: ["other.example.org"]))
+            let claim = DomainClaim(appID: "app_1", domain: "new.example.net", token: "token-1", createdAt: epoch)
+            #expect(try await store.createDomainClaim(claim) == claim)
+            // Asking again keeps the first token; another app may wait for the same domain with a token of its own.
+            #expect(try await store.createDomainClaim(DomainClaim(appID: "app_1", domain: "new.example.net", token: "token-2", createdAt: epoch)) == claim)
+            let rival = DomainClaim(appID: "app_2", domain: "new.example.net", token: "token-3", createdAt: epoch)
+            #expect(try await store.createDomainClaim(rival) == rival)
+            #expect(try await store.domainClaims(appID: "app_1") == [claim])
+            #expect(try await store.deleteDomainClaim(appID: "app_1", domain: "new.example.net"))
+            #expect(try await !store.deleteDomainClaim(appID: "app_1", domain: "new.example.net"))
+            #expect(try await store.domainClaims(appID: "app_1").isEmpty)
+            #expect(try await store.domainClaims(appID: "app_2") == [rival])
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func clicksPastTheRetentionGoAndTheRestStay(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in
             let day = 86400.0

@@ -14,6 +14,7 @@ struct DashboardController: Sendable {
     let authenticator: KeyAuthenticator
     let cache: LinkCache
     let outbox: WebhookOutbox
+    let domains: AppDomains
     let sessions: DashboardSessions
     let library: MustacheLibrary
     let maxBodyBytes: Int
@@ -88,6 +89,30 @@ struct DashboardController: Sendable {
         group.get("/settings") { request, _ in try await guarded(request) { viewer, _ in try await settingsPage(viewer, error: nil, notice: nil, secret: nil) } }
         group.post("/settings") { request, _ in try await guarded(request) { viewer, form in try await saveSettings(viewer, form) } }
         group.post("/webhooks") { request, _ in try await guarded(request) { viewer, form in try await addWebhook(viewer, form) } }
+        // Domains: ask for one, verify it, drop it, make it the default; each answers the settings page with a notice.
+        let domainChanges: [(path: String, change: @Sendable (Viewer, String) async throws -> String)] = [
+            ("", { viewer, domain in
+                let claim = try await domains.claim(domain, app: viewer.auth.app, key: viewer.auth.key)
+                return "Prove you control \(claim.domain) to make it serve links (below)."
+            }),
+            ("/verify", { viewer, domain in
+                _ = try await domains.verify(domain, app: viewer.auth.app, key: viewer.auth.key)
+                return "\(domain) is verified and serves the app's links."
+            }),
+            ("/remove", { viewer, domain in
+                try await domains.remove(domain, app: viewer.auth.app, key: viewer.auth.key)
+                return "\(domain) was removed; its links no longer open."
+            }),
+            ("/default", { viewer, domain in
+                _ = try await domains.makeDefault(domain, app: viewer.auth.app, key: viewer.auth.key)
+                return "New links go on \(domain) unless another domain is chosen."
+            }),
+        ]
+        for (path, change) in domainChanges {
+            group.post(RouterPath("/domains" + path)) { request, _ in
+                try await guarded(request) { viewer, form in try await changeDomains(viewer, form) { try await change(viewer, $0) } }
+            }
+        }
         group.post("/webhooks/:id/delete") { request, context in
             try await guarded(request) { viewer, _ in
                 _ = try await outbox.removeWebhook(id: context.parameters.get("id") ?? "", appID: viewer.auth.app.id, environment: viewer.auth.key.environment)
@@ -349,20 +374,56 @@ struct DashboardController: Sendable {
         return redirect("/dashboard/links/\(link.id)")
     }
 
-    func settingsPage(_ viewer: Viewer, error: String?, notice: String?, secret: String?, values: QueryString? = nil) async throws -> Response {
+    func settingsPage(_ viewer: Viewer, error: String?, notice: String?, secret: String?, values: QueryString? = nil,
+                      status: HTTPResponse.Status? = nil) async throws -> Response {
         let app = viewer.auth.app
         func value(_ name: String, _ stored: String) -> String { values?.value(of: name) ?? stored }
         let webhooks = try await store.webhooks(appID: app.id, environment: viewer.auth.key.environment)
+        let listing = try await domains.list(app: app)
+        let domainRows: [[String: Any]] = listing.data.map { domain in
+            var row: [String: Any] = [
+                "name": domain.domain, "pending": domain.status == .pending,
+                "status": domain.status == .pending ? "waiting for proof" : domain.isDefault ? "active, default" : "active",
+                "canMakeDefault": domain.status == .active && !domain.isDefault,
+                "canRemove": domain.status == .pending || app.domains.count > 1,
+            ]
+            if let verification = domain.verification {
+                row["dnsName"] = verification.dnsName
+                row["proof"] = verification.dnsValue
+                row["httpURL"] = verification.httpURL
+            }
+            return row
+        }
         let body = render("settings", [
             "csrf": viewer.csrf, "name": value("name", app.name), "windowHours": value("attributionWindow", String(Int(app.attribution.window / 3600))),
-            "domains": value("domains", app.domains.joined(separator: "\n")), "teamID": value("teamID", app.ios.teamID ?? ""),
+            "canEdit": Self.mayChangeSettings(viewer), "selfService": listing.selfService, "domains": domainRows,
+            "teamID": value("teamID", app.ios.teamID ?? ""),
             "bundleIDs": value("bundleIDs", app.ios.bundleIDs.joined(separator: "\n")), "appStoreID": value("appStoreID", app.ios.appStoreID ?? ""),
             "urlScheme": value("urlScheme", app.ios.urlScheme ?? ""), "androidPackage": value("androidPackage", app.android.packageName ?? ""),
             "androidFingerprints": value("androidFingerprints", app.android.sha256Fingerprints.joined(separator: "\n")),
             "fallbackURL": value("fallbackURL", app.fallbackURL ?? ""), "newSecret": secret as Any,
             "webhooks": webhooks.map { ["id": $0.id, "url": $0.url, "events": $0.events.map(\.rawValue).joined(separator: ", "), "csrf": viewer.csrf] as [String: Any] },
         ])
-        return html(status: error == nil ? .ok : .badRequest, title: "Settings", body: body, viewer: viewer, error: error, notice: notice)
+        return html(status: status ?? (error == nil ? .ok : .badRequest), title: "Settings", body: body, viewer: viewer, error: error, notice: notice)
+    }
+
+    /// Only a live secret key changes an app's settings (a test key is for trying things out; the settings serve live
+    /// links).
+    static func mayChangeSettings(_ viewer: Viewer) -> Bool {
+        viewer.auth.key.kind == .secret && viewer.auth.key.environment == .live
+    }
+
+    /// The settings page after a domain change (`change` returns its notice), or with the refusal.
+    func changeDomains(_ viewer: Viewer, _ form: QueryString, _ change: (String) async throws -> String) async throws -> Response {
+        let domain = (form.value(of: "domain") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            let notice = try await change(domain)
+            var refreshed = viewer
+            if let app = try await store.app(id: viewer.auth.app.id) { refreshed.auth.app = app }
+            return try await settingsPage(refreshed, error: nil, notice: notice, secret: nil)
+        } catch let refusal as AppDomains.Refusal {
+            return try await settingsPage(viewer, error: refusal.message, notice: nil, secret: nil, status: refusal.status)
+        }
     }
 
     func saveSettings(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
@@ -379,7 +440,6 @@ struct DashboardController: Sendable {
         do {
             let app = try await admin.updateApp(id: viewer.auth.app.id) { spec in
                 spec.name = text("name") ?? ""
-                spec.domains = lines("domains")
                 spec.teamID = text("teamID")
                 spec.bundleIDs = lines("bundleIDs")
                 spec.appStoreID = text("appStoreID")

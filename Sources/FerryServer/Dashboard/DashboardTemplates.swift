@@ -119,11 +119,11 @@ enum DashboardTemplates {
 
     static let settings = """
         <h1>Settings</h1>
+        {{^canEdit}}<p class="notice" id="read-only">You signed in with a test key: the app's settings and domains are shown, not changed. Sign in with a live secret key (fs_live_…) to change them.</p>{{/canEdit}}
         <form method="post" action="/dashboard/settings" class="grid">
           <input type="hidden" name="csrf" value="{{csrf}}">
           <label>App name <input name="name" value="{{name}}" required></label>
           <label>Attribution window (hours) <input name="attributionWindow" value="{{windowHours}}" inputmode="numeric"></label>
-          <label class="wide">Link domains (one per line, the first is the default) <textarea name="domains" rows="3">{{domains}}</textarea></label>
           <label>Apple team id <input name="teamID" value="{{teamID}}"></label>
           <label>iOS bundle ids (one per line) <textarea name="bundleIDs" rows="2">{{bundleIDs}}</textarea></label>
           <label>App Store id <input name="appStoreID" value="{{appStoreID}}"></label>
@@ -131,8 +131,26 @@ enum DashboardTemplates {
           <label>Android package <input name="androidPackage" value="{{androidPackage}}"></label>
           <label>Android SHA-256 fingerprints (one per line) <textarea name="androidFingerprints" rows="2">{{androidFingerprints}}</textarea></label>
           <label class="wide">Fallback URL <input name="fallbackURL" value="{{fallbackURL}}"></label>
-          <div class="wide"><button type="submit" id="save-settings">Save settings</button></div>
+          {{#canEdit}}<div class="wide"><button type="submit" id="save-settings">Save settings</button></div>{{/canEdit}}
         </form>
+        <h2>Link domains</h2>
+        <table class="list" id="domains">
+          <thead><tr><th>Domain</th><th>Status</th><th></th></tr></thead>
+          <tbody>
+          {{#domains}}<tr><td>{{name}}</td><td>{{status}}</td><td>{{#canEdit}}<div class="actions">
+            {{#pending}}<form method="post" action="/dashboard/domains/verify"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="domain" value="{{name}}"><button class="link">Verify</button></form>{{/pending}}
+            {{#canMakeDefault}}<form method="post" action="/dashboard/domains/default"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="domain" value="{{name}}"><button class="link">Make default</button></form>{{/canMakeDefault}}
+            {{#canRemove}}<form method="post" action="/dashboard/domains/remove"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="domain" value="{{name}}"><button class="link">Remove</button></form>{{/canRemove}}
+          </div>{{/canEdit}}</td></tr>
+          {{#pending}}<tr><td colspan="3" class="muted">Prove you control {{name}}: publish a DNS TXT record named <code>{{dnsName}}</code> with the value <code>{{proof}}</code>, or have the site now at {{name}} serve that value as text at <code>{{httpURL}}</code>. Then choose Verify. Until then the domain serves nothing.</td></tr>{{/pending}}
+          {{/domains}}
+          </tbody>
+        </table>
+        {{#canEdit}}{{#selfService}}<form method="post" action="/dashboard/domains" class="inline">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <label>Domain <input name="domain" placeholder="go.example.com" required></label>
+          <button type="submit">Add domain</button>
+        </form>{{/selfService}}{{^selfService}}<p class="muted">On this server the operator adds link domains (<code>ferry app update --add-domain</code>).</p>{{/selfService}}{{/canEdit}}
         <h2>Webhooks</h2>
         {{#newSecret}}<p class="notice">Signing secret of the new webhook (shown once): <code id="webhook-secret">{{newSecret}}</code></p>{{/newSecret}}
         <table class="list">
@@ -173,6 +191,7 @@ enum DashboardTemplates {
         .grid .wide { grid-column: 1 / -1; }
         .inline { display: flex; gap: 12px; align-items: end; flex-wrap: wrap; margin-top: 12px; }
         .inline label { display: flex; gap: 6px; align-items: center; }
+        .actions { display: flex; gap: 12px; }
         .narrow { max-width: 420px; margin: 60px auto; background: #fff; padding: 28px; border: 1px solid var(--line); border-radius: 8px; }
         .narrow form { display: flex; flex-direction: column; gap: 12px; }
         table { border-collapse: collapse; width: 100%; background: #fff; }

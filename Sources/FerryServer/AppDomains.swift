@@ -1,0 +1,217 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import HTTPTypes
+
+/// Who may add a link domain to an app through the API and the dashboard. The operator always can, with
+/// `ferry app update --add-domain`.
+public enum DomainSelfService: String, Sendable, Hashable, CaseIterable {
+    /// An app's live secret key may ask for a domain, which serves nothing until the app proves it controls it (a DNS
+    /// TXT record, or a file on the domain's current web server).
+    case verified
+    /// Only the operator adds domains.
+    case off
+}
+
+/// Checks a claim's proof of control: a TXT record `_ferry-challenge.<host>` holding `ferry-verification=<token>`,
+/// or that value served as text at `<scheme>://<domain>/.well-known/ferry-verification.txt` by whatever serves the
+/// domain now. Ferry never serves that file itself, so a domain already pointed at this server is proved by DNS:
+/// pointing a name at a shared server proves nothing about who may use it there.
+struct DomainProver: Sendable {
+    /// The DNS lookup, or nil where DNS proofs are not checked.
+    let dns: DNSTextLookup?
+    /// Reads the proof file (at most a few KiB of its body), or nil where HTTP proofs are not checked.
+    let fetch: (@Sendable (String) async throws -> String)?
+
+    /// What the check found: proven, or why not (one sentence a proof).
+    struct Outcome: Sendable {
+        var proven: Bool
+        var findings: [String]
+    }
+
+    func check(_ claim: DomainClaim) async -> Outcome {
+        var findings: [String] = []
+        if let dns {
+            do {
+                let records = try await dns.textRecords(of: claim.dnsName)
+                if records.contains(where: { $0.trimmingCharacters(in: .whitespaces) == claim.proof }) { return Outcome(proven: true, findings: []) }
+                findings.append(records.isEmpty
+                    ? "DNS: \(claim.dnsName) has no TXT record"
+                    : "DNS: the TXT records of \(claim.dnsName) do not hold \(claim.proof)")
+            } catch {
+                findings.append("DNS: \(claim.dnsName) could not be looked up (\(error))")
+            }
+        }
+        if let fetch {
+            do {
+                let body = try await fetch(claim.httpURL)
+                if body.split(whereSeparator: \.isNewline).contains(where: { $0.trimmingCharacters(in: .whitespaces) == claim.proof }) {
+                    return Outcome(proven: true, findings: [])
+                }
+                findings.append("HTTP: \(claim.httpURL) does not return \(claim.proof)")
+            } catch {
+                findings.append("HTTP: \(claim.httpURL) could not be read (\(error))")
+            }
+        }
+        return Outcome(proven: false, findings: findings)
+    }
+}
+
+/// An app's link domains: listing them, asking for one, proving control of it, dropping one and choosing the
+/// default. The API and the dashboard both come here; the operator's `ferry app update` goes to `FerryAdmin`
+/// directly (no proof needed).
+struct AppDomains: Sendable {
+    let admin: FerryAdmin
+    let selfService: DomainSelfService
+    /// Emptied when an app's domains change (other nodes see the change through the store's change counter).
+    let cache: LinkCache
+    let prover: DomainProver
+
+    /// Claims an app may have waiting at once.
+    static let maxPendingClaims = 20
+
+    var store: any FerryDatabase { admin.store }
+
+    /// A refusal, as the API answers it.
+    struct Refusal: Error, Sendable {
+        enum Kind: Sendable { case forbidden, notFound, conflict, invalid }
+        var kind: Kind
+        var code: String
+        var message: String
+        var field: String?
+
+        /// The HTTP status it is answered with.
+        var status: HTTPResponse.Status {
+            switch kind {
+            case .forbidden: .forbidden
+            case .notFound: .notFound
+            case .conflict: .conflict
+            case .invalid: .badRequest
+            }
+        }
+    }
+
+    /// The app's domains: active ones in order (the first is the default), then pending claims with their proofs.
+    func list(app: App) async throws -> DomainListResponse {
+        let claims = try await store.domainClaims(appID: app.id)
+        let active = app.domains.enumerated().map { DomainResponse(domain: $1, status: .active, isDefault: $0 == 0) }
+        return DomainListResponse(data: active + claims.map(Self.response), selfService: selfService == .verified)
+    }
+
+    static func response(_ claim: DomainClaim) -> DomainResponse {
+        DomainResponse(domain: claim.domain, status: .pending,
+                       verification: DomainVerification(dnsName: claim.dnsName, dnsValue: claim.proof, httpURL: claim.httpURL, httpBody: claim.proof))
+    }
+
+    /// Only a live secret key changes an app's settings: a test key is for trying things out, and an app's domains
+    /// serve its live links.
+    func checkMayChange(_ key: APIKeyRecord) throws(Refusal) {
+        guard key.kind == .secret, key.environment == .live else {
+            throw Refusal(kind: .forbidden, code: "live_key_required", message: "only a live secret key (fs_live_…) changes an app's settings and domains")
+        }
+    }
+
+    func checkSelfService() throws(Refusal) {
+        guard selfService == .verified else {
+            throw Refusal(kind: .forbidden, code: "domain_self_service_off",
+                          message: "on this server only the operator adds link domains (ferry app update --add-domain)")
+        }
+    }
+
+    /// Asks for a domain: a pending claim with its proof of control (the same claim when asked again).
+    func claim(_ text: String, app: App, key: APIKeyRecord) async throws -> DomainClaim {
+        try checkMayChange(key)
+        try checkSelfService()
+        let domain: String
+        do { domain = try DomainName.validate(text) } catch {
+            throw Refusal(kind: .invalid, code: error.code, message: error.message, field: "domain")
+        }
+        if let refusal = DomainName.ownershipRefusal(domain, suffixes: .bundled) {
+            throw Refusal(kind: .invalid, code: "invalid_field", message: refusal, field: "domain")
+        }
+        if DomainName.isLoopback(domain) {
+            throw Refusal(kind: .invalid, code: "invalid_field", message: "domain '\(domain)' is this machine: the operator adds development hosts", field: "domain")
+        }
+        guard !app.domains.contains(domain) else {
+            throw Refusal(kind: .conflict, code: "conflict", message: "domain '\(domain)' is one of this app's already", field: "domain")
+        }
+        try await checkFree(domain, for: app)
+        let claims = try await store.domainClaims(appID: app.id)
+        if let existing = claims.first(where: { $0.domain == domain }) { return existing }
+        guard claims.count < Self.maxPendingClaims else {
+            throw Refusal(kind: .conflict, code: "too_many_pending_domains",
+                          message: "an app has at most \(Self.maxPendingClaims) domains waiting for their proof; remove one first")
+        }
+        var generator = SystemRandomNumberGenerator()
+        return try await store.createDomainClaim(DomainClaim(appID: app.id, domain: domain, token: Identifiers.apiKeySecret(using: &generator),
+                                                             createdAt: admin.now()))
+    }
+
+    /// Refuses a domain that overlaps one another app owns (the store refuses it again when it is added).
+    func checkFree(_ domain: String, for app: App) async throws {
+        let taken = try await store.domainOwners().filter { $0.appID != app.id }.map(\.domain)
+        var candidate = app
+        candidate.domains = [domain]
+        if let conflict = StoreConflict.domainConflict(of: candidate, othersOwn: taken) {
+            throw Refusal(kind: .conflict, code: "domain_taken", message: conflict.message, field: "domain")
+        }
+    }
+
+    /// Checks a pending domain's proof; once proven, the domain serves the app's links.
+    func verify(_ domain: String, app: App, key: APIKeyRecord) async throws -> App {
+        try checkMayChange(key)
+        try checkSelfService()
+        guard let claim = try await store.domainClaims(appID: app.id).first(where: { $0.domain == domain.lowercased() }) else {
+            throw Refusal(kind: .notFound, code: "not_found", message: "domain '\(domain.prefix(260))' is not waiting for a proof in this app")
+        }
+        let outcome = await prover.check(claim)
+        guard outcome.proven else {
+            throw Refusal(kind: .invalid, code: "domain_not_verified",
+                          message: "control of \(claim.domain) is not proven yet: " + outcome.findings.joined(separator: "; "))
+        }
+        let updated: App
+        do {
+            updated = try await admin.updateApp(id: app.id) { spec in spec.domains.append(claim.domain) }
+        } catch let conflict as StoreConflict {
+            throw Refusal(kind: .conflict, code: "domain_taken", message: conflict.message, field: "domain")
+        }
+        _ = try await store.deleteDomainClaim(appID: app.id, domain: claim.domain)
+        cache.removeAll()
+        return updated
+    }
+
+    /// Drops an active domain (its links stop: they answer 410) or a pending claim. An app keeps at least one domain.
+    func remove(_ domain: String, app: App, key: APIKeyRecord) async throws {
+        try checkMayChange(key)
+        let domain = domain.lowercased()
+        if app.domains.contains(domain) {
+            guard app.domains.count > 1 else {
+                throw Refusal(kind: .conflict, code: "last_domain", message: "an app keeps at least one link domain; add another before dropping this one")
+            }
+            _ = try await admin.updateApp(id: app.id) { spec in spec.domains.removeAll { $0 == domain } }
+            cache.removeAll()
+        } else if !(try await store.deleteDomainClaim(appID: app.id, domain: domain)) {
+            throw Refusal(kind: .notFound, code: "not_found", message: "domain '\(domain.prefix(260))' is not one of this app's")
+        }
+    }
+
+    /// Makes an active domain the default one (links go there when a request names no domain).
+    func makeDefault(_ domain: String, app: App, key: APIKeyRecord) async throws -> App {
+        try checkMayChange(key)
+        let domain = domain.lowercased()
+        guard app.domains.contains(domain) else {
+            throw Refusal(kind: .notFound, code: "not_found", message: "domain '\(domain.prefix(260))' is not one of this app's active domains")
+        }
+        let updated = try await admin.updateApp(id: app.id) { spec in spec.domains = [domain] + spec.domains.filter { $0 != domain } }
+        cache.removeAll()
+        return updated
+    }
+}
+
+extension APIError {
+    /// The API's answer to a refused domain change.
+    init(_ refusal: AppDomains.Refusal) {
+        self.init(refusal.status, code: refusal.code, message: refusal.message, field: refusal.field)
+    }
+}

@@ -1,0 +1,59 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/v1/domains`: an app's link domains (secret key to read; a live secret key to change them).
+struct DomainsController: Sendable {
+    let domains: AppDomains
+    let authenticator: KeyAuthenticator
+    let maxBodyBytes: Int
+
+    func register(on router: Router<FerryRequestContext>) {
+        router.get(RouterPath(FerryRoutes.domains)) { request, _ in try await list(request) }
+        router.post(RouterPath(FerryRoutes.domains)) { request, _ in try await add(request) }
+        router.post("\(FerryRoutes.domains)/:domain/verify") { request, context in try await verify(request, domain: context.parameters.get("domain") ?? "") }
+        router.delete("\(FerryRoutes.domains)/:domain") { request, context in try await remove(request, domain: context.parameters.get("domain") ?? "") }
+    }
+
+    func list(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        return try JSONBody.response(try await domains.list(app: auth.app))
+    }
+
+    func add(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let body = try await JSONBody.decode(AddDomainRequest.self, from: request, limit: maxBodyBytes)
+        do {
+            let claim = try await domains.claim(body.domain, app: auth.app, key: auth.key)
+            var headers = HTTPFields()
+            headers[.location] = FerryRoutes.domain(claim.domain)
+            return try JSONBody.response(AppDomains.response(claim), status: .accepted, headers: headers)
+        } catch let refusal as AppDomains.Refusal {
+            throw APIError(refusal)
+        }
+    }
+
+    func verify(_ request: Request, domain: String) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        do {
+            let app = try await domains.verify(domain, app: auth.app, key: auth.key)
+            let name = domain.lowercased()
+            return try JSONBody.response(DomainResponse(domain: name, status: .active, isDefault: app.domains.first == name))
+        } catch let refusal as AppDomains.Refusal {
+            throw APIError(refusal)
+        }
+    }
+
+    func remove(_ request: Request, domain: String) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        do {
+            try await domains.remove(domain, app: auth.app, key: auth.key)
+            return Response(status: .noContent)
+        } catch let refusal as AppDomains.Refusal {
+            throw APIError(refusal)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// Tables and columns that keep tenants apart, the same statements on SQLite and PostgreSQL but for the type of real
+/// numbers: domains waiting for their proof of control, dashboard sessions, and who made each user binding.
+enum TenancySchema {
+    static func domainClaims(real: String) -> [String] {
+        [
+            """
+            CREATE TABLE domain_claims (
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                domain TEXT NOT NULL CHECK (domain = lower(domain) AND length(domain) BETWEEN 1 AND 260),
+                token TEXT NOT NULL,
+                created_at \(real) NOT NULL,
+                PRIMARY KEY (app_id, domain)
+            )
+            """,
+        ]
+    }
+}

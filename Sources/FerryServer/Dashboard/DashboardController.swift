@@ -427,6 +427,10 @@ struct DashboardController: Sendable {
     }
 
     func saveSettings(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
+        guard Self.mayChangeSettings(viewer) else {
+            return try await settingsPage(viewer, error: "Only a live secret key (fs_live_…) changes the app's settings.", notice: nil, secret: nil,
+                                          status: .forbidden)
+        }
         func text(_ name: String) -> String? {
             let value = form.value(of: name)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             return value.isEmpty ? nil : value

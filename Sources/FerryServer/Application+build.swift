@@ -45,13 +45,12 @@ public func buildApplication(
         allowPrivateDestinations: configuration.webhookAllowPrivateDestinations)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
-    let dashboardKey = try await store.insertSettingIfAbsent("dashboard_session_key", value: Secrets.makeHashKey())
     let domains = AppDomains(admin: admin, selfService: configuration.domainSelfService, cache: cache, prover: DomainProver(
         dns: DNSTextLookup(server: try DNSTextLookup.server(named: configuration.dnsServer)), fetch: nil))
     let (router, edge) = try buildRouter(
         store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox, domains: domains,
         addresses: addresses, hasher: hasher, maxBodyBytes: configuration.maxBodyBytes,
-        lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(secret: dashboardKey), logger: logger,
+        lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(store: store), logger: logger,
         metricsAllowed: configuration.metricsAllowed, rateLimits: configuration.rateLimits
     )
     return Application(

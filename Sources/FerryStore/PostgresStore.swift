@@ -366,6 +366,7 @@ public final class PostgresStore: FerryDatabase {
             "CREATE TRIGGER links_changed AFTER INSERT OR UPDATE OR DELETE ON links FOR EACH ROW EXECUTE FUNCTION ferry_link_changed()",
         ]),
         ("v6-domain-claims", TenancySchema.domainClaims(real: "DOUBLE PRECISION")),
+        ("v7-dashboard-sessions", TenancySchema.dashboardSessions(real: "DOUBLE PRECISION")),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

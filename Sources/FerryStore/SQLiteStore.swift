@@ -261,6 +261,7 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
                 """)
         }
         registerDomainClaimsMigration(&migrator)
+        registerSessionsMigration(&migrator)
         return migrator
     }
 

@@ -185,6 +185,18 @@ public protocol DomainClaimStore: Sendable {
     func domainOwners() async throws -> [(domain: String, appID: String)]
 }
 
+/// Dashboard sessions, kept as hashes of their ids.
+public protocol SessionStore: Sendable {
+    /// Stores a new session.
+    func createSession(_ session: DashboardSessionRecord) async throws
+    /// The session with this hash, if it was not ended (expired ones too: the caller checks the time).
+    func session(hash: String) async throws -> DashboardSessionRecord?
+    /// Ends a session; false when there was none.
+    func deleteSession(hash: String) async throws -> Bool
+    /// Forgets sessions that ended before `date`; returns how many went.
+    func purgeSessions(expiredBefore date: Date) async throws -> Int
+}
+
 /// Daily statistics roll-ups. Clicks, answered installs and events add to them in the same transaction that stores
 /// them (clicks whose id is already stored add nothing), so the counts never drift from what is stored.
 public protocol StatsStore: Sendable {
@@ -280,7 +292,7 @@ public struct LinkChanges: Sendable, Equatable {
 
 /// Everything the server keeps, behind one value.
 public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore,
-    DomainClaimStore {
+    DomainClaimStore, SessionStore {
     /// A counter that changes whenever apps, domains or keys change, whoever changed them (another process
     /// included); caches compare it to know when to drop everything they hold. Links are followed one by one
     /// through ``linkChanges(since:)``.

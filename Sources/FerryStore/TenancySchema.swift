@@ -14,4 +14,20 @@ enum TenancySchema {
             """,
         ]
     }
+
+    static func dashboardSessions(real: String) -> [String] {
+        [
+            """
+            CREATE TABLE dashboard_sessions (
+                hash TEXT PRIMARY KEY,
+                key_hash TEXT NOT NULL,
+                created_at \(real) NOT NULL,
+                expires_at \(real) NOT NULL
+            )
+            """,
+            "CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions(expires_at)",
+            // Sessions were signed with a key kept in the database, which its readers could sign with too.
+            "DELETE FROM settings WHERE name = 'dashboard_session_key'",
+        ]
+    }
 }

@@ -387,6 +387,21 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(arguments: StoreBackend.available) func sessionsAreFoundByHashUntilEndedOrExpired(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            let live = DashboardSessionRecord(hash: "h1", keyHash: "k1", createdAt: epoch, expiresAt: epoch.addingTimeInterval(3600))
+            let old = DashboardSessionRecord(hash: "h2", keyHash: "k1", createdAt: epoch.addingTimeInterval(-7200), expiresAt: epoch.addingTimeInterval(-3600))
+            try await store.createSession(live)
+            try await store.createSession(old)
+            #expect(try await store.session(hash: "h1") == live)
+            #expect(try await store.purgeSessions(expiredBefore: epoch) == 1)
+            #expect(try await store.session(hash: "h2") == nil)
+            #expect(try await store.deleteSession(hash: "h1"))
+            #expect(try await store.session(hash: "h1") == nil)
+            #expect(try await !store.deleteSession(hash: "h1"))
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func clicksPastTheRetentionGoAndTheRestStay(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in
             let day = 86400.0

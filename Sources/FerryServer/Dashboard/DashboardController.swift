@@ -47,7 +47,12 @@ struct DashboardController: Sendable {
         }
         group.get("/sign-in") { request, _ in signInPage(request, error: nil) }
         group.post("/sign-in") { request, context in try await signIn(request, context: context) }
-        group.post("/sign-out") { request, _ in try await guarded(request) { _, _ in redirect("/dashboard/sign-in", clearing: true) } }
+        group.post("/sign-out") { request, _ in
+            try await guarded(request) { _, _ in
+                try await sessions.end(request.cookies[DashboardSessions.cookie]?.value)
+                return redirect("/dashboard/sign-in", clearing: true)
+            }
+        }
         group.get("/") { request, _ in try await guarded(request) { viewer, _ in try await linksPage(request, viewer) } }
         group.get("/links/new") { request, _ in try await guarded(request) { viewer, _ in linkForm(viewer, link: nil, error: nil) } }
         group.post("/links") { request, context in
@@ -127,8 +132,8 @@ struct DashboardController: Sendable {
     /// come from this site with the session's CSRF token. Otherwise, the sign-in page (or a 403).
     func guarded(_ request: Request, _ page: (Viewer, QueryString) async throws -> Response) async throws -> Response {
         let now = admin.now()
-        guard let session = sessions.read(request.cookies[DashboardSessions.cookie]?.value, now: now),
-              let record = try await store.key(hash: session.keyHash), record.revokedAt == nil, record.kind == .secret,
+        guard let session = try await sessions.read(request.cookies[DashboardSessions.cookie]?.value, now: now),
+              let record = try await store.key(hash: session.record.keyHash), record.revokedAt == nil, record.kind == .secret,
               let app = try await store.app(id: record.appID)
         else {
             if request.method == .get, request.uri.path == "/dashboard" || request.uri.path == "/dashboard/" {
@@ -136,11 +141,11 @@ struct DashboardController: Sendable {
             }
             return redirect("/dashboard/sign-in", clearing: true)
         }
-        let viewer = Viewer(auth: AuthenticatedKey(key: record, app: app), csrf: sessions.csrfToken(nonce: session.nonce))
+        let viewer = Viewer(auth: AuthenticatedKey(key: record, app: app), csrf: sessions.csrfToken(nonce: session.id))
         var form = QueryString("")
         if request.method == .post {
             form = try await Self.form(of: request, limit: maxBodyBytes)
-            guard Self.sameOrigin(request), sessions.checkCSRF(form.value(of: "csrf"), nonce: session.nonce) else {
+            guard Self.sameOrigin(request), sessions.checkCSRF(form.value(of: "csrf"), nonce: session.id) else {
                 return html(status: .forbidden, title: "Refused", body: "<p>This form is out of date or did not come from this site. Go back, reload the page and try again.</p>", viewer: nil)
             }
         }
@@ -189,7 +194,7 @@ struct DashboardController: Sendable {
             return failed("That key is not a valid secret key of this server.")
         }
         var response = redirect("/dashboard")
-        response.setCookie(Self.cookie(DashboardSessions.cookie, sessions.issue(keyHash: auth.key.hash, now: admin.now()), request: request,
+        response.setCookie(Self.cookie(DashboardSessions.cookie, try await sessions.issue(keyHash: auth.key.hash, now: admin.now()), request: request,
                                        maxAge: Int(sessions.lifetime)))
         response.setCookie(Self.cookie(DashboardSessions.signInCookie, "", request: request, maxAge: 0))
         return response
@@ -202,13 +207,13 @@ struct DashboardController: Sendable {
         return minutes == 1 ? "1 minute" : "\(minutes) minutes"
     }
 
+    /// A dashboard cookie: `Secure` (sent over https only) unless the dashboard is reached on this machine itself
+    /// (`localhost`, a loopback address), where development runs over plain http. A deployment reached by any other
+    /// name serves the dashboard over https, behind a TLS-terminating proxy.
     static func cookie(_ name: String, _ value: String, request: Request, maxAge: Int) -> Cookie {
-        Cookie(name: name, value: value, maxAge: maxAge, path: "/dashboard", secure: isHTTPS(request), httpOnly: true, sameSite: .strict)
-    }
-
-    /// Whether the request came over https (directly, or as a trusted proxy says).
-    static func isHTTPS(_ request: Request) -> Bool {
-        request.uri.scheme == .https || request.head.scheme == "https" || request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+        let host = EdgeController.host(of: request) ?? ""
+        return Cookie(name: name, value: value, maxAge: maxAge, path: "/dashboard", secure: !DomainName.isLoopback(host), httpOnly: true,
+                      sameSite: .strict)
     }
 
     /// A POST's `Origin` (or, without one, `Referer`) must name the host it was sent to; browsers send one of them.

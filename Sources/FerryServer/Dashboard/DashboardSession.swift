@@ -1,14 +1,17 @@
 import Crypto
 import FerryAPI
 import FerryCore
+import FerryStore
 import Foundation
 
-/// Dashboard sessions as signed cookies: `v1.<key hash>.<expiry>.<nonce>.<HMAC-SHA256>` keyed with a server secret
-/// kept in the database (so every node reads the same sessions). The cookie names the secret key that signed in by
-/// its stored hash; every request checks that key again, so revoking it ends its sessions on every node at once.
-/// Forms carry a CSRF token derived from the session (HMAC of its nonce), checked in constant time on every POST.
+/// Dashboard sessions: a random id in the cookie (190 bits), of which the database keeps only the SHA-256 with the
+/// hash of the secret key that signed in. Nothing in the database can be turned back into a session, every node
+/// reads the same sessions, signing out deletes the row (the session ends on every node at once), and every request
+/// checks the key again, so revoking it ends its sessions too. Forms carry a CSRF token derived from the session id
+/// (a hash with a purpose of its own, so neither the token nor the stored hash gives the id away), checked in
+/// constant time on every POST.
 struct DashboardSessions: Sendable {
-    let secret: [UInt8]
+    let store: any SessionStore
     let lifetime: TimeInterval
 
     /// The session cookie's name.
@@ -16,40 +19,50 @@ struct DashboardSessions: Sendable {
     /// The sign-in form's pre-session cookie (a nonce its CSRF token is made from).
     static let signInCookie = "ferry_signin"
 
-    init(secret: String, lifetime: TimeInterval = 12 * 3600) {
-        self.secret = Array(secret.utf8)
+    init(store: any SessionStore, lifetime: TimeInterval = 12 * 3600) {
+        self.store = store
         self.lifetime = lifetime
     }
 
     struct Session: Sendable {
-        var keyHash: String
-        var expires: Int
-        var nonce: String
+        /// The id the browser holds (the cookie's value).
+        var id: String
+        var record: DashboardSessionRecord
     }
 
-    func sign(_ text: String) -> String {
-        Secrets.hex(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: secret)))
-    }
-
-    /// A new session's cookie value for a key.
-    func issue(keyHash: String, now: Date) -> String {
+    /// A new session's cookie value for a key; sessions that ended are forgotten on the way.
+    func issue(keyHash: String, now: Date) async throws -> String {
         var generator = SystemRandomNumberGenerator()
-        let payload = "v1.\(keyHash).\(Int(now.timeIntervalSince1970 + lifetime)).\(Identifiers.apiKeySecret(using: &generator))"
-        return payload + "." + sign(payload)
+        let id = Identifiers.apiKeySecret(using: &generator)
+        _ = try await store.purgeSessions(expiredBefore: now)
+        try await store.createSession(DashboardSessionRecord(hash: Secrets.hashKey(id), keyHash: keyHash, createdAt: now,
+                                                             expiresAt: now.addingTimeInterval(lifetime)))
+        return id
     }
 
-    /// The session of a cookie value, if it is well-formed, signed by this server and not expired.
-    func read(_ value: String?, now: Date) -> Session? {
-        guard let value, value.utf8.count < 400 else { return nil }
-        let parts = value.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 5, parts[0] == "v1", let expires = Int(parts[2]) else { return nil }
-        let payload = parts[0..<4].joined(separator: ".")
-        guard Secrets.constantTimeEquals(sign(payload), parts[4]), Double(expires) > now.timeIntervalSince1970 else { return nil }
-        return Session(keyHash: parts[1], expires: expires, nonce: parts[3])
+    /// The session of a cookie value, if one was issued with it, was not ended and has not expired.
+    func read(_ value: String?, now: Date) async throws -> Session? {
+        guard let value, Self.isSessionID(value) else { return nil }
+        let hash = Secrets.hashKey(value)
+        guard let record = try await store.session(hash: hash), Secrets.constantTimeEquals(record.hash, hash), record.expiresAt > now else {
+            return nil
+        }
+        return Session(id: value, record: record)
     }
 
-    /// The CSRF token of a session (or of a sign-in nonce).
-    func csrfToken(nonce: String) -> String { sign("csrf." + nonce) }
+    /// Ends the session of a cookie value, on every node.
+    func end(_ value: String?) async throws {
+        guard let value, Self.isSessionID(value) else { return }
+        _ = try await store.deleteSession(hash: Secrets.hashKey(value))
+    }
+
+    /// The form of the ids `issue` makes: 32 letters and digits.
+    static func isSessionID(_ value: String) -> Bool {
+        value.utf8.count == 32 && value.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+    }
+
+    /// The CSRF token of a session id (or of a sign-in nonce).
+    func csrfToken(nonce: String) -> String { Secrets.hashKey("ferry-dashboard-csrf." + nonce) }
 
     /// Whether a submitted token is the one of this nonce.
     func checkCSRF(_ token: String?, nonce: String) -> Bool {

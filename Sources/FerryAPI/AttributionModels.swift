@@ -270,6 +270,10 @@ public struct AttributeUserRequest: Codable, Sendable, Hashable {
 }
 
 /// The answer of `POST /v1/attribution/user`: the attribution now bound to the user (the same every time).
+///
+/// With a publishable key, an install is shown the user's attribution only when the user is bound to that install:
+/// when the user id is bound to another install, `boundToThisInstall` is false and nothing of the other install's
+/// attribution is given (`attributed` false). A secret key is always shown the binding.
 public struct AttributeUserResponse: Codable, Sendable, Hashable {
     /// The user id.
     public var userID: String
@@ -281,13 +285,31 @@ public struct AttributeUserResponse: Codable, Sendable, Hashable {
     public var confidence: Double?
     /// The link, when attributed.
     public var link: LinkData?
+    /// Whether the user is bound to the install the request named (false: to another install, bound first or by
+    /// the app's backend). True when a server leaves it out.
+    public var boundToThisInstall: Bool
 
     /// Creates an answer.
-    public init(userID: String, attributed: Bool, matchType: MatchType? = nil, confidence: Double? = nil, link: LinkData? = nil) {
+    public init(userID: String, attributed: Bool, matchType: MatchType? = nil, confidence: Double? = nil, link: LinkData? = nil,
+                boundToThisInstall: Bool = true) {
         self.userID = userID
         self.attributed = attributed
         self.matchType = matchType
         self.confidence = confidence
         self.link = link
+        self.boundToThisInstall = boundToThisInstall
+    }
+
+    private enum CodingKeys: String, CodingKey { case userID, attributed, matchType, confidence, link, boundToThisInstall }
+
+    /// Decodes an answer; one without `boundToThisInstall` (from an earlier server) is bound to this install.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userID = try container.decode(String.self, forKey: .userID)
+        attributed = try container.decode(Bool.self, forKey: .attributed)
+        matchType = try container.decodeIfPresent(MatchType.self, forKey: .matchType)
+        confidence = try container.decodeIfPresent(Double.self, forKey: .confidence)
+        link = try container.decodeIfPresent(LinkData.self, forKey: .link)
+        boundToThisInstall = try container.decodeIfPresent(Bool.self, forKey: .boundToThisInstall) ?? true
     }
 }

@@ -38,18 +38,31 @@ public struct AttributionRecord: Sendable, Hashable {
 
 /// An app user bound to the attribution of the install they signed up on.
 public struct UserBinding: Sendable, Hashable {
+    /// Who made a binding, and so how far it is believed.
+    public enum Authority: String, Sendable, Hashable {
+        /// An install, with the app's publishable key: anyone holding the app can send any user id, so such a binding
+        /// is provisional (a binding from the app's backend replaces it) and is shown only to the install it names.
+        case device
+        /// The app's backend, with a secret key: it knows which user signed in on which install. The first such
+        /// binding is kept for good.
+        case server
+    }
+
     /// The app's user id.
     public var userID: String
     /// The install the user was on at the first binding.
     public var installID: String
     /// That install's attribution, copied at binding time (nil link when it was organic).
     public var attribution: AttributionRecord
+    /// Who bound it.
+    public var authority: Authority
 
     /// Creates a binding.
-    public init(userID: String, installID: String, attribution: AttributionRecord) {
+    public init(userID: String, installID: String, attribution: AttributionRecord, authority: Authority = .server) {
         self.userID = userID
         self.installID = installID
         self.attribution = attribution
+        self.authority = authority
     }
 }
 

@@ -379,6 +379,21 @@ public final class Ferry: Sendable {
 
     // MARK: Users
 
+    /// The id FerryKit knows this install by: made on the first launch and kept in storage, sent with every match,
+    /// open and event.
+    ///
+    /// Send it to your backend at sign-up, so that your backend binds the user to this install with a secret key
+    /// (`POST /v1/attribution/user`): that binding is the one nobody else can claim first, and ``identify(userID:)``
+    /// reports it afterwards.
+    ///
+    /// ```swift
+    /// let installID = await Ferry.shared?.installID()
+    /// try await api.signUp(email: email, password: password, ferryInstallID: installID)
+    /// ```
+    public func installID() async -> String {
+        await identity.id()
+    }
+
     /// Binds this install's attribution to your user id after sign-up or log-in, so the server can tell which link
     /// brought the user. Idempotent: the same user id gets the same answer, from storage after the first time.
     ///
@@ -400,7 +415,8 @@ public final class Ferry: Sendable {
                                            as: AttributeUserResponse.self)
         let result = UserAttribution(
             userID: answer.userID, attributed: answer.attributed, matchType: answer.matchType, confidence: answer.confidence,
-            link: answer.link.map { DeepLink(link: $0, openedURL: nil, deferred: MatchResponse(matched: true, matchType: answer.matchType, confidence: answer.confidence, isDeferred: true, link: $0)) })
+            link: answer.link.map { DeepLink(link: $0, openedURL: nil, deferred: MatchResponse(matched: true, matchType: answer.matchType, confidence: answer.confidence, isDeferred: true, link: $0)) },
+            boundToThisInstall: answer.boundToThisInstall)
         storage.setValue(result, forKey: StorageKey.identifiedUser)
         return result
     }
@@ -479,14 +495,34 @@ public struct UserAttribution: Sendable, Hashable, Codable {
     public var confidence: Double?
     /// The link, when attributed.
     public var link: DeepLink?
+    /// Whether the user is bound to this install. False when the user id was bound to another install first (the
+    /// user signed up on another device, or the app's backend bound it): the server then tells this install nothing
+    /// of that attribution, and `attributed` is false. Bind from your backend with a secret key to settle which
+    /// install a user belongs to.
+    public var boundToThisInstall: Bool
 
     /// Creates an attribution.
-    public init(userID: String, attributed: Bool, matchType: MatchType? = nil, confidence: Double? = nil, link: DeepLink? = nil) {
+    public init(userID: String, attributed: Bool, matchType: MatchType? = nil, confidence: Double? = nil, link: DeepLink? = nil,
+                boundToThisInstall: Bool = true) {
         self.userID = userID
         self.attributed = attributed
         self.matchType = matchType
         self.confidence = confidence
         self.link = link
+        self.boundToThisInstall = boundToThisInstall
+    }
+
+    private enum CodingKeys: String, CodingKey { case userID, attributed, matchType, confidence, link, boundToThisInstall }
+
+    /// Decodes a stored attribution; one kept before `boundToThisInstall` existed was bound to this install.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userID = try container.decode(String.self, forKey: .userID)
+        attributed = try container.decode(Bool.self, forKey: .attributed)
+        matchType = try container.decodeIfPresent(MatchType.self, forKey: .matchType)
+        confidence = try container.decodeIfPresent(Double.self, forKey: .confidence)
+        link = try container.decodeIfPresent(DeepLink.self, forKey: .link)
+        boundToThisInstall = try container.decodeIfPresent(Bool.self, forKey: .boundToThisInstall) ?? true
     }
 }
 

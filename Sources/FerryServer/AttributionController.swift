@@ -147,10 +147,19 @@ struct AttributionController: Sendable {
             installID = try AttributionRules.validateIdentifier(body.installID, field: "installID", max: AttributionRules.maxInstallIDLength)
             userID = try AttributionRules.validateIdentifier(body.userID, field: "userID", max: AttributionRules.maxUserIDLength)
         } catch { throw APIError(error) }
-        let binding = try await store.bindUser(appID: auth.app.id, environment: auth.key.environment, userID: userID, installID: installID, now: now())
+        // A secret key is the app's backend, which knows who signed in where; a publishable key is any copy of the app,
+        // which may name any user id: its binding is provisional, and it is shown only its own install's.
+        let authority: UserBinding.Authority = auth.key.kind == .secret ? .server : .device
+        let binding = try await store.bindUser(appID: auth.app.id, environment: auth.key.environment, userID: userID, installID: installID,
+                                               authority: authority, now: now())
+        let bound = binding.installID == installID
+        guard bound || authority == .server else {
+            return try JSONBody.response(AttributeUserResponse(userID: userID, attributed: false, boundToThisInstall: false))
+        }
         let matched = try await answer(for: binding.attribution, appID: auth.app.id)
         return try JSONBody.response(AttributeUserResponse(
-            userID: binding.userID, attributed: matched.matched, matchType: matched.matchType, confidence: matched.confidence, link: matched.link))
+            userID: binding.userID, attributed: matched.matched, matchType: matched.matchType, confidence: matched.confidence, link: matched.link,
+            boundToThisInstall: bound))
     }
 
     // MARK: SDK

@@ -284,8 +284,13 @@ struct CompatibilityController: Sendable {
         var environment: String?
     }
 
-    /// `POST /api/v1/attributions` with `{"userId"}`: the click this device made within the app's attribution window,
-    /// bound to the user for good (the same user id always gets the same answer).
+    /// `POST /api/v1/attributions` with `{"userId"}`: the click this device made within the app's attribution window.
+    ///
+    /// With a publishable key (the app itself), the answer is always this device's own: the device is told apart by
+    /// its network and its HTTP client, and the user id with it names the install, so a caller that sends someone
+    /// else's user id gets the attribution of its own device, never theirs, and cannot take the user id from them.
+    /// The first device's answer is also bound to the user, provisionally. With a secret key (the app's backend), the
+    /// user's binding is answered, and made from the caller's request when there is none.
     func attribute(_ request: Request, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request)
         let body = try await JSONBody.decode(AttributionBody.self, from: request, limit: maxBodyBytes)
@@ -295,17 +300,28 @@ struct CompatibilityController: Sendable {
             throw APIError(error)
         }
         let app = auth.app
-        var binding = try await store.userBinding(appID: app.id, environment: environment, userID: userID)
-        if binding == nil {
-            // The app's own HTTP client is the device: its address, system and languages stand for the install.
-            let signals = CompatibilityRules.appClientSignals(userAgent: request.headers[.userAgent], acceptLanguage: request.headers[.acceptLanguage])
-            let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
-            let installID = "usr_" + hasher.hash(text: "user:" + userID)
-            _ = try await attribution.attribute(app: app, environment: environment, installID: installID, signals: AttributionRules.sanitize(signals),
-                                                clickToken: nil, referrer: nil, address: address, acceptThreshold: Self.appClientAcceptThreshold)
-            binding = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, now: now())
+        // The app's own HTTP client is the device: its address, system and languages stand for the install.
+        let signals = CompatibilityRules.appClientSignals(userAgent: request.headers[.userAgent], acceptLanguage: request.headers[.acceptLanguage])
+        let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
+        func attributeDevice(installID: String) async throws -> AttributionRecord {
+            try await attribution.attribute(app: app, environment: environment, installID: installID, signals: AttributionRules.sanitize(signals),
+                                            clickToken: nil, referrer: nil, address: address, acceptThreshold: Self.appClientAcceptThreshold)
         }
-        let record = binding?.attribution
+        let record: AttributionRecord?
+        if auth.key.kind == .publishable {
+            let device = "ua:\(request.headers[.userAgent] ?? "")|net:\(address.map(hasher.hashNetwork) ?? "")"
+            let installID = "usr_" + hasher.hash(text: "user:" + userID + "|" + device)
+            let own = try await attributeDevice(installID: installID)
+            _ = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, authority: .device, now: now())
+            record = own
+        } else if let binding = try await store.userBinding(appID: app.id, environment: environment, userID: userID) {
+            record = binding.attribution
+        } else {
+            let installID = "usr_" + hasher.hash(text: "user:" + userID)
+            _ = try await attributeDevice(installID: installID)
+            record = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, authority: .server,
+                                              now: now()).attribution
+        }
         var link: Link?
         if let record, record.matched, let linkID = record.linkID { link = try await store.link(id: linkID, appID: app.id) }
         struct Data: Encodable {

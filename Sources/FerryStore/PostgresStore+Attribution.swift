@@ -149,7 +149,8 @@ extension PostgresStore {
         return UserBinding(
             userID: try row["user_id"].decode(String.self), installID: installID,
             attribution: record ?? AttributionRecord(appID: appID, environment: environment, installID: installID, clickID: nil, linkID: nil,
-                                                     matchType: nil, confidence: nil, createdAt: created))
+                                                     matchType: nil, confidence: nil, createdAt: created),
+            authority: UserBinding.Authority(rawValue: try row["authority"].decode(String.self)) ?? .device)
     }
 
     public func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {
@@ -158,14 +159,18 @@ extension PostgresStore {
         return try await binding(row, appID: appID, environment: environment)
     }
 
-    public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding {
-        // The first binding wins: a concurrent second one does nothing, and both read the row that won.
+    public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, authority: UserBinding.Authority,
+                         now: Date) async throws -> UserBinding {
+        // The first binding wins, but for a backend's, which replaces one a publishable key made: a concurrent second
+        // one does nothing, and both read the row that won.
         try await execute("""
-            INSERT INTO user_bindings (app_id, environment, user_id, install_id, attribution_seq, created_at)
+            INSERT INTO user_bindings (app_id, environment, user_id, install_id, attribution_seq, authority, created_at)
             VALUES (\(appID), \(environment.rawValue), \(userID), \(installID),
                 (SELECT seq FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)),
-                \(now.timeIntervalSince1970))
-            ON CONFLICT (app_id, environment, user_id) DO NOTHING
+                \(authority.rawValue), \(now.timeIntervalSince1970))
+            ON CONFLICT (app_id, environment, user_id) DO UPDATE SET install_id = EXCLUDED.install_id, attribution_seq = EXCLUDED.attribution_seq,
+                authority = EXCLUDED.authority, created_at = EXCLUDED.created_at
+            WHERE user_bindings.authority = 'device' AND EXCLUDED.authority = 'server'
             """)
         guard let binding = try await userBinding(appID: appID, environment: environment, userID: userID) else {
             throw StoreCorruption(message: "user binding vanished")

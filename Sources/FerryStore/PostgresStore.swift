@@ -367,6 +367,7 @@ public final class PostgresStore: FerryDatabase {
         ]),
         ("v6-domain-claims", TenancySchema.domainClaims(real: "DOUBLE PRECISION")),
         ("v7-dashboard-sessions", TenancySchema.dashboardSessions(real: "DOUBLE PRECISION")),
+        ("v8-binding-authority", TenancySchema.bindingAuthority),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

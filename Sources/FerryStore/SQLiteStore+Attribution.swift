@@ -186,7 +186,8 @@ extension SQLiteStore {
         let record = try seq.flatMap { try Row.fetchOne(db, sql: "SELECT * FROM attributions WHERE seq = ?", arguments: [$0]) }.map(Self.decodeAttribution)
             ?? AttributionRecord(appID: appID, environment: environment, installID: row["install_id"], clickID: nil, linkID: nil,
                                  matchType: nil, confidence: nil, createdAt: Date(timeIntervalSince1970: row["created_at"]))
-        return UserBinding(userID: row["user_id"], installID: row["install_id"], attribution: record)
+        return UserBinding(userID: row["user_id"], installID: row["install_id"], attribution: record,
+                           authority: UserBinding.Authority(rawValue: row["authority"]) ?? .device)
     }
 
     public func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {
@@ -197,20 +198,24 @@ extension SQLiteStore {
         }
     }
 
-    public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding {
+    public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, authority: UserBinding.Authority,
+                         now: Date) async throws -> UserBinding {
         try await write { db in
             func binding(_ row: Row) throws -> UserBinding {
                 try Self.decodeBinding(row, db: db, appID: appID, environment: environment)
             }
             let select = "SELECT * FROM user_bindings WHERE app_id = ? AND environment = ? AND user_id = ?"
-            if let existing = try Row.fetchOne(db, sql: select, arguments: [appID, environment.rawValue, userID]) {
+            let existing = try Row.fetchOne(db, sql: select, arguments: [appID, environment.rawValue, userID])
+            if let existing, !(authority == .server && existing["authority"] == UserBinding.Authority.device.rawValue) {
                 return try binding(existing)
             }
             let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?",
                                          arguments: [appID, environment.rawValue, installID])
+            // A backend's binding replaces one a publishable key made.
             try db.execute(sql: """
-                INSERT INTO user_bindings (app_id, environment, user_id, install_id, attribution_seq, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [appID, environment.rawValue, userID, installID, seq, now.timeIntervalSince1970])
+                INSERT OR REPLACE INTO user_bindings (app_id, environment, user_id, install_id, attribution_seq, authority, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [appID, environment.rawValue, userID, installID, seq, authority.rawValue, now.timeIntervalSince1970])
             guard let row = try Row.fetchOne(db, sql: select, arguments: [appID, environment.rawValue, userID]) else {
                 throw DatabaseError(message: "user binding vanished")
             }

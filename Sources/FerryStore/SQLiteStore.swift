@@ -262,6 +262,9 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
         }
         registerDomainClaimsMigration(&migrator)
         registerSessionsMigration(&migrator)
+        migrator.registerMigration("v12-binding-authority") { db in
+            for statement in TenancySchema.bindingAuthority { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -163,8 +163,11 @@ public protocol AttributionStore: Sendable {
     func insertAttribution(_ record: AttributionRecord) async throws
     /// The binding of a user id, if it was ever bound.
     func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding?
-    /// Binds a user to an install's attribution the first time; afterwards returns the first binding unchanged.
-    func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, now: Date) async throws -> UserBinding
+    /// Binds a user to an install's attribution the first time and returns the binding that holds afterwards: a
+    /// binding stays as it was made, except that a `.server` binding replaces a `.device` one (the backend knows
+    /// which install its user signed in on; a publishable key can claim any user id).
+    func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, authority: UserBinding.Authority,
+                  now: Date) async throws -> UserBinding
     /// Stores SDK events.
     func recordEvents(_ events: [EventRecord]) async throws
     /// How many events of a name an app has (for tests and statistics).

@@ -30,4 +30,9 @@ enum TenancySchema {
             "DELETE FROM settings WHERE name = 'dashboard_session_key'",
         ]
     }
+
+    static let bindingAuthority = [
+        // Bindings made before anyone told them apart are believed as little as a publishable key's.
+        "ALTER TABLE user_bindings ADD COLUMN authority TEXT NOT NULL DEFAULT 'device' CHECK (authority IN ('device', 'server'))",
+    ]
 }

@@ -163,7 +163,14 @@ struct FerryKitEndToEndTests {
 
             // The user signs up: the server binds the user to the link that brought them.
             let user = try await ferry.identify(userID: "user-42")
-            #expect(user.attributed && user.link?.linkID == created.id)
+            #expect(user.attributed && user.link?.linkID == created.id && user.boundToThisInstall)
+            // The same user signing in on a second phone: that install is told nothing of the first one's link.
+            let secondPhone = try Ferry(apiKey: server.publishable,
+                                        options: Self.options(base, storage: InMemoryStorage(), transport: CountingTransport(), device: ClickingIPhone()))
+            let elsewhere = try await secondPhone.identify(userID: "user-42")
+            #expect(!elsewhere.attributed && elsewhere.link == nil && !elsewhere.boundToThisInstall)
+            let firstID = await ferry.installID(), secondID = await secondPhone.installID(), again = await ferry.installID()
+            #expect(firstID != secondID && firstID == again)
 
             // Install and open events reach the server.
             await ferry.flushEvents()

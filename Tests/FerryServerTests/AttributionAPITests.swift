@@ -151,15 +151,17 @@ struct AttributionAPITests {
                 return try response.decode(AttributeUserResponse.self)
             }
             let first = try await bind("IDFV-user", "alice")
-            #expect(first.attributed)
+            #expect(first.attributed && first.boundToThisInstall)
             #expect(first.link?.referrer == "user-1")
             #expect(first.matchType == .deterministic)
-            // The same user from another (organic) install keeps the first answer.
-            #expect(try await bind("IDFV-other", "alice") == first)
+            #expect(try await bind("IDFV-user", "alice") == first)
+            // The same user from another install stays bound to the first, and that install is told nothing of it.
+            #expect(try await bind("IDFV-other", "alice") == AttributeUserResponse(userID: "alice", attributed: false, boundToThisInstall: false))
             // An organic install's user is bound as not attributed, and stays so.
             let bob = try await bind("IDFV-organic", "bob")
-            #expect(!bob.attributed)
-            #expect(try await bind("IDFV-user", "bob") == bob)
+            #expect(!bob.attributed && bob.boundToThisInstall)
+            #expect(try await bind("IDFV-organic", "bob") == bob)
+            #expect(try await bind("IDFV-user", "bob") == AttributeUserResponse(userID: "bob", attributed: false, boundToThisInstall: false))
             let bad = try await client.execute(uri: "/v1/attribution/user", method: .post, headers: headers(key: fixture.publishable, json: true),
                                                body: jsonBody(#"{"installID": "x", "userID": "\#(String(repeating: "u", count: 129))"}"#))
             #expect(bad.status == .badRequest)

@@ -316,9 +316,12 @@ struct CompatibilityTests {
             #expect(data["matchType"] as? String == "probabilistic")
             #expect(((data["confidence"] as? Double) ?? 0) >= 0.5)
             #expect(data["customPayload"] as? [String: String] == ["screenName": "promo_screen", "promoCode": "SAVE20", "variant": "hero_cta"])
-            // The same user id always gets the same answer, from wherever it asks.
-            let again = try await attribute("your_internal_user_id", address: "198.51.100.1")
+            // The same user id gets the same answer on the same device; from another device the answer is that
+            // device's own (the app's publishable key is public: a user id must not open another's attribution).
+            let again = try await attribute("your_internal_user_id", address: "203.0.113.40")
             #expect(again as NSDictionary == first as NSDictionary)
+            let elsewhere = try #require(try await attribute("your_internal_user_id", address: "198.51.100.1")["data"] as? [String: Any])
+            #expect(elsewhere["attributed"] as? Bool == false && elsewhere["referrerIdentifier"] is NSNull)
             // The click is consumed: another user on the same phone is not attributed, and gets nulls.
             let second = try #require(try await attribute("someone_else", address: "203.0.113.40")["data"] as? [String: Any])
             #expect(second["attributed"] as? Bool == false)

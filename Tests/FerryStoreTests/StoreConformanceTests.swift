@@ -323,13 +323,16 @@ struct StoreConformanceTests {
             try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: "clk_1", linkID: "lnk_1",
                                                                 matchType: .deterministic, confidence: 1, createdAt: epoch))
             #expect(try await store.userBinding(appID: "app_1", environment: .live, userID: "u1") == nil)
-            let first = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: "i1", now: epoch)
-            #expect(first.attribution.clickID == "clk_1" && first.installID == "i1")
-            let second = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: "i2", now: epoch.addingTimeInterval(5))
-            #expect(second == first)
+            let first = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: "i1", authority: .server, now: epoch)
+            #expect(first.attribution.clickID == "clk_1" && first.installID == "i1" && first.authority == .server)
+            for authority in [UserBinding.Authority.server, .device] {
+                let second = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: "i2", authority: authority,
+                                                      now: epoch.addingTimeInterval(5))
+                #expect(second == first)
+            }
             #expect(try await store.userBinding(appID: "app_1", environment: .live, userID: "u1") == first)
             // Another environment is another user.
-            let test = try await store.bindUser(appID: "app_1", environment: .test, userID: "u1", installID: "organic", now: epoch)
+            let test = try await store.bindUser(appID: "app_1", environment: .test, userID: "u1", installID: "organic", authority: .server, now: epoch)
             #expect(test.attribution.clickID == nil && test.installID == "organic")
 
             let events = (0..<3).map { EventRecord(appID: "app_1", environment: .live, name: "open", installID: "i1", linkID: nil,
@@ -338,6 +341,31 @@ struct StoreConformanceTests {
             try await store.recordEvents([])
             #expect(try await store.eventCount(appID: "app_1", name: "open") == 3)
             #expect(try await store.eventCount(appID: "app_1", name: "install") == 0)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func aBackendsBindingReplacesOneAPublishableKeyMade(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "victim", clickID: "clk_1", linkID: "lnk_1",
+                                                                matchType: .deterministic, confidence: 1, createdAt: epoch))
+            // Whoever holds the app sends the user id first, from an install of its own.
+            let squatted = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: "squatter", authority: .device, now: epoch)
+            #expect(squatted.installID == "squatter" && squatted.authority == .device && !squatted.attribution.matched)
+            // Another install with the publishable key does not take it over…
+            let again = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: "victim", authority: .device,
+                                                 now: epoch.addingTimeInterval(60))
+            #expect(again == squatted)
+            // …the backend does, once, for good.
+            let settled = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: "victim", authority: .server,
+                                                   now: epoch.addingTimeInterval(600))
+            #expect(settled.installID == "victim" && settled.authority == .server && settled.attribution.clickID == "clk_1")
+            for (install, authority) in [("squatter", UserBinding.Authority.device), ("squatter", .server)] {
+                let later = try await store.bindUser(appID: "app_1", environment: .live, userID: "u1", installID: install, authority: authority,
+                                                     now: epoch.addingTimeInterval(3600))
+                #expect(later == settled)
+            }
+            #expect(try await store.userBinding(appID: "app_1", environment: .live, userID: "u1") == settled)
         }
     }
 

@@ -75,6 +75,8 @@ public enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
     /// Clicks on slugs that do not exist and are not yet known to be missing (each one costs a database read), per
     /// address.
     case unknownSlugs = "unknown-slugs"
+    /// Device reports of the interstitial page (`/.ferry/signals`), per address: one per click on an iPhone.
+    case signalsAddress = "signals"
     /// Asking for a link domain and checking its proof (`POST /v1/domains`, `…/verify`: each check asks DNS and may
     /// read a web page), per address.
     case domainsAddress = "domains"
@@ -95,6 +97,7 @@ public enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
         case .linksKey: RateLimit(6000, per: 60)
         case .signIn: RateLimit(10, per: 300)
         case .unknownSlugs: RateLimit(300, per: 60)
+        case .signalsAddress: RateLimit(120, per: 60)
         case .domainsAddress: RateLimit(30, per: 60)
         case .domainsKey: RateLimit(60, per: 60)
         }
@@ -109,6 +112,7 @@ public enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
         case .linksAddress, .linksKey: "link creations"
         case .signIn: "failed sign-ins"
         case .unknownSlugs: "clicks on links that do not exist"
+        case .signalsAddress: "device reports"
         case .domainsAddress, .domainsKey: "domain requests and checks"
         }
     }
@@ -352,6 +356,7 @@ struct RateLimitMiddleware: RouterMiddleware {
             case FerryRoutes.attributionMatch, CompatibilityController.attributions: return (.matchAddress, .matchKey)
             case FerryRoutes.events, FerryRoutes.attributionUser, CompatibilityController.statsEvent: return (.eventsAddress, .eventsKey)
             case FerryRoutes.links, CompatibilityController.referralLinks: return (.linksAddress, .linksKey)
+            case HTML.signalsPath: return (.signalsAddress, nil)
             case FerryRoutes.domains: return (.domainsAddress, .domainsKey)
             default:
                 if path.hasPrefix(FerryRoutes.domains + "/"), path.hasSuffix("/verify") { return (.domainsAddress, .domainsKey) }

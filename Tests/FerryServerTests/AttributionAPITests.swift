@@ -238,8 +238,10 @@ struct AttributionAPITests {
     @Test func pageReportsAreBoundedAndLenient() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "described", destination: "https://example.com/d"), app: fixture.app, environment: .live)
         try await fixture.application().test(.router) { client in
-            let good = #"{"click": "clk_AAAAAAAAAAAAAAAAAAAAAA", "signals": {"screenWidth": 390, "timeZone": "Not/AZone", "screenScale": 3}}"#
+            let clickID = try await clickOnIPhone(client, slug: "described", address: "203.0.113.41", report: nil)
+            let good = #"{"click": "\#(clickID)", "signals": {"screenWidth": 390, "timeZone": "Not/AZone", "screenScale": 3}}"#
             #expect(try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(), body: jsonBody(good)).status == .noContent)
             let badClick = try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(), body: jsonBody(#"{"click": "nope", "signals": {}}"#))
             #expect(badClick.status == .badRequest)

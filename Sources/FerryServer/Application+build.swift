@@ -92,7 +92,8 @@ func buildRouter(
         }
     }
     let edgeCounters = EdgeCounters()
-    MetricsController(cache: cache, recorder: recorder, edge: edgeCounters, limiter: limits.limiter, allowed: metricsAllowed, started: .now)
+    MetricsController(cache: cache, recorder: recorder, edge: edgeCounters, limiter: limits.limiter, allowed: metricsAllowed, addresses: addresses,
+                      started: .now)
         .register(on: router)
     router.get("/openapi.yaml") { _, _ in
         guard let text = OpenAPIDocument.text else {

@@ -6,17 +6,21 @@ import NIOCore
 
 /// `GET /metrics`: the node's counters in Prometheus's text format, for the operator's scraper. Answered only to
 /// loopback and to the networks in `FERRY_METRICS_ALLOW`; everyone else gets a 404, as if there were no such page.
+/// The client is judged by its address as the trusted proxies report it, not by the socket's peer: behind a proxy on
+/// this machine every request comes from loopback.
 struct MetricsController: Sendable {
     let cache: LinkCache
     let recorder: ClickRecorder
     let edge: EdgeCounters
     let limiter: RateLimiter
     let allowed: [IPNetwork]
+    let addresses: ClientAddressResolver
     let started: ContinuousClock.Instant
 
     func register(on router: Router<FerryRequestContext>) {
-        router.get("/metrics") { _, context in
-            guard Self.mayRead(peer: context.peerAddress, allowed: allowed) else {
+        router.get("/metrics") { request, context in
+            let client = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
+            guard Self.mayRead(client, allowed: allowed) else {
                 throw APIError(.notFound, code: "not_found", message: "no such page")
             }
             var headers = HTTPFields()
@@ -26,9 +30,9 @@ struct MetricsController: Sendable {
         }
     }
 
-    /// Whether a socket peer may read the metrics: loopback, or an address in one of the allowed networks.
-    static func mayRead(peer: String?, allowed: [IPNetwork]) -> Bool {
-        guard let address = peer.flatMap({ IPAddress($0) })?.unmapped else { return false }
+    /// Whether a client may read the metrics: loopback, or an address in one of the allowed networks.
+    static func mayRead(_ client: IPAddress?, allowed: [IPNetwork]) -> Bool {
+        guard let address = client?.unmapped else { return false }
         return address.isLoopback || allowed.contains { $0.contains(address) }
     }
 

@@ -28,7 +28,9 @@ struct EdgeFastPathTests {
 
     static func get(_ path: String, userAgent: String = UA.desktop, close: Bool = false, version: String = "HTTP/1.1",
                     extra: String = "") -> String {
-        "GET \(path) \(version)\r\nHost: go.example.com\r\nUser-Agent: \(userAgent)\r\nX-Forwarded-For: 203.0.113.9\r\n"
+        // A scraper reads the metrics from this machine, not through the proxy the clicks come through.
+        let forwarded = path == "/metrics" ? "" : "X-Forwarded-For: 203.0.113.9\r\n"
+        return "GET \(path) \(version)\r\nHost: go.example.com\r\nUser-Agent: \(userAgent)\r\n\(forwarded)"
             + extra + (close ? "Connection: close\r\n" : "") + "\r\n"
     }
 

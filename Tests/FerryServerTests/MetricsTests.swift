@@ -45,17 +45,36 @@ struct MetricsTests {
         }
     }
 
+    @Test func aClientBehindAProxyOnThisMachineIsJudgedByTheAddressTheProxyReports() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        var configuration = Fixture.configuration
+        configuration.metricsAllowed = try IPNetwork.parseList("10.1.0.0/16")
+        try await fixture.application(configuration).test(.live) { client in
+            // The proxy is on loopback (trusted by default), so every request reaches Ferry from 127.0.0.1.
+            for outsider in ["203.0.113.9", "10.2.0.1", "198.51.100.4, 127.0.0.1"] {
+                let response = try await client.execute(uri: "/metrics", method: .get, headers: headers(extra: [(.forwardedFor, outsider)]))
+                #expect(response.status == .notFound, "\(outsider) read the metrics through the proxy")
+                #expect(!String(buffer: response.body).contains("ferry_"))
+            }
+            for scraper in ["10.1.2.3", "127.0.0.1"] {
+                let response = try await client.execute(uri: "/metrics", method: .get, headers: headers(extra: [(.forwardedFor, scraper)]))
+                #expect(response.status == .ok, "\(scraper) behind the proxy")
+            }
+        }
+    }
+
     @Test func onlyLoopbackAndAllowedNetworksMayRead() throws {
         let allowed = try IPNetwork.parseList("10.1.0.0/16, 2001:db8::/32")
-        #expect(MetricsController.mayRead(peer: "127.0.0.1", allowed: []))
-        #expect(MetricsController.mayRead(peer: "::1", allowed: []))
-        #expect(MetricsController.mayRead(peer: "::ffff:127.0.0.1", allowed: []))
-        #expect(MetricsController.mayRead(peer: "10.1.2.3", allowed: allowed))
-        #expect(MetricsController.mayRead(peer: "2001:db8::7", allowed: allowed))
-        #expect(!MetricsController.mayRead(peer: "10.2.0.1", allowed: allowed))
-        #expect(!MetricsController.mayRead(peer: "203.0.113.9", allowed: []))
-        #expect(!MetricsController.mayRead(peer: nil, allowed: allowed), "a peer without an address is not a scraper")
-        #expect(!MetricsController.mayRead(peer: "not an address", allowed: allowed))
+        #expect(MetricsController.mayRead(IPAddress("127.0.0.1"), allowed: []))
+        #expect(MetricsController.mayRead(IPAddress("::1"), allowed: []))
+        #expect(MetricsController.mayRead(IPAddress("::ffff:127.0.0.1"), allowed: []))
+        #expect(MetricsController.mayRead(IPAddress("10.1.2.3"), allowed: allowed))
+        #expect(MetricsController.mayRead(IPAddress("2001:db8::7"), allowed: allowed))
+        #expect(!MetricsController.mayRead(IPAddress("10.2.0.1"), allowed: allowed))
+        #expect(!MetricsController.mayRead(IPAddress("203.0.113.9"), allowed: []))
+        #expect(!MetricsController.mayRead(nil, allowed: allowed), "a client without an address is not a scraper")
+        #expect(!MetricsController.mayRead(IPAddress("not an address"), allowed: allowed))
     }
 
     @Test func theEnvironmentSetsWhoMayReadAndTheBuffers() throws {

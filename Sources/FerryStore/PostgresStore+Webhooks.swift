@@ -54,11 +54,12 @@ extension PostgresStore {
     }
 
     /// Nodes claim with `FOR UPDATE SKIP LOCKED`: two nodes never take the same delivery, and neither waits for the other.
-    public func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery] {
+    public func claimDeliveries(now: Date, lease: Double, limit: Int, excludingApps: [String]) async throws -> [ClaimedDelivery] {
         let moment = now.timeIntervalSince1970
         return try await all("""
             WITH due AS (
-                SELECT id FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= \(moment)
+                SELECT id FROM webhook_deliveries
+                WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= \(moment) AND app_id <> ALL(\(excludingApps))
                 ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
             ), claimed AS (
                 UPDATE webhook_deliveries d SET next_attempt_at = \(moment + lease) FROM due WHERE d.id = due.id RETURNING d.*
@@ -69,6 +70,14 @@ extension PostgresStore {
             """) { row in
             ClaimedDelivery(delivery: try Self.decodeDelivery(row), webhook: try Self.decodeWebhook(row, prefix: "w_"))
         }
+    }
+
+    public func releaseDeliveries(ids: [String], dueAt: Date) async throws {
+        guard !ids.isEmpty else { return }
+        try await execute("""
+            UPDATE webhook_deliveries SET next_attempt_at = \(dueAt.timeIntervalSince1970)
+            WHERE id = ANY(\(ids)) AND delivered_at IS NULL AND failed_at IS NULL
+            """)
     }
 
     public func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws {

@@ -62,14 +62,15 @@ extension SQLiteStore {
         }
     }
 
-    public func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery] {
+    public func claimDeliveries(now: Date, lease: Double, limit: Int, excludingApps: [String]) async throws -> [ClaimedDelivery] {
         try await write { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT d.*, w.id AS w_id, w.app_id AS w_app_id, w.environment AS w_environment, w.url AS w_url, w.secret AS w_secret,
                     w.events AS w_events, w.created_at AS w_created_at
                 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                WHERE d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at LIMIT ?
-                """, arguments: [now.timeIntervalSince1970, limit])
+                WHERE d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ? AND d.app_id NOT IN (SELECT value FROM json_each(?))
+                ORDER BY d.next_attempt_at LIMIT ?
+                """, arguments: [now.timeIntervalSince1970, JSONText.encode(excludingApps), limit])
             let claimed = rows.map { row in
                 ClaimedDelivery(delivery: Self.decodeDelivery(row), webhook: Webhook(
                     id: row["w_id"], appID: row["w_app_id"], environment: APIEnvironment(rawValue: row["w_environment"]) ?? .live, url: row["w_url"],
@@ -78,6 +79,16 @@ extension SQLiteStore {
             let statement = try db.cachedStatement(sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?")
             for item in claimed { try statement.execute(arguments: [now.timeIntervalSince1970 + lease, item.delivery.id]) }
             return claimed
+        }
+    }
+
+    public func releaseDeliveries(ids: [String], dueAt: Date) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE webhook_deliveries SET next_attempt_at = ?
+                WHERE id IN (SELECT value FROM json_each(?)) AND delivered_at IS NULL AND failed_at IS NULL
+                """, arguments: [dueAt.timeIntervalSince1970, JSONText.encode(ids)])
         }
     }
 

@@ -255,13 +255,22 @@ public protocol WebhookStore: Sendable {
     func deleteWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool
     /// Queues deliveries.
     func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws
-    /// Takes up to `limit` deliveries due at `now`, oldest first, and moves their next attempt `lease` seconds ahead
-    /// so that no other node takes them meanwhile.
-    func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery]
+    /// Takes up to `limit` deliveries due at `now`, oldest first, leaving out those of the apps in `excludingApps`,
+    /// and moves their next attempt `lease` seconds ahead so that no other node takes them meanwhile.
+    func claimDeliveries(now: Date, lease: Double, limit: Int, excludingApps: [String]) async throws -> [ClaimedDelivery]
+    /// Gives claimed deliveries back unattempted: due again at `dueAt`, for this node or another to take.
+    func releaseDeliveries(ids: [String], dueAt: Date) async throws
     /// Records an attempt: delivered, due again at `nextAttemptAt`, or given up (`failedAt`).
     func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws
     /// The latest deliveries of a webhook of an app, newest first.
     func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery]
+}
+
+extension WebhookStore {
+    /// Takes up to `limit` deliveries due at `now`, of any app.
+    public func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery] {
+        try await claimDeliveries(now: now, lease: lease, limit: limit, excludingApps: [])
+    }
 }
 
 /// Links changed since a mark, as ``FerryDatabase/linkChanges(since:)`` answers.

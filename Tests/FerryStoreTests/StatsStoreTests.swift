@@ -146,6 +146,34 @@ struct WebhookStoreTests {
             #expect(try await store.deliveries(webhookID: "wh_1", appID: "app_1", limit: 10).isEmpty, "its deliveries go with it")
         }
     }
+
+    /// The dispatcher leaves out apps whose receivers already hold their share of its attempts, and gives back what it
+    /// took beyond that share.
+    @Test(arguments: StoreBackend.available) func claimsLeaveOutBusyAppsAndReleasedDeliveriesAreDueAgain(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            for app in ["app_1", "app_2", "app_3"] {
+                try await store.createApp(makeApp(id: app, domains: ["\(app.replacingOccurrences(of: "_", with: "")).example.com"]))
+                try await store.createWebhook(Webhook(id: "wh_\(app)", appID: app, environment: .live, url: "https://hooks.example.com/\(app)",
+                                                      secret: "whsec_x", events: [.linkClicked], createdAt: epoch))
+            }
+            // app_1's deliveries are the oldest: a claim that did not leave them out would take them first.
+            try await store.enqueueDeliveries((0..<6).map { index in
+                let app = index < 4 ? "app_1" : index == 4 ? "app_2" : "app_3"
+                return WebhookDelivery(id: "dlv_\(index)", webhookID: "wh_\(app)", appID: app, event: .linkClicked, payload: "{}",
+                                       nextAttemptAt: epoch.addingTimeInterval(Double(index)), createdAt: epoch.addingTimeInterval(Double(index)))
+            })
+            let now = epoch.addingTimeInterval(10)
+            #expect(try await store.claimDeliveries(now: now, lease: 60, limit: 10, excludingApps: ["app_1", "app_3"]).map(\.delivery.id) == ["dlv_4"])
+            let taken = try await store.claimDeliveries(now: now, lease: 60, limit: 3, excludingApps: [])
+            #expect(taken.map(\.delivery.id) == ["dlv_0", "dlv_1", "dlv_2"])
+            try await store.recordAttempt(deliveryID: "dlv_0", status: 200, error: nil, deliveredAt: now, nextAttemptAt: nil, failedAt: nil)
+            try await store.releaseDeliveries(ids: ["dlv_0", "dlv_2"], dueAt: now)
+            #expect(Set(try await store.claimDeliveries(now: now, lease: 60, limit: 10, excludingApps: []).map(\.delivery.id)) == ["dlv_2", "dlv_3", "dlv_5"],
+                    "a released delivery is due again, a delivered one is not brought back, a claimed one stays leased")
+            let listed = try await store.deliveries(webhookID: "wh_app_1", appID: "app_1", limit: 10)
+            #expect(listed.allSatisfy { $0.attempts == ($0.id == "dlv_0" ? 1 : 0) }, "releasing is not an attempt")
+        }
+    }
 }
 
 /// Upgrading a SQLite database carries its visitors of the day over to the new table of them.

@@ -42,7 +42,7 @@ public func buildApplication(
     )
     let dispatcher = WebhookDispatcher(
         store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger,
-        allowPrivateDestinations: configuration.webhookAllowPrivateDestinations)
+        allowPrivateDestinations: configuration.webhookAllowPrivateDestinations, settings: configuration.webhookDelivery)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
     let domains = AppDomains(admin: admin, selfService: configuration.domainSelfService, cache: cache, prover: DomainProver(

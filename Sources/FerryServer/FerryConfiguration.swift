@@ -119,6 +119,9 @@ public struct FerryConfiguration: Sendable {
     /// Whether webhooks may be sent to loopback, private and link-local addresses (a receiver on the operator's own
     /// network); off, an app's owner cannot make the server call into the network it runs in.
     public var webhookAllowPrivateDestinations = false
+    /// How webhook attempts are made: the resolver, the certificates `https` receivers are checked against, each
+    /// attempt's deadline, and how much of an answer is read.
+    public var webhookDelivery = WebhookDeliverySettings()
     /// Request limits per client address and per API key (`FERRY_RATE_LIMITS`).
     public var rateLimits = RateLimitSettings.defaults
     /// Whether apps may add link domains through the API and the dashboard, with a proof of control

@@ -3,10 +3,8 @@ import FerryAPI
 import FerryCore
 import FerryStore
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Synchronization
 
@@ -120,34 +118,29 @@ public struct WebhookDispatcher: Service {
     let store: any FerryDatabase
     let pollInterval: Duration
     let retryBase: Double
-    let timeout: Double
     let now: @Sendable () -> Date
     let logger: Logger
-    /// Whether deliveries may go to loopback, private and link-local addresses; when not, a webhook's host is
-    /// resolved before each attempt and the attempt fails if any of its addresses is internal.
-    let allowPrivateDestinations: Bool
+    let client: WebhookClient
 
     /// Deliveries taken per round.
     static let batch = 32
-    /// How long a taken delivery is left to this node before another may take it.
+    /// How long a taken delivery is left to this node before another may take it: longer than an attempt may take
+    /// (``WebhookClient/deadline``, at most a minute) and the recording of its outcome.
     static let lease = 120.0
 
-    /// Creates a dispatcher.
-    public init(store: any FerryDatabase, pollInterval: Duration, retryBase: Double, timeout: Double = 10, now: @escaping @Sendable () -> Date,
-                logger: Logger, allowPrivateDestinations: Bool = false) {
-        self.allowPrivateDestinations = allowPrivateDestinations
+    /// Creates a dispatcher. With `allowPrivateDestinations` false, a webhook's host is resolved at each attempt and
+    /// the attempt fails if any of its addresses is internal.
+    public init(store: any FerryDatabase, pollInterval: Duration, retryBase: Double, now: @escaping @Sendable () -> Date, logger: Logger,
+                allowPrivateDestinations: Bool = false, settings: WebhookDeliverySettings = WebhookDeliverySettings()) {
         self.store = store
         self.pollInterval = pollInterval
         self.retryBase = retryBase
-        self.timeout = timeout
         self.now = now
         self.logger = logger
+        client = WebhookClient(settings: settings, allowPrivateDestinations: allowPrivateDestinations)
     }
 
     public func run() async throws {
-        // The session is made when the first delivery is due: a node whose apps have no webhooks never makes one.
-        var session: URLSession?
-        defer { session?.finishTasksAndInvalidate() }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             var claimed: [ClaimedDelivery] = []
             do {
@@ -155,12 +148,8 @@ public struct WebhookDispatcher: Service {
             } catch {
                 logger.warning("cannot read webhook deliveries", metadata: ["error": "\(error)"])
             }
-            if !claimed.isEmpty {
-                let sender = session ?? makeSession()
-                session = sender
-                await withTaskGroup(of: Void.self) { group in
-                    for item in claimed { group.addTask { await self.attempt(item, session: sender) } }
-                }
+            await withTaskGroup(of: Void.self) { group in
+                for item in claimed { group.addTask { await self.attempt(item) } }
             }
             if claimed.count < Self.batch {
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
@@ -168,39 +157,25 @@ public struct WebhookDispatcher: Service {
         }
     }
 
-    /// An ephemeral session that keeps no cookies or cache and follows no redirects.
-    func makeSession() -> URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        return URLSession(configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
-    }
-
     /// One attempt: POST, then record what came of it.
-    func attempt(_ item: ClaimedDelivery, session: URLSession) async {
+    func attempt(_ item: ClaimedDelivery) async {
         let delivery = item.delivery
         var status: Int?
         var failure: String?
-        let url = URL(string: item.webhook.url)
-        if let url { failure = await destinationRefusal(url) } else { failure = "not a URL" }
-        if failure == nil, let url {
-            var request = URLRequest(url: url)
-            request.httpMethod = "POST"
-            let body = Data(delivery.payload.utf8)
-            let timestamp = Int(now().timeIntervalSince1970)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.setValue("Ferry-Webhooks/1", forHTTPHeaderField: "User-Agent")
-            request.setValue(delivery.event.rawValue, forHTTPHeaderField: "Ferry-Event")
-            request.setValue(delivery.id, forHTTPHeaderField: "Ferry-Delivery")
-            request.setValue(WebhookSignature.header(secret: item.webhook.secret, timestamp: timestamp, body: body), forHTTPHeaderField: "Ferry-Signature")
-            do {
-                let (_, response) = try await session.upload(for: request, from: body)
-                status = (response as? HTTPURLResponse)?.statusCode
-                if let status, !(200..<300).contains(status) { failure = "answered \(status)" }
-            } catch {
-                failure = String(describing: error).prefix(500).description
-            }
+        let timestamp = Int(now().timeIntervalSince1970)
+        let headers = [
+            ("Content-Type", "application/json"),
+            ("User-Agent", "Ferry-Webhooks/1"),
+            ("Ferry-Event", delivery.event.rawValue),
+            ("Ferry-Delivery", delivery.id),
+            ("Ferry-Signature", WebhookSignature.header(secret: item.webhook.secret, timestamp: timestamp, body: Data(delivery.payload.utf8))),
+        ]
+        do {
+            let answered = try await client.post(url: item.webhook.url, headers: headers, body: ByteBuffer(string: delivery.payload))
+            status = answered
+            if !(200..<300).contains(answered) { failure = "answered \(answered)" }
+        } catch {
+            failure = String(error.description.prefix(500))
         }
         let time = now()
         let attempts = delivery.attempts + 1
@@ -220,22 +195,6 @@ public struct WebhookDispatcher: Service {
     }
 }
 
-extension WebhookDispatcher {
-    /// Why a delivery may not go to `url` now (its host is, or resolves to, an internal address), or nil. The name is
-    /// resolved on a thread of its own: a lookup blocks. The connection resolves it again, so a name whose answers
-    /// change between the two (DNS rebinding) is not fully covered; refusing internal literals and checking names
-    /// stops the plain cases.
-    func destinationRefusal(_ url: URL) async -> String? {
-        guard !allowPrivateDestinations else { return nil }
-        if let refusal = WebhookRules.destinationRefusal(url: url.absoluteString) { return refusal }
-        guard let host = url.host else { return nil }
-        let addresses = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: NumericHost.resolve(host)) }.start()
-        }
-        return WebhookRules.refusal(addresses: addresses)
-    }
-}
-
 /// `Ferry-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the webhook's secret>`.
 /// Receivers recompute it, compare in constant time, and refuse timestamps older than a few minutes.
 public enum WebhookSignature {
@@ -250,13 +209,5 @@ public enum WebhookSignature {
         message.append(body)
         let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Data(secret.utf8)))
         return code.map { String(format: "%02x", $0) }.joined()
-    }
-}
-
-/// Answers a redirect with the redirect itself: a delivery goes where it was configured to go or fails.
-final class RefuseRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-                    completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        completionHandler(nil)
     }
 }

@@ -120,7 +120,7 @@ public struct FerryConfiguration: Sendable {
     /// network); off, an app's owner cannot make the server call into the network it runs in.
     public var webhookAllowPrivateDestinations = false
     /// How webhook attempts are made: the resolver, the certificates `https` receivers are checked against, each
-    /// attempt's deadline, and how much of an answer is read.
+    /// attempt's deadline, how much of an answer is read, and how many attempts run at once.
     public var webhookDelivery = WebhookDeliverySettings()
     /// Request limits per client address and per API key (`FERRY_RATE_LIMITS`).
     public var rateLimits = RateLimitSettings.defaults

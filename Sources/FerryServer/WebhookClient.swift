@@ -26,7 +26,7 @@ public struct SystemHostResolver: HostResolver {
 }
 
 /// How webhook attempts are made: where names are resolved, which certificates are trusted, how long an attempt may
-/// take, and how much of an answer is read.
+/// take, how much of an answer is read, and how many attempts a node runs at once.
 public struct WebhookDeliverySettings: Sendable {
     /// Where receivers' host names are resolved.
     public var resolver: any HostResolver = SystemHostResolver()
@@ -41,6 +41,11 @@ public struct WebhookDeliverySettings: Sendable {
     /// The most bytes of an answer's body read before the connection is closed: the status decides, the body is not
     /// kept.
     public var maxAnswerBodyBytes = 4 * 1024
+    /// Attempts a node runs at once.
+    public var maxConcurrentAttempts = 64
+    /// Attempts a node runs at once for one app's webhooks, so that an app whose receivers are slow cannot take every
+    /// slot from the others.
+    public var maxConcurrentAttemptsPerApp = 8
 
     /// The defaults.
     public init() {}

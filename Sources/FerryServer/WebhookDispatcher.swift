@@ -114,6 +114,11 @@ public final class WebhookOutbox: Sendable {
 
 /// Sends queued deliveries: signed `POST`s, retried with growing delays (``WebhookRules/retryDelay(afterAttempts:base:)``)
 /// until a 2xx answer or eight attempts. Every node runs one; a delivery is claimed by one node at a time.
+///
+/// Attempts run side by side, up to ``WebhookDeliverySettings/maxConcurrentAttempts`` in all and
+/// ``WebhookDeliverySettings/maxConcurrentAttemptsPerApp`` for one app: the dispatcher claims more as soon as a slot
+/// is free, leaving out apps that hold their share, so a receiver that is slow to answer delays its own app's
+/// deliveries and no one else's. Each attempt ends by its deadline (``WebhookClient``), well within the lease.
 public struct WebhookDispatcher: Service {
     let store: any FerryDatabase
     let pollInterval: Duration
@@ -121,9 +126,9 @@ public struct WebhookDispatcher: Service {
     let now: @Sendable () -> Date
     let logger: Logger
     let client: WebhookClient
+    let maxConcurrentAttempts: Int
+    let maxConcurrentAttemptsPerApp: Int
 
-    /// Deliveries taken per round.
-    static let batch = 32
     /// How long a taken delivery is left to this node before another may take it: longer than an attempt may take
     /// (``WebhookClient/deadline``, at most a minute) and the recording of its outcome.
     static let lease = 120.0
@@ -138,21 +143,57 @@ public struct WebhookDispatcher: Service {
         self.now = now
         self.logger = logger
         client = WebhookClient(settings: settings, allowPrivateDestinations: allowPrivateDestinations)
+        maxConcurrentAttempts = max(1, settings.maxConcurrentAttempts)
+        maxConcurrentAttemptsPerApp = max(1, min(settings.maxConcurrentAttemptsPerApp, settings.maxConcurrentAttempts))
     }
 
     public func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            var claimed: [ClaimedDelivery] = []
-            do {
-                claimed = try await store.claimDeliveries(now: now(), lease: Self.lease, limit: Self.batch)
-            } catch {
-                logger.warning("cannot read webhook deliveries", metadata: ["error": "\(error)"])
+        let slots = WebhookSlots(total: maxConcurrentAttempts, perApp: maxConcurrentAttemptsPerApp)
+        // A round of claiming starts at every poll interval, whenever an attempt ends, and right away after a round
+        // that may have left due deliveries behind.
+        let (rounds, next) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                defer { next.finish() }
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    next.yield()
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
+                }
             }
-            await withTaskGroup(of: Void.self) { group in
-                for item in claimed { group.addTask { await self.attempt(item) } }
-            }
-            if claimed.count < Self.batch {
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
+            for await _ in rounds {
+                guard !Task.isShuttingDownGracefully else { break }
+                let (free, busyApps) = slots.available()
+                guard free > 0 else { continue }
+                let claimedAt = now()
+                let claimed: [ClaimedDelivery]
+                do {
+                    claimed = try await store.claimDeliveries(now: claimedAt, lease: Self.lease, limit: free, excludingApps: busyApps)
+                } catch {
+                    logger.warning("cannot read webhook deliveries", metadata: ["error": "\(error)"])
+                    continue
+                }
+                var released: [String] = []
+                for item in claimed {
+                    let app = item.delivery.appID
+                    guard slots.take(app: app) else {
+                        released.append(item.delivery.id)
+                        continue
+                    }
+                    group.addTask {
+                        await self.attempt(item)
+                        slots.give(app: app)
+                        next.yield()
+                    }
+                }
+                if !released.isEmpty {
+                    // Beyond the app's share: given back unattempted and due at once, for a slot here or on another node.
+                    do {
+                        try await store.releaseDeliveries(ids: released, dueAt: claimedAt)
+                    } catch {
+                        logger.warning("cannot give back webhook deliveries", metadata: ["error": "\(error)"])
+                    }
+                }
+                if claimed.count == free { next.yield() }
             }
         }
     }
@@ -191,6 +232,44 @@ public struct WebhookDispatcher: Service {
             }
         } catch {
             logger.warning("webhook attempt not recorded", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
+        }
+    }
+}
+
+/// The dispatcher's attempt slots: how many attempts run, in all and for each app.
+final class WebhookSlots: Sendable {
+    private let total: Int
+    private let perApp: Int
+    private let running = Mutex<(all: Int, apps: [String: Int])>((0, [:]))
+
+    init(total: Int, perApp: Int) {
+        self.total = total
+        self.perApp = perApp
+    }
+
+    /// Free slots, and the apps that hold their share of them.
+    func available() -> (free: Int, busyApps: [String]) {
+        running.withLock { running in
+            (total - running.all, running.apps.filter { $0.value >= perApp }.map(\.key).sorted())
+        }
+    }
+
+    /// Takes a slot for an attempt for `app`; false when none is free for it.
+    func take(app: String) -> Bool {
+        running.withLock { running in
+            guard running.all < total, running.apps[app, default: 0] < perApp else { return false }
+            running.all += 1
+            running.apps[app, default: 0] += 1
+            return true
+        }
+    }
+
+    /// Gives back a slot taken for `app`.
+    func give(app: String) {
+        running.withLock { running in
+            running.all -= 1
+            let left = running.apps[app, default: 1] - 1
+            running.apps[app] = left > 0 ? left : nil
         }
     }
 }

@@ -9,7 +9,8 @@ import NIOSSL
 import Testing
 
 /// How deliveries reach receivers that misbehave, over real sockets: the address that was checked is the one
-/// connected to, and no answer — empty, endless or never finished — costs more than its own attempt.
+/// connected to, and no answer — empty, endless, never finished, or from a receiver that hangs — costs more than
+/// its own attempt.
 @Suite("Webhook delivery")
 struct WebhookDeliveryTests {
     /// One attempt per delivery within a test (a failed one is retried an hour later), the receivers on this machine.
@@ -170,6 +171,31 @@ struct WebhookDeliveryTests {
         }
         #expect(delivery?.attempts == 1 && delivery?.deliveredAt == nil && delivery?.lastStatus == nil, "\(String(describing: delivery))")
         #expect(delivery?.lastError?.contains("no answer within") == true, "\(String(describing: delivery))")
+    }
+
+    /// While every delivery of one app hangs on its receiver, another app's delivery queued after them still
+    /// arrives, and the hanging app holds no more than its share of the attempts.
+    @Test(.timeLimit(.minutes(1))) func aHangingReceiverDelaysOnlyItsOwnApp() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let hanging = try await WebhookTestReceiver.start(.trickle)
+        let healthy = try await WebhookTestReceiver.start(.answer(200))
+        try await Self.queue(fixture, appID: fixture.app.id, webhookID: "wh_hanging", url: "http://127.0.0.1:\(hanging.port)/hooks", count: 6)
+        let configuration = Self.configuration { settings in
+            settings.deadline = .seconds(50)
+            settings.maxConcurrentAttempts = 4
+            settings.maxConcurrentAttemptsPerApp = 2
+        }
+        try await fixture.application(configuration).test(.live) { _ in
+            #expect(try await Self.eventually { hanging.log.withLock { $0.open } >= 2 }, "the first app's attempts hang")
+            try await Self.queue(fixture, appID: fixture.otherApp.id, webhookID: "wh_healthy", url: "http://127.0.0.1:\(healthy.port)/hooks")
+            #expect(try await Self.eventually { healthy.requests.count == 1 }, "the other app's delivery arrived")
+            let log = hanging.log.withLock { $0 }
+            #expect(log.open == 2 && log.ended == 0, "the first app's attempts still hang")
+            #expect(log.mostOpen == 2, "an app holds at most its share of the attempts")
+            await hanging.stop()
+        }
+        await healthy.stop()
     }
 
     /// Over https the receiver's certificate must come from a trusted authority and name the URL's host, though the

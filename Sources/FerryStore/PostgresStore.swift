@@ -52,7 +52,8 @@ public final class PostgresStore: FerryDatabase {
         }
     }
 
-    /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`), starts the
+    /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require|verify-ca|verify-full`
+    /// and `sslrootcert=PATH` as libpq reads them), starts the
     /// connection pool and migrates the schema. An operation that has not finished after `operationDeadline` fails
     /// as the server being away.
     public init(url: String, logger: Logger = PostgresStore.quietLogger, operationDeadline: Duration = PostgresStore.defaultOperationDeadline) async throws {
@@ -71,6 +72,12 @@ public final class PostgresStore: FerryDatabase {
             // migrations that follow take as long as they take (filling the statistics of a large database, say).
             try await Self.withDeadline(Self.firstContactTimeout) { try await self.client.query("SELECT 1", logger: self.logger) }
             try await migrate()
+        } catch let silence as PostgresUnavailable {
+            runner.cancel()
+            // The pool keeps why its connections fail to itself (a certificate refused, a password wrong): one
+            // connection of our own says it.
+            guard let reason = await Self.connectionFailure(parsed.listener, logger: logger) else { throw silence }
+            throw PostgresUnavailable(message: "\(silence.message); a connection fails with: \(reason)")
         } catch {
             runner.cancel()
             throw error
@@ -127,6 +134,23 @@ public final class PostgresStore: FerryDatabase {
 
     /// How long opening the store waits for the server to answer the first time.
     static let firstContactTimeout = Duration.seconds(15)
+
+    /// Why a connection to the server fails now, or nil when one succeeds (or gives no answer within five seconds).
+    static func connectionFailure(_ listener: PostgresURL.Listener, logger: Logger) async -> String? {
+        do {
+            try await withDeadline(.seconds(5)) {
+                let connection = try await PostgresConnection.connect(configuration: try listener.configuration(), id: 0, logger: logger)
+                try await connection.close()
+            }
+            return nil
+        } catch is PostgresUnavailable {
+            return nil
+        } catch let error as PSQLError {
+            return error.underlying.map { String(describing: $0) } ?? String(describing: error.code)
+        } catch {
+            return String(describing: error)
+        }
+    }
 
     public func close() async throws {
         monitor.withLock { $0?.cancel() }
@@ -927,14 +951,12 @@ struct PostgresURL {
         let user = components.user?.removingPercentEncoding ?? "postgres"
         let password = components.password?.removingPercentEncoding
         let database = components.path.count > 1 ? String(components.path.dropFirst()).removingPercentEncoding : nil
-        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
-        let tls: PostgresClient.Configuration.TLS
-        let listenerTLS: Listener.TLSMode
-        switch mode {
-        case "disable": (tls, listenerTLS) = (.disable, .disable)
-        case "prefer", "allow": (tls, listenerTLS) = (.prefer(.makeClientConfiguration()), .prefer)
-        case "require", "verify-ca", "verify-full": (tls, listenerTLS) = (.require(.makeClientConfiguration()), .require)
-        default: throw PostgresURLError(message: "sslmode must be disable, prefer or require")
+        let security = try TransportSecurity(mode: components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer",
+                                             rootCertificates: components.queryItems?.first { $0.name == "sslrootcert" }?.value)
+        let tls: PostgresClient.Configuration.TLS = switch security.mode {
+        case .disable: .disable
+        case .prefer: .prefer(security.tlsConfiguration)
+        case .require: .require(security.tlsConfiguration)
         }
         var configuration = PostgresClient.Configuration(host: host, port: components.port ?? 5432, username: user, password: password,
                                                          database: database, tls: tls)
@@ -953,27 +975,66 @@ struct PostgresURL {
         configuration.options.additionalStartupParameters = [("application_name", applicationName)] + (schema.map { [("search_path", $0)] } ?? [])
         self.configuration = configuration
         listener = Listener(host: host, port: components.port ?? 5432, username: user, password: password, database: database,
-                            tls: listenerTLS, startupParameters: configuration.options.additionalStartupParameters)
+                            tls: security, startupParameters: configuration.options.additionalStartupParameters)
+    }
+
+    /// `sslmode` and `sslrootcert` as libpq reads them: whether TLS is used, and how far the server's certificate is
+    /// believed.
+    struct TransportSecurity: Sendable {
+        enum Mode: Sendable { case disable, prefer, require }
+        var mode: Mode
+        /// The TLS settings: no verification (`prefer`, `require`), the chain (`verify-ca`), the chain and the host name
+        /// (`verify-full`).
+        var tlsConfiguration: TLSConfiguration
+
+        init(mode text: String, rootCertificates: String?) throws {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            switch text {
+            case "disable":
+                mode = .disable
+            case "allow", "prefer":
+                mode = .prefer
+                configuration.certificateVerification = .none
+            case "require":
+                // As libpq: encrypted but not verified, unless a root certificate is named, which makes it verify-ca.
+                mode = .require
+                configuration.certificateVerification = rootCertificates == nil ? .none : .noHostnameVerification
+            case "verify-ca":
+                mode = .require
+                configuration.certificateVerification = .noHostnameVerification
+            case "verify-full":
+                mode = .require
+                configuration.certificateVerification = .fullVerification
+            default:
+                throw PostgresURLError(message: "sslmode must be disable, allow, prefer, require, verify-ca or verify-full")
+            }
+            if let rootCertificates, rootCertificates != "system" {
+                guard FileManager.default.isReadableFile(atPath: rootCertificates) else {
+                    throw PostgresURLError(message: "sslrootcert names a file that cannot be read: \(rootCertificates)")
+                }
+                configuration.trustRoots = .file(rootCertificates)
+            }
+            tlsConfiguration = configuration
+        }
     }
 
     /// Where the connection that listens for change notices goes, outside the pool.
     struct Listener: Sendable {
-        enum TLSMode: Sendable { case disable, prefer, require }
         var host: String
         var port: Int
         var username: String
         var password: String?
         var database: String?
-        var tls: TLSMode
+        var tls: TransportSecurity
         var startupParameters: [(String, String)]
 
         /// The connection's configuration; its TLS context is made here, when it connects (as the pool makes its
         /// own), not when the store opens.
         func configuration() throws -> PostgresConnection.Configuration {
-            let context: PostgresConnection.Configuration.TLS = switch tls {
+            let context: PostgresConnection.Configuration.TLS = switch tls.mode {
             case .disable: .disable
-            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .prefer: .prefer(try NIOSSLContext(configuration: tls.tlsConfiguration))
+            case .require: .require(try NIOSSLContext(configuration: tls.tlsConfiguration))
             }
             var configuration = PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: context)
             configuration.options.additionalStartupParameters = startupParameters

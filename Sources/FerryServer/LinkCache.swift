@@ -77,7 +77,7 @@ public final class LinkCache: Sendable {
 
     private struct State {
         var links: [Key: Slot<Entry<Shared<Link>>>] = [:]
-        var hosts: [String: Slot<Entry<Shared<App>>>] = [:]
+        var hosts = RecentHosts(capacity: LinkCache.hostCapacity)
         var order: [(key: Key, ticket: UInt64)] = []
         var head = 0
         var nextTicket: UInt64 = 0
@@ -90,6 +90,8 @@ public final class LinkCache: Sendable {
 
     private let state = Mutex(State())
     private let capacity: Int
+    /// The most hosts (and hosts known to have no app) held at once; the one used least recently makes room.
+    static let hostCapacity = 10_000
 
     /// Creates a cache holding at most `capacity` links.
     public init(capacity: Int) {
@@ -146,9 +148,9 @@ public final class LinkCache: Sendable {
         return entry
     }
 
-    /// The cached app of a host, or nil when the cache does not know.
+    /// The cached app of a host, or nil when the cache does not know; a host found becomes the most recently used.
     public func app(host: String) -> Entry<Shared<App>>? {
-        state.withLock { $0.hosts[host]?.value }
+        state.withLock { $0.hosts.use(host) }
     }
 
     /// Remembers the app of a host (or that it has none); as a stale entry when the cache was emptied since
@@ -158,11 +160,10 @@ public final class LinkCache: Sendable {
         let entry = entry.map(Shared.init)
         state.withLock { state in
             guard state.generation == generation else {
-                if state.staleHosts.count < 10_000 || state.staleHosts[host] != nil { state.staleHosts[host] = entry }
+                if state.staleHosts.count < Self.hostCapacity || state.staleHosts[host] != nil { state.staleHosts[host] = entry }
                 return
             }
-            if state.hosts.count >= 10_000 { state.hosts.removeAll(keepingCapacity: true) }
-            state.hosts[host] = Slot(value: entry, ticket: 0)
+            state.hosts.set(entry, for: host)
         }
         return entry
     }
@@ -183,8 +184,8 @@ public final class LinkCache: Sendable {
         state.withLock { state in
             var staleLinks = state.staleLinks.count + state.links.count <= capacity ? state.staleLinks : [:]
             for (key, slot) in state.links { staleLinks[key] = slot.value }
-            var staleHosts = state.staleHosts.count + state.hosts.count <= 10_000 ? state.staleHosts : [:]
-            for (key, slot) in state.hosts { staleHosts[key] = slot.value }
+            var staleHosts = state.staleHosts.count + state.hosts.count <= Self.hostCapacity ? state.staleHosts : [:]
+            state.hosts.forEach { staleHosts[$0] = $1 }
             state = State(generation: state.generation + 1, staleLinks: staleLinks, staleHosts: staleHosts, hits: state.hits, misses: state.misses)
         }
     }
@@ -197,5 +198,84 @@ public final class LinkCache: Sendable {
     /// What the cache last knew of a host's app before it was emptied, for when the database cannot be asked.
     public func staleApp(host: String) -> Entry<Shared<App>>? {
         state.withLock { $0.staleHosts[host] }
+    }
+}
+
+/// Hosts and what the cache knows of their apps, at most `capacity` of them: when full, the host used least recently
+/// makes room for a new one, so that a flood of made-up `Host` names costs the hosts that real clicks use nothing
+/// but their turn. Every operation is O(1): a dictionary of places in an array of entries chained from the most to
+/// the least recently used (places, not references, so that a lookup retains and releases nothing).
+struct RecentHosts {
+    private struct Node {
+        var host: String
+        var entry: LinkCache.Entry<Shared<App>>
+        /// The places of the next more and next less recently used hosts, or -1.
+        var newer: Int
+        var older: Int
+    }
+
+    private let capacity: Int
+    private var places: [String: Int] = [:]
+    private var nodes: [Node] = []
+    private var newest = -1
+    private var oldest = -1
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    var count: Int { nodes.count }
+
+    /// The entry of a host, which becomes the most recently used; nil when the host is not held.
+    mutating func use(_ host: String) -> LinkCache.Entry<Shared<App>>? {
+        guard let place = places[host] else { return nil }
+        moveToNewest(place)
+        return nodes[place].entry
+    }
+
+    /// Holds a host's entry as the most recently used, in the place of the least recently used host when full.
+    mutating func set(_ entry: LinkCache.Entry<Shared<App>>, for host: String) {
+        if let place = places[host] {
+            nodes[place].entry = entry
+            moveToNewest(place)
+            return
+        }
+        let place: Int
+        if nodes.count < capacity {
+            place = nodes.count
+            nodes.append(Node(host: host, entry: entry, newer: -1, older: -1))
+        } else {
+            place = oldest
+            unlink(place)
+            places[nodes[place].host] = nil
+            nodes[place] = Node(host: host, entry: entry, newer: -1, older: -1)
+        }
+        places[host] = place
+        linkAsNewest(place)
+    }
+
+    /// Every host held and its entry, in no particular order.
+    func forEach(_ body: (String, LinkCache.Entry<Shared<App>>) -> Void) {
+        for node in nodes { body(node.host, node.entry) }
+    }
+
+    private mutating func moveToNewest(_ place: Int) {
+        guard place != newest else { return }
+        unlink(place)
+        linkAsNewest(place)
+    }
+
+    private mutating func unlink(_ place: Int) {
+        let newer = nodes[place].newer, older = nodes[place].older
+        if newer >= 0 { nodes[newer].older = older } else { newest = older }
+        if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
+        nodes[place].newer = -1
+        nodes[place].older = -1
+    }
+
+    private mutating func linkAsNewest(_ place: Int) {
+        nodes[place].older = newest
+        if newest >= 0 { nodes[newest].newer = place } else { oldest = place }
+        newest = place
     }
 }

@@ -72,6 +72,45 @@ struct LinkCacheTests {
         #expect(kept.contains("r4i0") && kept.contains("r4i2"), "the latest emptying is always kept")
     }
 
+    @Test func aHostInUseSurvivesAFloodOfMadeUpHostsAndTheLeastRecentlyUsedMakeRoom() {
+        let cache = LinkCache(capacity: 10)
+        let app = App(id: "app_1", name: "Example", domains: ["go.example.com"], createdAt: Date(timeIntervalSince1970: 0))
+        cache.store(.found(app), host: "go.example.com", generation: cache.generation)
+        cache.store(.missing, host: "unused.example", generation: cache.generation)
+        cache.store(.missing, host: "known-missing.example", generation: cache.generation)
+        // Random Host names, three times the 10,000 hosts the cache holds, while real clicks keep using two hosts.
+        let held = 10_000
+        let flood = 3 * held
+        for index in 0..<flood {
+            if index % 1000 == 0 {
+                _ = cache.app(host: "go.example.com")
+                _ = cache.app(host: "known-missing.example")
+            }
+            cache.store(.missing, host: "h\(index).flood.example", generation: cache.generation)
+        }
+        guard case .found(let kept)? = cache.app(host: "go.example.com") else {
+            Issue.record("a host in use lost its entry to the flood")
+            return
+        }
+        #expect(kept.value.id == "app_1")
+        guard case .missing? = cache.app(host: "known-missing.example") else {
+            Issue.record("a host known to have no app, in use, lost its entry to the flood")
+            return
+        }
+        #expect(cache.app(host: "unused.example") == nil, "a host nobody used made room")
+        #expect(cache.app(host: "h0.flood.example") == nil, "the oldest of the flood made room")
+        let newest = (flood - held + 2)..<flood
+        #expect(newest.allSatisfy { cache.app(host: "h\($0).flood.example") != nil }, "the latest hosts fill the rest of the cache")
+
+        // An emptying keeps what the hosts knew as stale entries, as before.
+        cache.removeAll()
+        #expect(cache.app(host: "go.example.com") == nil)
+        guard case .found? = cache.staleApp(host: "go.example.com") else {
+            Issue.record("the host's app was not kept as stale")
+            return
+        }
+    }
+
     @Test func aLookupPastItsDeadlineSaysTheDatabaseIsAwayAndOtherErrorsPassThrough() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-lookups-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -270,6 +270,8 @@ public struct StatusPage: Sendable, Hashable {
         self.message = message
     }
 
+    /// 400 for a request that names two hosts (two `Host` fields, or an absolute target on another host).
+    public static let conflictingHost = StatusPage(status: 400, title: "Bad request", message: "This request names more than one host, so it cannot be answered.")
     /// 404 for an unknown slug or host.
     public static let notFound = StatusPage(status: 404, title: "Link not found", message: "This link does not exist. Check that it was copied completely.")
     /// 410 for an expired link.

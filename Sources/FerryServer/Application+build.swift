@@ -56,9 +56,7 @@ public func buildApplication(
     return Application(
         router: router,
         // At debug level every request is logged by the router's middleware, so every request goes through it.
-        server: logger.logLevel <= .debug
-            ? .http1(configuration: .init(idleTimeout: TimeAmount(configuration.readTimeout)))
-            : .ferry(edge: edge, serverName: "Ferry", readTimeout: configuration.readTimeout),
+        server: .ferry(edge: logger.logLevel <= .debug ? nil : edge, serverName: "Ferry", readTimeout: configuration.readTimeout),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         // A store that is a service (PostgreSQL's pool) goes first, so that it is shut down last.
         services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, dispatcher],
@@ -80,6 +78,7 @@ func buildRouter(
     if logger.logLevel <= .debug { router.add(middleware: LogRequestsMiddleware(.debug)) }
     let errors = ErrorMiddleware(store: store, logger: logger)
     router.add(middleware: errors)
+    router.add(middleware: HostCheckMiddleware(errors: errors))
     let limits = RequestLimits(limiter: RateLimiter(settings: rateLimits), addresses: addresses)
     router.add(middleware: RateLimitMiddleware(limits: limits, errors: errors))
     router.get("/healthz") { _, _ in try JSONBody.response(["status": "ok"]) }

@@ -251,12 +251,14 @@ final class EdgeAnswerWatcher: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// HTTP/1.1 connections as the framework makes them, with `ClientReadTimeout` and then `EdgeFastPath` in front of
-/// everything and `EdgeAnswerWatcher` right after the HTTP decoder.
+/// HTTP/1.1 connections as the framework makes them, with `RequestHostCheck` right after the HTTP decoder and, with
+/// an edge, `ClientReadTimeout` and then `EdgeFastPath` in front of everything and `EdgeAnswerWatcher` right after
+/// the decoder too.
 struct EdgeHTTPChannel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
-    let edge: EdgeController
+    /// The edge whose clicks on cached links the fast path answers; nil leaves every request to the framework.
+    let edge: EdgeController?
     let serverName: String?
     /// How long the client may leave a connection silent while Ferry waits on it; nil never closes one for that.
     var readTimeout: Duration? = nil
@@ -266,6 +268,8 @@ struct EdgeHTTPChannel: ServerChildChannel {
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(RequestHostCheck(), position: .after(decoder))
+            guard let edge else { return value }
             let fastPath = EdgeFastPath(edge: edge, serverName: serverName)
             try pipeline.addHandler(fastPath, position: .first)
             let timeout = readTimeout.map { ClientReadTimeout(timeout: TimeAmount($0)) }
@@ -282,10 +286,15 @@ struct EdgeHTTPChannel: ServerChildChannel {
 
 extension HTTPServerBuilder {
     /// HTTP/1.1 with Ferry's fast path for clicks on cached links, closing connections whose client stays silent for
-    /// `readTimeout` while Ferry waits on it.
-    static func ferry(edge: EdgeController, serverName: String?, readTimeout: Duration? = nil) -> HTTPServerBuilder {
+    /// `readTimeout` while Ferry waits on it. Without an edge (at debug level, where every request must reach the
+    /// router's logging) the framework answers everything and its idle timeout stands in for the read timeout.
+    static func ferry(edge: EdgeController?, serverName: String?, readTimeout: Duration) -> HTTPServerBuilder {
         .init { responder in
-            EdgeHTTPChannel(http1: HTTP1Channel(responder: responder), edge: edge, serverName: serverName, readTimeout: readTimeout)
+            guard let edge else {
+                let http1 = HTTP1Channel(responder: responder, configuration: .init(idleTimeout: TimeAmount(readTimeout)))
+                return EdgeHTTPChannel(http1: http1, edge: nil, serverName: serverName)
+            }
+            return EdgeHTTPChannel(http1: HTTP1Channel(responder: responder), edge: edge, serverName: serverName, readTimeout: readTimeout)
         }
     }
 }

@@ -157,7 +157,7 @@ struct HostileInputTests {
             spec.social = SocialMetadata(title: "Default \(Hostile.xss)", description: "About \(Hostile.xss)", imageURL: "https://example.com/card.png?'x='-alert(4)-'")
         }
         #expect(app.name.contains("<script>"))
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-xss")
             let create = try await client.execute(uri: "/v1/links", method: .post, headers: headers(key: fixture.secret, json: true), body: jsonBody(CreateLinkRequest(
@@ -251,7 +251,7 @@ struct HostileInputTests {
         let bad = ["javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)", "javascript%3Aalert(1)",
                    "data:text/html,<script>alert(1)</script>", "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
                    "vbscript:msgbox(1)", "file:///etc/passwd", "blob:https://example.com/x", "\u{0}javascript:alert(1)"]
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-schemes")
             for value in bad {
@@ -285,7 +285,7 @@ struct HostileInputTests {
     @Test func lineBreaksNeverSplitAnAnswerOrAddAHeader() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-crlf")
             // Line breaks in a destination are refused at creation, raw or escaped in JSON; percent-encoded ones are
@@ -360,7 +360,7 @@ struct HostileInputTests {
             "https://evil..com/", "https://-evil.com/", "https://evil.com\t/", "https:// evil.com/", "http//evil.com", "ftp://evil.com/",
             "javascript://example.com/%0aalert(1)", "https://example.com/#\u{0}", "https://", "https://?x", "example.com", "",
         ]
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-redirect")
             for destination in refused {
@@ -430,10 +430,67 @@ struct HostileInputTests {
         }
     }
 
+    @Test(arguments: [false, true])
+    func aRequestThatNamesTwoHostsIsRefusedWhicheverPathReadsIt(fastPathOff: Bool) async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
+        // At debug level every request goes to the router; otherwise clicks on cached links are answered ahead of it.
+        let application = try await fixture.application(logger: fastPathOff ? SilentLogHandler.logger(.debug) : nil)
+        try await application.test(.live) { client in
+            let port = try #require(client.port)
+            func get(_ target: String, _ fields: String, close: Bool = true) -> String {
+                "GET \(target) HTTP/1.1\r\n\(fields)User-Agent: \(UA.desktop)\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n"
+            }
+            #expect(try await Hostile.send(port, get("/home", "Host: go.example.com\r\n")).map(\.status) == [302], "the link, cached")
+            let refused = [
+                get("/home", "Host: other.test\r\nHost: go.example.com\r\n"),
+                get("/home", "Host: go.example.com\r\nHost: other.test\r\n"),
+                get("/home", "Host: go.example.com\r\nHost: go.example.com\r\n"),
+                get("http://other.test/home", "Host: go.example.com\r\n"),
+                get("http://go.example.com/home", "Host: other.test\r\n"),
+                get("https://go.example.com.evil.test/home", "Host: go.example.com\r\n"),
+                get("http://go.example.com@other.test/home", "Host: go.example.com\r\n"),
+            ]
+            for request in refused {
+                let answers = try await Hostile.send(port, request)
+                #expect(answers.map(\.status) == [400], "\(request.debugDescription)")
+                #expect(answers.first?.header("Location") == nil)
+                #expect(answers.first?.header("Content-Type") == "text/html; charset=utf-8")
+                #expect(answers.first?.body.contains("more than one host") == true)
+            }
+            // On the API's paths, the API's error.
+            for request in [get("/v1/links", "Host: go.example.com\r\nHost: other.test\r\nAuthorization: Bearer \(fixture.secret)\r\n"),
+                            get("http://other.test/v1/links", "Host: go.example.com\r\nAuthorization: Bearer \(fixture.secret)\r\n")] {
+                let answer = try #require(try await Hostile.send(port, request).first)
+                #expect(answer.status == 400 && answer.header("Content-Type") == "application/json; charset=utf-8", "\(request.debugDescription)")
+                let error = try FerryJSON.makeDecoder().decode(ErrorResponse.self, from: Data(answer.body.utf8)).error
+                #expect(error.code == "conflicting_host" && error.message.contains("more than one host"))
+            }
+            // A target in absolute form on the same host as Host is that host's request; so is one without Host.
+            for request in [get("http://go.example.com/home?x=1", "Host: go.example.com\r\n"),
+                            get("HTTP://GO.example.com:80/home?x=1", "Host: go.example.com.\r\n"),
+                            get("http://go.example.com/home?x=1", "")] {
+                let answers = try await Hostile.send(port, request)
+                #expect(answers.map(\.status) == [302], "\(request.debugDescription)")
+                #expect(answers.first?.header("Location") == "https://example.com/home?x=1")
+            }
+            // A client cannot make the server refuse its own request by the field the check uses.
+            let marked = try await Hostile.send(port, get("/home", "Host: go.example.com\r\nFerry-Conflicting-Host: 1\r\n"))
+            #expect(marked.map(\.status) == [302])
+            // A refused request costs its connection nothing: the requests before and after it are answered, in order.
+            let pipelined = try await Hostile.send(port, [
+                get("/home", "Host: go.example.com\r\n", close: false), get("/home", "Host: other.test\r\nHost: go.example.com\r\n", close: false),
+                get("/home", "Host: go.example.com\r\n"),
+            ].joined())
+            #expect(pipelined.map(\.status) == [302, 400, 302])
+        }
+    }
+
     @Test func pathsThatClimbOutServeNothingButPages() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-paths")
             let targets = [
@@ -470,7 +527,7 @@ struct HostileInputTests {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
         let broken: [[UInt8]] = [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF8, 0x88, 0x80, 0x80, 0x80], [0x80]]
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-utf8")
             let before = try await fixture.store.listLinks(appID: fixture.app.id, environment: .live, limit: 100, after: nil).links.count
@@ -556,7 +613,7 @@ struct HostileInputTests {
     @Test func invalidUTF8InADashboardFormIsRefused() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-form")
             let (cookie, csrf) = try #require(try await DashboardTests.signIn(client, key: fixture.secret))
@@ -588,7 +645,7 @@ struct HostileInputTests {
         defer { fixture.remove() }
         var configuration = Fixture.configuration
         configuration.maxBodyBytes = 16 * 1024
-        try await fixture.application(configuration).test(.live) { client in
+        try await fixture.application(configuration).testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-huge")
             let padding = String(repeating: "a", count: 17 * 1024)
@@ -659,7 +716,7 @@ struct HostileInputTests {
         defer { fixture.remove() }
         var configuration = Fixture.configuration
         configuration.readTimeout = .seconds(3)
-        try await fixture.application(configuration).test(.live) { client in
+        try await fixture.application(configuration).testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-slow")
             let stalls: [(String, String)] = [
@@ -725,7 +782,7 @@ struct HostileInputTests {
         defer { fixture.remove() }
         var configuration = Fixture.configuration
         configuration.maxBodyBytes = 1024 * 1024
-        try await fixture.application(configuration).test(.live) { client in
+        try await fixture.application(configuration).testLive { client in
             let port = try #require(client.port)
             let canary = try await Canary.make(port: port, key: fixture.secret, slug: "canary-json")
             // Deeper than JSON's parser goes (512 levels) is refused wherever it is; within that, nesting where a value of

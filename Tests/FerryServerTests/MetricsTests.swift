@@ -13,7 +13,7 @@ struct MetricsTests {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
         _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "counted", destination: "https://example.com/"), app: fixture.app, environment: .live)
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             for _ in 0..<3 {
                 #expect(try await client.execute(uri: "/counted", method: .get, headers: headers(userAgent: UA.desktop)).status == .found)
             }

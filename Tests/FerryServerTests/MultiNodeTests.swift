@@ -69,8 +69,8 @@ struct MultiNodeTests {
         configuration.cacheRefreshInterval = .seconds(1)  // the shipped default: what "within a second" rests on
         let nodeA = try await buildApplication(configuration, store: storeA)
         let nodeB = try await buildApplication(configuration, store: storeB)
-        try await nodeA.test(.live) { a in
-            try await nodeB.test(.live) { b in
+        try await nodeA.testLive { a in
+            try await nodeB.testLive { b in
                 // B has already answered "no such link" (and cached that answer) before A creates it.
                 #expect(try await b.execute(uri: "/promo", method: .get, headers: headers(userAgent: UA.desktop)).status == .notFound)
                 let created = try await a.execute(uri: "/v1/links", method: .post, headers: headers(key: secret, json: true),
@@ -117,7 +117,7 @@ struct MultiNodeTests {
         var configuration = Fixture.configuration
         configuration.cacheRefreshInterval = .seconds(3600)  // no polling to speak of: only the notices can tell B
         let nodeB = try await buildApplication(configuration, store: storeB)
-        try await nodeB.test(.live) { b in
+        try await nodeB.testLive { b in
             var link = created
             _ = try await until(b, slug: "promo", deadline: 3) { $0.headers[.location] == "https://example.com/one" }
             link.destination = "https://example.com/two"
@@ -217,7 +217,7 @@ struct DatabaseOutageTests {
         _ = try await admin.createLink(CreateLinkRequest(slug: "later", destination: "https://example.com/later"), app: app, environment: .live)
         let secret = try await admin.createKey(appID: app.id, kind: .secret, environment: .live).key
         let server = try await buildApplication(Fixture.configuration, store: store)
-        try await server.test(.live) { client in
+        try await server.testLive { client in
             func click() async throws -> TestResponse {
                 try await client.execute(uri: "/promo", method: .get, headers: headers(userAgent: UA.desktop))
             }

@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 
@@ -69,8 +70,8 @@ struct Fixture {
         return configuration
     }
 
-    func application(_ configuration: FerryConfiguration = Fixture.configuration) async throws -> some ApplicationProtocol {
-        try await buildApplication(configuration, store: store)
+    func application(_ configuration: FerryConfiguration = Fixture.configuration, logger: Logger? = nil) async throws -> some ApplicationProtocol {
+        try await buildApplication(configuration, store: store, logger: logger)
     }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
@@ -82,6 +83,79 @@ struct Fixture {
             try await Task.sleep(for: .milliseconds(20))
         }
         return false
+    }
+}
+
+/// HummingbirdTesting's live client sends `Host: localhost` ahead of any `Host` a test gives, which no real client
+/// does and Ferry refuses (two `Host` fields, RFC 9112 §3.2). `testLive` runs the server as `test(.live)` does, and
+/// hands the test a client that sends each request over a real socket with the test's `Host` as its only one
+/// (`localhost` when it gives none). The answers reach the test through HummingbirdTesting's router framework, the one
+/// maker of its `TestResponse`s, from a responder that relays each request to the live server.
+extension ApplicationProtocol {
+    func testLive<Value>(_ test: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        try await self.test(.live) { live in
+            let port = try #require(live.port)
+            let connection = TestClient(host: "localhost", port: port, configuration: .init(timeout: .seconds(20)))
+            connection.connect()
+            do {
+                let value = try await Application(responder: OneHostRelay(connection: connection)).test(.router) { relayed in
+                    try await test(LiveClient(relayed: relayed, port: port))
+                }
+                try await connection.shutdown()
+                return value
+            } catch {
+                try? await connection.shutdown()
+                throw error
+            }
+        }
+    }
+}
+
+/// Sends each request it is given to a live server with one `Host` (see `testLive`), and answers with the server's answer.
+struct OneHostRelay: HTTPResponder {
+    typealias Context = BasicRequestContext
+    let connection: TestClient
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        var headers = request.headers
+        let host = headers[.host] ?? "localhost"
+        headers[.host] = nil
+        headers[.connection] = "keep-alive"
+        let body = try await request.body.collect(upTo: .max)
+        let sent = TestClient.Request(request.head.path ?? "/", method: request.method, authority: host, headers: headers,
+                                      body: body.readableBytes > 0 || headers[.contentLength] != nil ? body : nil)
+        let answer = try await connection.execute(sent)
+        return Response(status: answer.status, headers: answer.headers, body: .init(byteBuffer: answer.body ?? ByteBuffer()))
+    }
+}
+
+/// The client `testLive` hands a test: requests through `OneHostRelay`, and the live server's port for raw sockets.
+struct LiveClient: TestClientProtocol {
+    let relayed: any TestClientProtocol
+    let port: Int?
+
+    func executeRequest(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws -> TestResponse {
+        try await relayed.executeRequest(uri: uri, method: method, headers: headers, body: body)
+    }
+}
+
+/// Logs nothing, at the level asked: a server built with it at `.debug` leaves every request to the framework (no
+/// fast path), without filling the test's output.
+struct SilentLogHandler: LogHandler {
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {}
+
+    /// A logger at `level` that logs nothing.
+    static func logger(_ level: Logger.Level) -> Logger {
+        Logger(label: "ferry-test") { _ in SilentLogHandler(logLevel: level) }
     }
 }
 

@@ -146,7 +146,7 @@ struct TenantIsolationTests {
         let store = stores[0]
         let admin = FerryAdmin(store: store)
         let server = try await buildApplication(Self.configuration(), store: store)
-        try await server.test(.live) { client in
+        try await server.testLive { client in
             let (a, b) = try await Self.populate(client, admin, store: store)
             for environment in [APIEnvironment.live, .test] {
                 let other: APIEnvironment = environment == .live ? .test : .live
@@ -280,7 +280,7 @@ struct TenantIsolationTests {
         let store = stores[0]
         let admin = FerryAdmin(store: store)
         let server = try await buildApplication(Self.configuration(), store: store)
-        try await server.test(.live) { client in
+        try await server.testLive { client in
             let (a, b) = try await Self.populate(client, admin, store: store)
             for environment in [APIEnvironment.live, .test] {
                 let other: APIEnvironment = environment == .live ? .test : .live
@@ -330,8 +330,8 @@ struct TenantIsolationTests {
         configuration.cacheRefreshInterval = .seconds(3600)
         let nodeA = try await buildApplication(configuration, store: stores[0])
         let nodeB = try await buildApplication(configuration, store: stores[1])
-        try await nodeA.test(.live) { a in
-            try await nodeB.test(.live) { b in
+        try await nodeA.testLive { a in
+            try await nodeB.testLive { b in
                 let link = try #require(tenant.links[.live])
                 let session = try #require(try await DashboardTests.signIn(b, key: tenant.key(.secret, .live)))
                 let requests: [(String, HTTPRequest.Method, String, String?)] = [

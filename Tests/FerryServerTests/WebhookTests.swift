@@ -54,7 +54,7 @@ struct WebhookTests {
         let receiver = WebhookReceiver(failures: 2)
         try await receiver.application().test(.live) { hooks in
             let port = try #require(hooks.port)
-            try await fixture.application(Self.configuration).test(.live) { client in
+            try await fixture.application(Self.configuration).testLive { client in
                 let created = try await client.execute(uri: "/v1/webhooks", method: .post, headers: headers(key: fixture.secret, json: true),
                                                        body: jsonBody(CreateWebhookRequest(url: "http://127.0.0.1:\(port)/hooks")))
                 #expect(created.status == .created)
@@ -193,7 +193,7 @@ struct WebhookTests {
             try await fixture.store.createWebhook(webhook)
             var configuration = Self.configuration
             configuration.webhookAllowPrivateDestinations = false
-            try await fixture.application(configuration).test(.live) { client in
+            try await fixture.application(configuration).testLive { client in
                 _ = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.10")
                 var failed: [WebhookDeliveryResponse] = []
                 for _ in 0..<200 where failed.isEmpty {

@@ -7,8 +7,10 @@ import NIOCore
 ///
 /// It sits first in a connection's pipeline, so it sees every byte before the fast path or the HTTP decoder;
 /// `EdgeAnswerWatcher` tells it, from behind the decoder, when a request the framework answers has been read and
-/// when its answer has ended. Clicks the fast path answers are read and answered within one read, so they leave
-/// nothing pending. Everything runs on the connection's event loop.
+/// when its answer has ended. Clicks the fast path answers leave nothing pending for Ferry: they are answered as
+/// they are read, and while their answers wait for a client that does not read them the connection is not read
+/// either (see `EdgeFastPath`), so it falls silent and is closed like any stalled client's. Everything runs on the
+/// connection's event loop.
 final class ClientReadTimeout: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer

@@ -21,9 +21,15 @@ import NIOHTTP1
 /// requests after it are handed on too, so that answers leave in the order of their requests; once the framework
 /// has answered all of them, clicks are answered here again. Bytes the scanner does not read (see
 /// `EdgeRequestScanner`) go to the decoder from there on, for the rest of the connection.
-final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
+///
+/// While the channel is not writable (more answers wait to leave than its high-water mark), no new request is taken,
+/// whichever path would answer it, and nothing more is read from the socket; both resume when the answers have left.
+/// A client that pipelines requests and never reads its answers stops being read instead of filling the server's
+/// memory with answers.
+final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let edge: EdgeController
@@ -34,8 +40,12 @@ final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
     private var bodyLeft = 0
     /// Set once the scanner met something it does not read: the decoder has the connection from then on.
     private var handingOn = false
-    /// Bytes of a request head not complete yet.
+    /// Bytes not taken yet: a request head not complete, or requests waiting for the channel to be writable.
     private var held: ByteBuffer?
+    /// Whether held bytes are being taken now (writability can change while an answer is written or flushed).
+    private var taking = false
+    /// Whether the channel asked to read while it was not writable.
+    private var readWaiting = false
     private var date = HTTPDate()
     /// The user agent of this connection's last click, and what it was classified as.
     private var lastUserAgent: String?
@@ -57,22 +67,72 @@ final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
             earlier.writeBuffer(&bytes)
             bytes = earlier
         }
+        held = bytes
+        take(context: context)
+    }
+
+    /// Backpressure: while the channel is not writable (its answers wait for a client that does not read them),
+    /// nothing more is read from the socket, so that a client pipelining requests without reading answers can make
+    /// the server hold at most the channel's high-water mark of answers and the bytes of one read.
+    func read(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            context.read()
+        } else {
+            readWaiting = true
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        context.fireChannelWritabilityChanged()
+        guard context.channel.isWritable else { return }
+        take(context: context)
+        if readWaiting && context.channel.isWritable {
+            readWaiting = false
+            context.read()
+        }
+    }
+
+    /// Takes the requests in the held bytes, in order, while the channel stays writable: answers clicks from memory
+    /// and hands the rest to the framework. What is left (an incomplete head, or requests that must wait until the
+    /// answers written so far leave) stays held.
+    private func take(context: ChannelHandlerContext) {
+        guard !taking else { return }
+        taking = true
+        defer { taking = false }
+        // Flushing can make the channel writable again, with requests still held: then they are taken too.
+        while var bytes = held, bytes.readableBytes > 0, context.channel.isWritable || bodyLeft > 0 || handingOn {
+            held = nil
+            let answered = take(&bytes, context: context)
+            if bytes.readableBytes > 0 { held = bytes }
+            guard answered else { break }
+            context.flush()
+        }
+    }
+
+    /// Takes requests from the front of `bytes` until they run out or the channel is no longer writable; whether any
+    /// was answered here (and needs a flush).
+    private func take(_ bytes: inout ByteBuffer, context: ChannelHandlerContext) -> Bool {
         var answered = false
         while bytes.readableBytes > 0 {
             if bodyLeft > 0 {
+                // The rest of a body the framework is reading: it is that request's, not a new one.
                 let count = min(bodyLeft, bytes.readableBytes)
                 bodyLeft -= count
                 context.fireChannelRead(wrapInboundOut(bytes.readSlice(length: count)!))
                 continue
             }
-            switch bytes.withUnsafeReadableBytes(EdgeRequestScanner.scan) {
-            case .incomplete:
-                held = bytes
-                bytes.moveReaderIndex(to: bytes.writerIndex)
-            case .unsupported:
-                handingOn = true
+            if handingOn {
                 context.fireChannelRead(wrapInboundOut(bytes))
                 bytes.moveReaderIndex(to: bytes.writerIndex)
+                break
+            }
+            // A new request waits while earlier answers cannot leave.
+            guard context.channel.isWritable else { break }
+            switch bytes.withUnsafeReadableBytes(EdgeRequestScanner.scan) {
+            case .incomplete:
+                return answered
+            case .unsupported:
+                handingOn = true
             case .request(let request):
                 if unanswered == 0, request.bodyLength == 0, let answer = answer(to: request, peer: context.channel.remoteAddress) {
                     bytes.moveReaderIndex(forwardBy: request.headLength)
@@ -90,7 +150,7 @@ final class EdgeFastPath: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
         }
-        if answered { context.flush() }
+        return answered
     }
 
     /// The framework ended an answer (`EdgeAnswerWatcher` saw it go out).

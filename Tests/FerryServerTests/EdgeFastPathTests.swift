@@ -187,6 +187,40 @@ struct EdgeFastPathTests {
         }
     }
 
+    @Test func aClientThatPipelinesWithoutReadingIsNoLongerReadAndIsAnsweredInFullOnceItReads() async throws {
+        try await Self.withHomeLinkCached { port in
+            let before = try await Self.fastAnswers(port: port)
+            // 100,000 clicks in one stream (25 MiB), each answered with a redirect of about 300 bytes (29 MiB in all);
+            // the last one closes the connection.
+            let count = 100_000
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(count * 260)
+            for index in 0..<count {
+                bytes += Array(("GET /home?n=\(index) HTTP/1.1\r\nHost: go.example.com\r\nUser-Agent: \(UA.desktop)\r\n"
+                    + "Accept-Language: en-US,en;q=0.9\r\nX-Forwarded-For: 203.0.113.9\r\n"
+                    + (index == count - 1 ? "Connection: close\r\n" : "") + "\r\n").utf8)
+            }
+            // The client's receive buffer is small, so that the answers pile up on the server's side.
+            let connection = try RawHTTPClient.Connection(port: port, receiveBuffer: 16 * 1024, sendBuffer: 64 * 1024)
+            let request = bytes
+            let sent = try await onItsOwnThread { try connection.sendWithoutReading(request, patience: 2000) }
+            let answeredUnread = try await Self.fastAnswers(port: port) - before
+            // The server stopped reading: the client could not send everything (what it sent is the answered
+            // requests, what the server holds of one read, and what the kernel buffers on the way).
+            #expect(sent < bytes.count, "the server read all \(bytes.count) bytes of a client that reads nothing")
+            // It answered what the channel's high-water mark (64 KiB) and the kernel's buffers hold, at most the
+            // largest send buffer (`net.ipv4.tcp_wmem`, 4 MiB by default: about 14,000 of these answers), and then
+            // answered nothing more, instead of every request it could read.
+            #expect(answeredUnread < count / 2, "\(answeredUnread) answers written for a client that reads nothing")
+
+            // Once the client reads, the server goes on: every request answered, in order.
+            let raw = try await onItsOwnThread { try connection.sendAndReadUntilClosed(request[sent...]) }
+            let locations = String(decoding: raw, as: UTF8.self).split(separator: "\r\n").filter { $0.hasPrefix("Location: ") }
+            #expect(locations.count == count)
+            #expect(locations.elementsEqual((0..<count).map { "Location: https://example.com/home?n=\($0)" }) { $0 == $1 })
+        }
+    }
+
     @Test func theDateHeaderIsTheIMFFixdateOfTheSecond() {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

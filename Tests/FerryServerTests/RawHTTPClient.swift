@@ -37,23 +37,11 @@ enum RawHTTPClient {
     /// Sends bytes and reads until the server closes; a read that waits 10 s without the server closing fails. With
     /// `pieces`, the bytes go in writes of that many bytes, `pause` microseconds apart (a slow client, split heads).
     static func exchange(port: Int, bytes: [UInt8], pieces: Int? = nil, pause: UInt32 = 3000) throws -> [UInt8] {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw Failure(description: "socket() failed") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let fd = try connected(port: port) { fd in
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
-        guard connected == 0 else { throw Failure(description: "connect to port \(port) failed") }
+        defer { close(fd) }
         var noDelay: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         var sent = 0
@@ -75,6 +63,29 @@ enum RawHTTPClient {
             received += buffer[0..<n]
         }
         return received
+    }
+
+    /// A TCP socket connected to a port on loopback, set up by `prepare` before it connects.
+    static func connected(port: Int, prepare: (Int32) -> Void = { _ in }) throws -> Int32 {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure(description: "socket() failed") }
+        prepare(fd)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect to port \(port) failed")
+        }
+        return fd
     }
 
     static func parse(_ raw: [UInt8]) throws -> Response {
@@ -154,5 +165,82 @@ enum RawHTTPClient {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+extension RawHTTPClient {
+    /// A connection whose client decides when it reads: one that pipelines requests and leaves the answers unread
+    /// (until it is told to read them), over a non-blocking socket. `@unchecked Sendable`: a test uses it from one
+    /// thread at a time, handing it from one blocking call to the next.
+    final class Connection: @unchecked Sendable {
+        #if canImport(Glibc)
+        private static let noSignal = Int32(MSG_NOSIGNAL)
+        #else
+        private static let noSignal: Int32 = 0
+        #endif
+        private let fd: Int32
+        private var received: [UInt8] = []
+
+        /// Connects to a port on loopback; `receiveBuffer` and `sendBuffer` set the socket's buffers (so that the
+        /// kernel holds little of what the peer writes, or of what this client sends, for it).
+        init(port: Int, receiveBuffer: Int32? = nil, sendBuffer: Int32? = nil) throws {
+            // Set before connecting, so that the window offered to the server is as small as the buffer.
+            fd = try RawHTTPClient.connected(port: port) { fd in
+                for (option, size) in [(SO_RCVBUF, receiveBuffer), (SO_SNDBUF, sendBuffer)] {
+                    guard var size else { continue }
+                    setsockopt(fd, SOL_SOCKET, option, &size, socklen_t(MemoryLayout<Int32>.size))
+                }
+            }
+            #if !canImport(Glibc)
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            #endif
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+
+        deinit { close(fd) }
+
+        /// Sends `bytes` without reading anything until the peer has taken nothing more for `patience` milliseconds
+        /// (it stopped reading) or all are sent; how many bytes were sent.
+        func sendWithoutReading(_ bytes: [UInt8], patience: Int32) throws -> Int {
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Self.noSignal) }
+                if count > 0 {
+                    sent += count
+                    continue
+                }
+                guard count < 0, errno == EAGAIN || errno == EWOULDBLOCK else { throw Failure(description: "send failed (errno \(errno))") }
+                var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                if poll(&waiting, 1, patience) == 0 { break }
+            }
+            return sent
+        }
+
+        /// Sends `bytes` while reading whatever comes, until the peer closes; everything read. Fails when nothing
+        /// moves either way for 10 s.
+        func sendAndReadUntilClosed(_ bytes: ArraySlice<UInt8>) throws -> [UInt8] {
+            var rest = bytes
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                var waiting = pollfd(fd: fd, events: Int16(POLLIN) | (rest.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
+                guard poll(&waiting, 1, 10_000) > 0 else {
+                    throw Failure(description: "nothing moved for 10 s (\(received.count) bytes read, \(rest.count) to send)")
+                }
+                if !rest.isEmpty && waiting.revents & Int16(POLLOUT) != 0 {
+                    let count = rest.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Self.noSignal) }
+                    if count > 0 { rest = rest.dropFirst(count) }
+                }
+                if waiting.revents & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+                    let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if count == 0 { return received }
+                    if count < 0 {
+                        if errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                        throw Failure(description: "recv failed (errno \(errno))")
+                    }
+                    received += buffer[0..<count]
+                }
+            }
+        }
     }
 }

@@ -50,7 +50,7 @@ struct MetricsTests {
         defer { fixture.remove() }
         var configuration = Fixture.configuration
         configuration.metricsAllowed = try IPNetwork.parseList("10.1.0.0/16")
-        try await fixture.application(configuration).test(.live) { client in
+        try await fixture.application(configuration).testLive { client in
             // The proxy is on loopback (trusted by default), so every request reaches Ferry from 127.0.0.1.
             for outsider in ["203.0.113.9", "10.2.0.1", "198.51.100.4, 127.0.0.1"] {
                 let response = try await client.execute(uri: "/metrics", method: .get, headers: headers(extra: [(.forwardedFor, outsider)]))

@@ -83,7 +83,7 @@ extension TenancyTests {
         try configuration.apply(environment: ["FERRY_DOMAIN_SELF_SERVICE": "off"])
         #expect(configuration.domainSelfService == .off)
         #expect(throws: ConfigurationError.self) { try configuration.apply(environment: ["FERRY_DOMAIN_SELF_SERVICE": "open"]) }
-        try await fixture.application(configuration).test(.live) { client in
+        try await fixture.application(configuration).testLive { client in
             let asked = try await client.execute(uri: "/v1/domains", method: .post, headers: headers(key: fixture.secret, json: true),
                                                  body: jsonBody(AddDomainRequest(domain: "links.example.net")))
             #expect(asked.status == .forbidden && asked.error?.code == "domain_self_service_off")

@@ -56,7 +56,7 @@ extension TenancyTests {
     @Test func sessionCookiesAreSecureExceptOnThisMachine() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             for (host, secure) in [("go.example.com", true), ("dash.example.com:8443", true), ("localhost:8080", false), ("127.0.0.1:8080", false)] {
                 let form = try await client.execute(uri: "/dashboard/sign-in", method: .get, headers: headers(host: host))
                 let cookie = try #require(form.headers[values: .setCookie].first { $0.hasPrefix("ferry_signin=") })

@@ -28,7 +28,7 @@ struct TenancyTests {
         var configuration = TenantIsolationTests.configuration()
         configure(&configuration)
         do {
-            try await buildApplication(configuration, store: store).test(.live) { client in try await body(client, admin, a, b) }
+            try await buildApplication(configuration, store: store).testLive { client in try await body(client, admin, a, b) }
         } catch {
             await close()
             throw error
@@ -91,7 +91,7 @@ struct TenancyTests {
             #expect(app.domains == [name])
         }
         #expect(try await fixture.store.listApps().allSatisfy { !$0.domains.contains("com") })
-        try await fixture.application().test(.live) { client in
+        try await fixture.application().testLive { client in
             let claim = try await client.execute(uri: "/v1/domains", method: .post, headers: headers(key: fixture.secret, json: true),
                                                  body: jsonBody(AddDomainRequest(domain: "co.uk")))
             #expect(claim.status == .badRequest && claim.error?.field == "domain" && claim.text.contains("public suffix"))

@@ -77,6 +77,7 @@ func buildRouter(
     // Every request logged at debug level, when the log level shows them (the middleware costs per request).
     if logger.logLevel <= .debug { router.add(middleware: LogRequestsMiddleware(.debug)) }
     let errors = ErrorMiddleware(store: store, logger: logger)
+    router.add(middleware: StrictTransportSecurityMiddleware())
     router.add(middleware: errors)
     router.add(middleware: HostCheckMiddleware(errors: errors))
     let limits = RequestLimits(limiter: RateLimiter(settings: rateLimits), addresses: addresses)

@@ -50,6 +50,9 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The user agent of this connection's last click, and what it was classified as.
     private var lastUserAgent: String?
     private var lastClient: ClientInfo?
+    /// This connection's last host, and whether its answers carry `Strict-Transport-Security`.
+    private var lastHost: String?
+    private var lastHostPinned = false
 
     init(edge: EdgeController, serverName: String?) {
         self.edge = edge
@@ -173,7 +176,13 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             userAgent: request.userAgent, referer: request.referer, acceptLanguage: request.acceptLanguage,
             forwardedFor: request.forwardedFor, query: query, peer: .socket(peer), client: lastClient
         )
-        return edge.answerFromCache(host: host, slug: slug, click: click)
+        guard var answer = edge.answerFromCache(host: host, slug: slug, click: click) else { return nil }
+        if host != lastHost {
+            lastHost = host
+            lastHostPinned = StrictTransportSecurity.applies(toHost: host)
+        }
+        if lastHostPinned { answer.fields.append((StrictTransportSecurity.field, StrictTransportSecurity.value)) }
+        return answer
     }
 
     /// At least the bytes `encode` writes (so that the answer's buffer is allocated once, never grown).

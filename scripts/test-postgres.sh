@@ -49,6 +49,14 @@ if [ "$(id -u)" = 0 ]; then chown postgres "$DIR"; chmod 700 "$DIR"; fi
 if [ ! -f "$DIR/PG_VERSION" ]; then
     as_owner "$BIN/initdb" -D "$DIR" -U ferry --auth=trust -E UTF8 --no-locale >&2
 fi
+if ! command -v openssl >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends openssl >&2
+    else
+        echo "openssl is not installed; install the 'openssl' package" >&2
+        exit 1
+    fi
+fi
 # A throwaway authority and a certificate for the name localhost only (no address: the tests check that under
 # verify-full a server reached as 127.0.0.1, which the certificate does not name, is refused).
 if [ ! -f "$TLS/server.crt" ]; then

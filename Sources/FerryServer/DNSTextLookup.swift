@@ -49,20 +49,20 @@ struct DNSTextLookup: Sendable {
     /// What went wrong asking.
     struct LookupError: Error, CustomStringConvertible {
         var description: String
+        /// The server said nothing in time (the question or its answer may have been lost: UDP).
+        var unanswered = false
+
+        static let silence = LookupError(description: "no answer from the DNS server", unanswered: true)
     }
 
     /// The TXT records of a name (each record's strings joined, as the record's value); empty when the name has none
-    /// or does not exist.
+    /// or does not exist. A question left unanswered is asked once more.
     func textRecords(of name: String) async throws -> [String] {
-        var lastError: any Error = LookupError(description: "no answer")
-        for _ in 0..<2 {
-            do {
-                return try await ask(name)
-            } catch let error as LookupError where error.description == "no answer" {
-                lastError = error
-            }
+        do {
+            return try await ask(name)
+        } catch let error as LookupError where error.unanswered {
+            return try await ask(name)
         }
-        throw lastError
     }
 
     private func ask(_ name: String) async throws -> [String] {
@@ -94,7 +94,7 @@ struct DNSTextLookup: Sendable {
             defer { group.cancelAll() }
             guard let first = try await group.next(), let records = first else {
                 try? await channel.channel.close()
-                throw LookupError(description: "no answer")
+                throw LookupError.silence
             }
             return records
         }

@@ -26,7 +26,8 @@ public struct SystemHostResolver: HostResolver {
 }
 
 /// How webhook attempts are made: where names are resolved, which certificates are trusted, how long an attempt may
-/// take, how much of an answer is read, and how many attempts a node runs at once.
+/// take, how much of an answer is read, and how many attempts a node runs at once. Domains' proof files are read with
+/// the same resolver, certificates, deadline and answer limit (and at most 4 KiB of their body).
 public struct WebhookDeliverySettings: Sendable {
     /// Where receivers' host names are resolved.
     public var resolver: any HostResolver = SystemHostResolver()
@@ -56,7 +57,8 @@ struct WebhookAttemptFailure: Error, Equatable, CustomStringConvertible {
     var description: String
 }
 
-/// Posts webhook deliveries. Each attempt resolves the receiver's name once, checks every address (unless internal
+/// Makes Ferry's requests to hosts an app's owner chooses: posts webhook deliveries, and reads the files that prove
+/// control of a link domain. Each attempt resolves the host's name once, checks every address (unless internal
 /// destinations are allowed), connects to one of those addresses itself, and speaks HTTP/1.1 to it — over TLS with
 /// the URL's host name as SNI and as the name the certificate must carry, for `https`. It sends `Host` with the URL's
 /// host, follows no redirect, reads at most ``WebhookDeliverySettings/maxAnswerBytes`` of the answer, and gives up at
@@ -72,6 +74,27 @@ final class WebhookClient: Sendable {
         var authority: String
         /// Path and query.
         var path: String
+    }
+
+    /// What an attempt got: the answer's status and as much of its body as the caller keeps.
+    struct Answer: Sendable {
+        var status: Int
+        /// The start of the body; empty when the caller keeps none.
+        var body: ByteBuffer
+        /// Whether `body` is the whole body: false when the body went on past what is kept, or the connection ended
+        /// or the deadline passed before the body did.
+        var complete: Bool
+    }
+
+    /// Where an attempt may not go when internal destinations are not allowed, and how a refusal reads.
+    struct DestinationRules: Sendable {
+        /// Why a URL may not be requested, judged before its host is resolved; nil when it may.
+        var url: @Sendable (String) -> String?
+        /// Why a host that resolved to these addresses may not be requested; nil when it may.
+        var addresses: @Sendable ([IPAddress]) -> String?
+
+        /// The rules of webhook deliveries (``WebhookRules``).
+        static let webhooks = DestinationRules(url: { WebhookRules.destinationRefusal(url: $0) }, addresses: { WebhookRules.refusal(addresses: $0) })
     }
 
     let settings: WebhookDeliverySettings
@@ -92,10 +115,24 @@ final class WebhookClient: Sendable {
     /// Posts `body` to `url` with `headers` (besides `Host`, `Content-Length` and `Connection`) and answers with the
     /// answer's status, or throws a ``WebhookAttemptFailure`` saying why there is none.
     func post(url: String, headers: [(String, String)], body: ByteBuffer) async throws(WebhookAttemptFailure) -> Int {
+        try await attempt(method: .POST, url: url, headers: headers + [("Content-Length", String(body.readableBytes))], body: body,
+                          readBodyBytes: settings.maxAnswerBodyBytes, keepBodyBytes: 0, rules: .webhooks).status
+    }
+
+    /// Gets `url` with `headers` (besides `Host` and `Connection`) and answers with the answer's status and at most
+    /// `keepBodyBytes` of its body (a longer body is cut there, and its connection closed), or throws a
+    /// ``WebhookAttemptFailure`` saying why there is none. A redirect is an answer like any other: it is not followed.
+    func get(url: String, headers: [(String, String)], keepBodyBytes: Int, rules: DestinationRules) async throws(WebhookAttemptFailure) -> Answer {
+        // One byte more is read than kept, so that a body of exactly `keepBodyBytes` is known to be whole.
+        try await attempt(method: .GET, url: url, headers: headers, body: nil, readBodyBytes: keepBodyBytes + 1, keepBodyBytes: keepBodyBytes, rules: rules)
+    }
+
+    private func attempt(method: HTTPMethod, url: String, headers: [(String, String)], body: ByteBuffer?, readBodyBytes: Int, keepBodyBytes: Int,
+                         rules: DestinationRules) async throws(WebhookAttemptFailure) -> Answer {
         let deadline = NIODeadline.now() + TimeAmount(self.deadline)
         let loop = group.next()
         let target = try Self.target(url)
-        if !allowPrivateDestinations, let refusal = WebhookRules.destinationRefusal(url: url) { throw WebhookAttemptFailure(description: refusal) }
+        if !allowPrivateDestinations, let refusal = rules.url(url) { throw WebhookAttemptFailure(description: refusal) }
         let addresses: [IPAddress]
         let literal = NumericHost.addresses(target.host)
         if let literal {
@@ -111,30 +148,29 @@ final class WebhookClient: Sendable {
             }
         }
         guard !addresses.isEmpty else { throw WebhookAttemptFailure(description: "\(target.host) resolves to no address") }
-        if !allowPrivateDestinations, let refusal = WebhookRules.refusal(addresses: addresses) { throw WebhookAttemptFailure(description: refusal) }
-        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.path)
+        if !allowPrivateDestinations, let refusal = rules.addresses(addresses) { throw WebhookAttemptFailure(description: refusal) }
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: target.path)
         head.headers.add(name: "Host", value: target.authority)
         for (name, value) in headers { head.headers.add(name: name, value: value) }
-        head.headers.add(name: "Content-Length", value: String(body.readableBytes))
         head.headers.add(name: "Connection", value: "close")
         let context = target.secure ? try tlsContext() : nil
         // A literal address has no name for SNI; its certificate must then name the address itself.
         let serverName = target.secure && literal == nil ? target.host : nil
         return try await exchange(WebhookExchangeHandler.Exchange(head: head, body: body, deadline: deadline, deadlineText: "\(self.deadline)",
-                                                                  maxAnswerBodyBytes: settings.maxAnswerBodyBytes),
+                                                                  maxAnswerBodyBytes: readBodyBytes, keptBodyBytes: keepBodyBytes),
                                   addresses: addresses, port: target.port, tls: context, serverName: serverName, on: loop)
     }
 
     /// Connects to the addresses in turn (each gets its share of the time left) and makes the exchange on the first
     /// that accepts; once one has accepted, its outcome is the attempt's, whatever it is.
     private func exchange(_ exchange: WebhookExchangeHandler.Exchange, addresses: [IPAddress], port: Int, tls: NIOSSLContext?, serverName: String?,
-                          on loop: any EventLoop) async throws(WebhookAttemptFailure) -> Int {
+                          on loop: any EventLoop) async throws(WebhookAttemptFailure) -> Answer {
         var refusals: [String] = []
         let maxAnswerBytes = settings.maxAnswerBytes
         for (index, address) in addresses.enumerated() {
             let left = exchange.deadline - .now()
             guard left > .zero else { break }
-            let promise = loop.makePromise(of: Int.self)
+            let promise = loop.makePromise(of: Answer.self)
             let bootstrap = ClientBootstrap(group: loop)
                 .connectTimeout(.nanoseconds(left.nanoseconds / Int64(addresses.count - index)))
                 .channelInitializer { channel in
@@ -262,8 +298,9 @@ final class AnswerSizeLimit: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Sends one request when the connection is up and completes its promise with the answer's status, or with a
-/// ``WebhookAttemptFailure``, as ``WebhookAnswerReader`` decides; closes the connection once it has.
+/// Sends one request when the connection is up and completes its promise with the answer's status (and the start of
+/// its body, when some is kept), or with a ``WebhookAttemptFailure``, as ``WebhookAnswerReader`` decides; closes the
+/// connection once it has.
 final class WebhookExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
@@ -271,20 +308,25 @@ final class WebhookExchangeHandler: ChannelInboundHandler, RemovableChannelHandl
     /// What to send, and until when.
     struct Exchange: Sendable {
         var head: HTTPRequestHead
-        var body: ByteBuffer
+        /// The request's body; nil for a request without one.
+        var body: ByteBuffer?
         var deadline: NIODeadline
         /// The deadline as a failure names it ("10 seconds").
         var deadlineText: String
         var maxAnswerBodyBytes: Int
+        /// How much of the answer's body is kept for the caller (at most ``maxAnswerBodyBytes`` is read).
+        var keptBodyBytes = 0
     }
 
     private let exchange: Exchange
-    private let promise: EventLoopPromise<Int>
+    private let promise: EventLoopPromise<WebhookClient.Answer>
     private var reader: WebhookAnswerReader
     private var sent = false
     private var timer: Scheduled<Void>?
+    private var kept = ByteBuffer()
+    private var ended = false
 
-    init(_ exchange: Exchange, promise: EventLoopPromise<Int>) {
+    init(_ exchange: Exchange, promise: EventLoopPromise<WebhookClient.Answer>) {
         self.exchange = exchange
         self.promise = promise
         reader = WebhookAnswerReader(maxBodyBytes: exchange.maxAnswerBodyBytes)
@@ -315,8 +357,13 @@ final class WebhookExchangeHandler: ChannelInboundHandler, RemovableChannelHandl
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head): act(reader.head(status: Int(head.status.code)), context: context)
-        case .body(let body): act(reader.body(bytes: body.readableBytes), context: context)
-        case .end: act(reader.end(), context: context)
+        case .body(let body):
+            let room = exchange.keptBodyBytes - kept.readableBytes
+            if room > 0, let part = body.getSlice(at: body.readerIndex, length: min(room, body.readableBytes)) { kept.writeImmutableBuffer(part) }
+            act(reader.body(bytes: body.readableBytes), context: context)
+        case .end:
+            ended = true
+            act(reader.end(), context: context)
         }
     }
 
@@ -337,7 +384,7 @@ final class WebhookExchangeHandler: ChannelInboundHandler, RemovableChannelHandl
         guard !sent else { return }
         sent = true
         context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(exchange.body))), promise: nil)
+        if let body = exchange.body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
@@ -345,7 +392,7 @@ final class WebhookExchangeHandler: ChannelInboundHandler, RemovableChannelHandl
         guard case .finish(let outcome) = action else { return }
         timer?.cancel()
         switch outcome {
-        case .success(let status): promise.succeed(status)
+        case .success(let status): promise.succeed(WebhookClient.Answer(status: status, body: kept, complete: ended))
         case .failure(let failure): promise.fail(failure)
         }
         if closing { context.close(promise: nil) }

@@ -15,14 +15,15 @@ public enum DomainSelfService: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Checks a claim's proof of control: a TXT record `_ferry-challenge.<host>` holding `ferry-verification=<token>`,
-/// or that value served as text at `<scheme>://<domain>/.well-known/ferry-verification.txt` by whatever serves the
-/// domain now. Ferry never serves that file itself, so a domain already pointed at this server is proved by DNS:
-/// pointing a name at a shared server proves nothing about who may use it there.
+/// or that value as a line of the file `<scheme>://<domain>/.well-known/ferry-verification.txt`, answered with a 200
+/// by whatever serves the domain now (a redirect is not followed). Ferry never serves that file itself, so a domain
+/// already pointed at this server is proved by DNS: pointing a name at a shared server proves nothing about who may
+/// use it there.
 struct DomainProver: Sendable {
     /// The DNS lookup, or nil where DNS proofs are not checked.
     let dns: DNSTextLookup?
-    /// Reads the proof file (at most a few KiB of its body), or nil where HTTP proofs are not checked.
-    let fetch: (@Sendable (String) async throws -> String)?
+    /// Reads the proof file at a URL (at most a few KiB of its body), or nil where HTTP proofs are not checked.
+    let fetch: (@Sendable (String) async throws -> ProofFile)?
 
     /// What the check found: proven, or why not (one sentence a proof).
     struct Outcome: Sendable {
@@ -45,11 +46,8 @@ struct DomainProver: Sendable {
         }
         if let fetch {
             do {
-                let body = try await fetch(claim.httpURL)
-                if body.split(whereSeparator: \.isNewline).contains(where: { $0.trimmingCharacters(in: .whitespaces) == claim.proof }) {
-                    return Outcome(proven: true, findings: [])
-                }
-                findings.append("HTTP: \(claim.httpURL) does not return \(claim.proof)")
+                guard let finding = try await fetch(claim.httpURL).finding(for: claim.proof) else { return Outcome(proven: true, findings: []) }
+                findings.append("HTTP: \(claim.httpURL) \(finding)")
             } catch {
                 findings.append("HTTP: \(claim.httpURL) could not be read (\(error))")
             }

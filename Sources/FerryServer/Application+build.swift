@@ -45,8 +45,11 @@ public func buildApplication(
         allowPrivateDestinations: configuration.webhookAllowPrivateDestinations, settings: configuration.webhookDelivery)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
+    // Proof files are read by the client that delivers webhooks: the same checks of where a request may go, the
+    // same limits.
     let domains = AppDomains(admin: admin, selfService: configuration.domainSelfService, cache: cache, prover: DomainProver(
-        dns: DNSTextLookup(server: try DNSTextLookup.server(named: configuration.dnsServer)), fetch: nil))
+        dns: DNSTextLookup(server: try DNSTextLookup.server(named: configuration.dnsServer)),
+        fetch: { [client = dispatcher.client] url in try await client.readProofFile(url) }))
     let (router, edge) = try buildRouter(
         store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox, domains: domains,
         addresses: addresses, hasher: hasher, maxBodyBytes: configuration.maxBodyBytes,

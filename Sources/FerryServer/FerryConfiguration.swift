@@ -116,11 +116,13 @@ public struct FerryConfiguration: Sendable {
     public var logLevel: Logger.Level = .info
     /// Networks besides loopback that may read `/metrics` (a Prometheus scraper's).
     public var metricsAllowed: [IPNetwork] = []
-    /// Whether webhooks may be sent to loopback, private and link-local addresses (a receiver on the operator's own
-    /// network); off, an app's owner cannot make the server call into the network it runs in.
+    /// Whether webhooks may be sent, and domains' proof files read, from loopback, private and link-local addresses (a
+    /// receiver on the operator's own network); off, an app's owner cannot make the server call into the network it
+    /// runs in.
     public var webhookAllowPrivateDestinations = false
-    /// How webhook attempts are made: the resolver, the certificates `https` receivers are checked against, each
-    /// attempt's deadline, how much of an answer is read, and how many attempts run at once.
+    /// How webhook attempts, and reads of domains' proof files, are made: the resolver, the certificates `https`
+    /// hosts are checked against, each attempt's deadline, how much of an answer is read, and how many webhook
+    /// attempts run at once.
     public var webhookDelivery = WebhookDeliverySettings()
     /// Request limits per client address and per API key (`FERRY_RATE_LIMITS`).
     public var rateLimits = RateLimitSettings.defaults

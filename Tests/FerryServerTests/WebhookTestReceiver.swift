@@ -6,12 +6,13 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// A webhook receiver on a real port of 127.0.0.1, plain or over TLS, that behaves as asked: answers properly, closes
-/// without answering, trickles an answer that never ends its head, or streams a body without end. It counts the
-/// connections it holds and keeps the requests it read.
+/// A webhook receiver (or a domain's web server) on a real port of 127.0.0.1, plain or over TLS, that behaves as
+/// asked: answers properly, closes without answering, trickles an answer that never ends its head, or streams a body
+/// without end. It counts the connections it holds and keeps the requests it read.
 final class WebhookTestReceiver: Sendable {
     enum Behaviour: Sendable {
-        /// Reads the request and answers with this status (and `Location`, when given).
+        /// Reads the request and answers with this status (and `Location`, when given) and the body `ok`, or what
+        /// ``answer(_:location:body:)`` sets later.
         case answer(Int, location: String? = nil)
         /// Reads the first bytes of the request, then closes the connection without a word.
         case closeWithoutAnswering
@@ -40,7 +41,15 @@ final class WebhookTestReceiver: Sendable {
     /// How much an endless body is.
     static let endlessBodyBytes = 64 << 20
 
+    /// What an answering receiver answers with.
+    struct Answer: Sendable {
+        var status: Int
+        var location: String?
+        var body: String
+    }
+
     let log = Mutex(Log())
+    private let nextAnswer = Mutex(Answer(status: 200, body: "ok"))
     private let children = Mutex<[ObjectIdentifier: any Channel]>([:])
     private let server = Mutex<(any Channel)?>(nil)
 
@@ -51,8 +60,16 @@ final class WebhookTestReceiver: Sendable {
 
     var requests: [Request] { log.withLock { $0.requests } }
 
+    /// Answers the next requests with this status, `Location` and body.
+    func answer(_ status: Int, location: String? = nil, body: String = "ok") {
+        nextAnswer.withLock { $0 = Answer(status: status, location: location, body: body) }
+    }
+
+    fileprivate var currentAnswer: Answer { nextAnswer.withLock { $0 } }
+
     static func start(_ behaviour: Behaviour, tls: NIOSSLContext? = nil) async throws -> WebhookTestReceiver {
         let receiver = WebhookTestReceiver()
+        if case .answer(let status, let location) = behaviour { receiver.answer(status, location: location) }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -61,9 +78,9 @@ final class WebhookTestReceiver: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
                     switch behaviour {
-                    case .answer(let status, let location):
+                    case .answer:
                         try pipeline.configureHTTPServerPipeline()
-                        try pipeline.addHandler(AnsweringHandler(receiver: receiver, status: status, location: location))
+                        try pipeline.addHandler(AnsweringHandler(receiver: receiver))
                     case .closeWithoutAnswering, .trickle, .endlessBody:
                         try pipeline.addHandler(RawBehaviourHandler(receiver: receiver, behaviour: behaviour))
                     }
@@ -153,21 +170,17 @@ final class WebhookTestReceiver: Sendable {
         """
 }
 
-/// Keeps each request and answers it, then closes.
+/// Keeps each request and answers it as the receiver says, then closes.
 private final class AnsweringHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     let receiver: WebhookTestReceiver
-    let status: Int
-    let location: String?
     var head: HTTPRequestHead?
     var body = ByteBuffer()
 
-    init(receiver: WebhookTestReceiver, status: Int, location: String?) {
+    init(receiver: WebhookTestReceiver) {
         self.receiver = receiver
-        self.status = status
-        self.location = location
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -177,10 +190,11 @@ private final class AnsweringHandler: ChannelInboundHandler {
         case .end:
             guard let head else { return }
             receiver.received(.init(head: head, body: String(buffer: body)))
-            var headers = HTTPHeaders([("Content-Length", "2"), ("Connection", "close")])
-            if let location { headers.add(name: "Location", value: location) }
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "ok")))), promise: nil)
+            let answer = receiver.currentAnswer
+            var headers = HTTPHeaders([("Content-Length", String(answer.body.utf8.count)), ("Connection", "close")])
+            if let location = answer.location { headers.add(name: "Location", value: location) }
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: answer.status), headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
     }

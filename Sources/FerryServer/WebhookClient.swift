@@ -187,6 +187,8 @@ final class WebhookClient: Sendable {
                 channel = try await bootstrap.connect(to: SocketAddress(ipAddress: address.description, port: port)).get()
             } catch {
                 promise.fail(error)
+                // The deadline closes a channel still being set up: that is the time running out, not a refusal.
+                if exchange.deadline <= .now() { throw WebhookAttemptFailure(description: "no answer within \(exchange.deadlineText)") }
                 refusals.append("\(address): \(error)")
                 continue
             }
@@ -202,7 +204,7 @@ final class WebhookClient: Sendable {
                 throw WebhookAttemptFailure(description: "\(error)")
             }
         }
-        if refusals.isEmpty { throw WebhookAttemptFailure(description: "no connection within \(deadline)") }
+        if refusals.isEmpty { throw WebhookAttemptFailure(description: "no answer within \(exchange.deadlineText)") }
         throw WebhookAttemptFailure(description: "cannot connect to \(refusals.joined(separator: "; "))")
     }
 
@@ -214,6 +216,9 @@ final class WebhookClient: Sendable {
                 configuration.trustRoots = settings.trustRoots
                 configuration.minimumTLSVersion = .tlsv12
                 configuration.applicationProtocols = ["http/1.1"]
+                // A closed exchange waits this long for the receiver's own close_notify, reading (and dropping) what
+                // it still sends meanwhile: a receiver that sends on for ever must not be read for the default 5 s.
+                configuration.shutdownTimeout = .milliseconds(200)
                 let context = try NIOSSLContext(configuration: configuration)
                 cached = context
                 return context
@@ -395,7 +400,10 @@ final class WebhookExchangeHandler: ChannelInboundHandler, RemovableChannelHandl
         case .success(let status): promise.succeed(WebhookClient.Answer(status: status, body: kept, complete: ended))
         case .failure(let failure): promise.fail(failure)
         }
-        if closing { context.close(promise: nil) }
+        guard closing else { return }
+        // Nothing more is read: what the receiver sends after the cap stays in the network, not in Ferry.
+        try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+        context.close(promise: nil)
     }
 }
 

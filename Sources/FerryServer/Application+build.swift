@@ -136,6 +136,7 @@ func buildRouter(
     MethodGuard.register(on: router, [
         ("/healthz", ["GET"]),
         ("/readyz", ["GET"]),
+        ("/openapi.yaml", ["GET"]),
         (FerryRoutes.links, ["GET", "POST"]),
         ("\(FerryRoutes.links)/:id", ["GET", "PATCH", "DELETE"]),
         ("\(FerryRoutes.links)/resolve/:slug", ["GET"]),
@@ -161,7 +162,7 @@ func buildRouter(
     return (router, edge)
 }
 
-/// Answers 405 with `Allow` for the methods an API route does not have.
+/// Answers 405 with `Allow` for the methods a route does not have (the API's, and the fixed paths of a link domain).
 enum MethodGuard {
     /// Every method a client may send to an API path; OPTIONS, TRACE and QUERY too, so that no method of a known route
     /// is answered as if the route did not exist. HEAD is answered as GET without the body wherever GET is allowed

@@ -52,7 +52,16 @@ struct EdgeController: Sendable {
             router.get(RouterPath(path)) { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "") }
             router.head(RouterPath(path)) { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "", head: true) }
         }
+        // The fixed paths answer 405 for the methods they do not have; any other method and path is a link that does
+        // not exist (the 404 page).
+        MethodGuard.register(on: router, Self.allowedMethods)
     }
+
+    /// The link domain's fixed paths and the methods each has.
+    static let allowedMethods: [(path: String, allowed: [String])] = [
+        (FerryRoutes.appleAppSiteAssociation, ["GET"]), ("/apple-app-site-association", ["GET"]), (FerryRoutes.assetLinks, ["GET"]),
+        (HTML.interstitialScriptPath, ["GET"]), (HTML.signalsPath, ["POST"]), ("/", ["GET"]),
+    ]
 
     /// The lookup form of the request's host.
     static func host(of request: Request) -> String? {

@@ -28,6 +28,7 @@ struct MetricsController: Sendable {
             headers[.cacheControl] = "no-store"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text())))
         }
+        MethodGuard.register(on: router, [("/metrics", ["GET"])])
     }
 
     /// Whether a client may read the metrics: loopback, or an address in one of the allowed networks.

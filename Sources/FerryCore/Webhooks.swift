@@ -94,7 +94,8 @@ public enum WebhookRules {
 
     /// Checks a create request: an absolute http(s) URL without credentials or fragment, and known events (all when
     /// none are named; duplicates removed, order kept).
-    /// With `allowingPrivateDestinations` false, a URL ``destinationRefusal(url:)`` refuses is refused too.
+    /// With `allowingPrivateDestinations` false, a URL ``destinationRefusal(url:)`` refuses is refused too, and so is one
+    /// whose host is not a name (an IP address in any form).
     public static func validate(_ request: CreateWebhookRequest, allowingPrivateDestinations: Bool = false) throws(ValidationError)
         -> (url: String, events: [WebhookEventType]) {
         guard request.url.utf8.count <= maxURLLength else {
@@ -102,7 +103,15 @@ public enum WebhookRules {
         }
         try URLRules.validateWebURL(request.url, field: "url")
         if request.url.contains("#") { throw ValidationError(field: "url", "url must not have a fragment") }
-        if !allowingPrivateDestinations, let refusal = destinationRefusal(url: request.url) { throw ValidationError(field: "url", refusal) }
+        if !allowingPrivateDestinations {
+            if let refusal = destinationRefusal(url: request.url) { throw ValidationError(field: "url", refusal) }
+            // A host whose last label starts with a letter is a name in every resolver; a digit or a bracket starts an
+            // address in one of its many forms, which could be internal however it is written.
+            guard let host = URLComponents(string: request.url)?.host, let last = host.split(separator: ".").last?.utf8.first,
+                  URLRules.isLetter(last) else {
+                throw ValidationError(field: "url", "url must name its host (a name whose last label starts with a letter); IP addresses are refused")
+            }
+        }
         var events: [WebhookEventType] = []
         for event in request.events ?? WebhookEventType.allCases where !events.contains(event) { events.append(event) }
         guard !events.isEmpty else { throw ValidationError(field: "events", "events must name at least one event, or be left out for all") }

@@ -66,8 +66,9 @@ struct CompatibilityController: Sendable {
         let fullRequestURL = CompatibilityRules.fullRequestURL(inRawQuery: request.uri.query)
         var host: String?
         if let fullRequestURL {
-            let url = URLComponents(string: fullRequestURL)
-            guard fullRequestURL.utf8.count <= 2048, let url, ["http", "https"].contains(url.scheme?.lowercased() ?? ""), let name = url.host, !name.isEmpty,
+            // A web URL by the rules of a link's destination, so that the query carried over to the app URL is one too.
+            let url = fullRequestURL.utf8.count <= 2048 ? (try? URLRules.validateWebURL(fullRequestURL, field: "full_request_url")).flatMap(URLComponents.init(string:)) : nil
+            guard let url, let name = url.host, !name.isEmpty,
                   let urlHost = DomainName.normalizeHostHeader(url.port.map { "\(name):\($0)" } ?? name) else {
                 throw APIError(.badRequest, code: "invalid_field", message: "full_request_url must be the http or https URL the app was opened with, at most 2048 bytes", field: "full_request_url")
             }

@@ -97,6 +97,13 @@ struct CompatibilityTests {
             let script = try await client.execute(uri: "/api/v1/app/dynamic_link/test?full_request_url=javascript%3Aalert(1)", method: .get, headers: headers())
             #expect(script.status == .badRequest)
             #expect(try script.decode(ErrorResponse.self).error.field == "full_request_url")
+            // A URL the link domain's own rules refuse (quotes, a port out of range, a host of another shape): its query
+            // would be carried into the app URL.
+            for url in ["https%3A%2F%2Fgo.example.com%2Ftest%3Fq%3D%22x%22", "https%3A%2F%2Fgo.example.com%3A99999%2Ftest", "https%3A%2F%2Fgo_x.example.com%2Ftest"] {
+                let refused = try await client.execute(uri: "/api/v1/app/dynamic_link/test?full_request_url=\(url)", method: .get, headers: headers())
+                #expect(refused.status == .badRequest, "\(url)")
+                #expect(refused.error?.field == "full_request_url", "\(url)")
+            }
             let event = try await client.execute(uri: "/api/v1/app/dynamic_link/test?event_type=delete", method: .get, headers: headers())
             #expect(try event.decode(ErrorResponse.self).error.field == "event_type")
             let post = try await client.execute(uri: "/api/v1/app/dynamic_link/test", method: .post, headers: headers())

@@ -36,6 +36,106 @@ struct OpenAPIDescriptionTests {
         return result
     }()
 
+    /// The lines of a schema of `components.schemas`: its key, indented by four spaces, and everything indented deeper.
+    static func schema(_ name: String) -> [Substring] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(of: "    \(name):") else { return [] }
+        let rest = lines[(start + 1)...]
+        let end = rest.firstIndex { !$0.isEmpty && !$0.hasPrefix("     ") } ?? lines.endIndex
+        return Array(lines[start..<end])
+    }
+
+    /// The values of a keyword (`pattern`, `maxLength`) in a schema's lines, in the order they appear, unquoted.
+    static func values(_ keyword: String, in lines: [Substring]) -> [String] {
+        lines.compactMap { line -> String? in
+            let trimmed = line.drop { $0 == " " || $0 == "-" }
+            guard trimmed.hasPrefix("\(keyword): ") else { return nil }
+            let value = trimmed.dropFirst(keyword.count + 2)
+            guard value.hasPrefix("'"), value.hasSuffix("'") else { return String(value) }
+            return value.dropFirst().dropLast().replacingOccurrences(of: "''", with: "'")
+        }
+    }
+
+    /// A JSON Schema `pattern` (a search; `$` only at the very end, as ECMA 262 reads it).
+    struct Pattern {
+        let regex: NSRegularExpression
+        let anchoredAtEnd: Bool
+
+        init(_ source: String) throws {
+            regex = try NSRegularExpression(pattern: source)
+            anchoredAtEnd = source.hasSuffix("$")
+        }
+
+        func matches(_ text: String) -> Bool {
+            let whole = NSRange(text.startIndex..., in: text)
+            guard let match = regex.firstMatch(in: text, range: whole) else { return false }
+            // ICU's `$` also matches before a final line break; ECMA's does not.
+            return !anchoredAtEnd || match.range.upperBound == whole.upperBound
+        }
+    }
+
+    /// URLs of every kind the rules tell apart: schemes, credentials, hosts (names, labels at their limits, IPv4 and
+    /// IPv6 in their forms, `localhost`), ports, and what follows, combined at random (the same every run).
+    static func urlCorpus(count: Int) -> [String] {
+        let schemes = ["http", "https", "HTTPS", "hTtP", "ftp", "myapp", "my-app+x.y", "javascript", "JavaScript", "data", "chrome-extension",
+                       "view-source", "1abc", "", String(repeating: "s", count: 64), String(repeating: "s", count: 65), "file", "intent"]
+            + Array(repeating: "https", count: 12)
+        let separators = Array(repeating: "://", count: 12) + [":", ":/", ""]
+        let credentials = Array(repeating: "", count: 20) + ["user@", "u:p@"]
+        let label63 = String(repeating: "a", count: 63)
+        let hosts = ["example.com", "EXAMPLE.com", "a", "a-b.c", "-a.com", "a-.com", "a..b", ".a", "a.", "a_b.com", "%41.com", "",
+                     label63 + ".com", label63 + "a.com", Array(repeating: label63, count: 4).joined(separator: "."),
+                     Array(repeating: label63, count: 3).joined(separator: ".") + ".ab", Array(repeating: label63, count: 3).joined(separator: ".") + ".abc",
+                     "127.0.0.1", "1.2.3.4", "203.0.113.7", "0x7f000001", "2130706433", "localhost", "LOCALHOST", "a.localhost", "notlocalhost",
+                     "localhost.com", "hooks.b1", "hooks.1b", "[::1]", "[::]", "[1:2:3:4:5:6:7:8]", "[1:2:3:4:5:6:7:8:9]", "[1:2:3:4:5:6:7::]",
+                     "[::2:3:4:5:6:7:8]", "[1::2:3:4:5:6:7:8]", "[::ffff:1.2.3.4]", "[1:2:3:4:5:6:1.2.3.4]", "[1:2:3:4:5:6:7:1.2.3.4]", "[1::2::3]",
+                     "[1.2.3.4]", "[:::1]", "[12345::]", "[::1.2.3.04]", "[::1.2.3.256]", "[2001:DB8::a]", "[::1", "[::1]]", "[[::1]]", "x[::1]"]
+        let ports = ["", "", "", ":80", ":0", ":080", ":65535", ":65536", ":", ":99999", ":8a", ":1:2"]
+        let rests = ["", "/", "/path/to", "?q=1&r=[2]", "#frag", "/a#b#c", "/a b", "/\"", "/<", "/{}|^`~", "/é", "/\\", "/%zz", "/\t", "/x\n", "?'!$&()*+,;=:@"]
+        var state: UInt64 = 0x5EED
+        func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+        var corpus = ["https://example.com/" + String(repeating: "p", count: 2028), "https://example.com/" + String(repeating: "p", count: 2029),
+                      "https://example.com/" + String(repeating: "p", count: 4076), "https://example.com/" + String(repeating: "p", count: 4077),
+                      "myapp:" + String(repeating: "p", count: 4090), "myapp:" + String(repeating: "p", count: 4091)]
+        for _ in 0..<count {
+            corpus.append(schemes[next(schemes.count)] + separators[next(separators.count)] + credentials[next(credentials.count)]
+                          + hosts[next(hosts.count)] + ports[next(ports.count)] + rests[next(rests.count)])
+        }
+        return corpus
+    }
+
+    /// `WebURL`, `AppURL` and `WebhookURL` accept exactly the URLs the server's rules accept.
+    @Test func urlSchemasAgreeWithTheServersRules() throws {
+        let web = Self.schema("WebURL"), app = Self.schema("AppURL"), hook = Self.schema("WebhookURL")
+        let webPatterns = try Self.values("pattern", in: web).map(Pattern.init)
+        let appPatterns = try Self.values("pattern", in: app).map(Pattern.init)
+        let hookPatterns = try Self.values("pattern", in: hook).map(Pattern.init)
+        try #require(webPatterns.count == 2 && appPatterns.count == 4 && hookPatterns.count == 3)
+        #expect(Self.values("maxLength", in: web) == ["4096"])
+        #expect(Self.values("maxLength", in: app) == ["4096"])
+        #expect(Self.values("maxLength", in: hook) == ["2048"])
+        var accepted = (web: 0, app: 0, hook: 0)
+        for url in Self.urlCorpus(count: 20_000) {
+            let described = url.count <= 4096 && webPatterns[0].matches(url) && !webPatterns[1].matches(url)
+            #expect(described == ((try? URLRules.validateWebURL(url, field: "url")) != nil), "WebURL: \(url.prefix(300))")
+            let app = url.count <= 4096 && ((appPatterns[0].matches(url) && !appPatterns[1].matches(url)) || (appPatterns[2].matches(url) && !appPatterns[3].matches(url)))
+            #expect(app == ((try? URLRules.validateAppURL(url, field: "url")) != nil), "AppURL: \(url.prefix(300))")
+            let hook = url.count <= 2048 && hookPatterns[0].matches(url) && !hookPatterns[1].matches(url) && !hookPatterns[2].matches(url)
+            #expect(hook == ((try? WebhookRules.validate(CreateWebhookRequest(url: url))) != nil), "WebhookURL: \(url.prefix(300))")
+            accepted.web += described ? 1 : 0
+            accepted.app += app ? 1 : 0
+            accepted.hook += hook ? 1 : 0
+        }
+        // The corpus reaches both sides of each rule.
+        #expect(accepted.web > 500 && accepted.app > 500 && accepted.hook > 200, "\(accepted)")
+    }
+
     /// The methods a client may send, as `MethodGuard` knows them.
     static let probed = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "QUERY"]
 

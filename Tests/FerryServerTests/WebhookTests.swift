@@ -154,7 +154,8 @@ struct WebhookTests {
     }
 
     /// An app's owner cannot make the server call into its own network: internal destinations are refused when the
-    /// webhook is made, in every form a resolver reads as an address, and again at delivery.
+    /// webhook is made, in every form a resolver reads as an address, and again at delivery; a receiver is named by
+    /// its host name, never by an address.
     @Test func webhooksToInternalAddressesAreRefused() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
@@ -171,7 +172,14 @@ struct WebhookTests {
                 #expect(response.status == .badRequest, "\(url)")
                 #expect(response.error?.field == "url" && response.error?.message.contains("public addresses") == true, "\(url): \(response.text)")
             }
-            for url in ["https://hooks.example.com/ferry", "https://93.184.216.34/hooks", "https://[2606:2800:220:1:248:1893:25c8:1946]/"] {
+            // A public address is refused too: a receiver is named by its host name.
+            for url in ["https://93.184.216.34/hooks", "https://[2606:2800:220:1:248:1893:25c8:1946]/", "https://0x5db8d822/", "https://hooks.1b/"] {
+                let response = try await client.execute(uri: "/v1/webhooks", method: .post, headers: headers(key: fixture.secret, json: true),
+                                                        body: jsonBody(CreateWebhookRequest(url: url)))
+                #expect(response.status == .badRequest, "\(url)")
+                #expect(response.error?.field == "url" && response.error?.message.contains("IP addresses are refused") == true, "\(url): \(response.text)")
+            }
+            for url in ["https://hooks.example.com/ferry", "https://hooks.example.com:8443/ferry?app=1", "http://x1.example/"] {
                 let response = try await client.execute(uri: "/v1/webhooks", method: .post, headers: headers(key: fixture.secret, json: true),
                                                         body: jsonBody(CreateWebhookRequest(url: url)))
                 #expect(response.status == .created, "\(url): \(response.text)")

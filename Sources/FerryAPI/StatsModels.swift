@@ -1,7 +1,7 @@
 /// Statistics of a link or of an app over a range of days, read from daily roll-ups.
 ///
-/// `GET /v1/links/{id}/stats?from=2026-11-01&to=2026-11-30` or `GET /v1/stats?from=…&to=…` (secret key). Days are
-/// UTC; both ends are included; without a range, the last 30 days.
+/// `GET /v1/links/{id}/stats?to=2026-11-30&days=30` or `GET /v1/stats?to=…&days=…` (secret key): the `days` days
+/// (1 to 731) that end with `to`. Days are UTC; both ends are included; without a range, the last 30 days.
 public struct StatsReport: Codable, Sendable, Hashable {
     /// First day, `YYYY-MM-DD`.
     public var from: String

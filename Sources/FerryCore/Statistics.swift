@@ -224,7 +224,7 @@ public struct StatsRow: Sendable, Hashable {
     }
 }
 
-/// A range of whole UTC days, as asked for with `from` and `to` (`YYYY-MM-DD`, both included).
+/// A range of whole UTC days, as asked for with `to` (`YYYY-MM-DD`, the last day, included) and `days` (how many).
 public struct StatsRange: Sendable, Hashable {
     /// First day (days since 1970-01-01).
     public var fromDay: Int
@@ -242,24 +242,24 @@ public struct StatsRange: Sendable, Hashable {
         self.toDay = toDay
     }
 
-    /// The range of `from` and `to`, defaulting to the 30 days up to `now`; nil with a reason when it is not valid.
-    public static func parse(from: String?, to: String?, now: Date) -> Result<StatsRange, StatsRangeError> {
-        let today = StatsRollup.day(of: now)
-        var last = today
+    /// The `days` days that end with `to`, defaulting to the 30 days up to `now`; a reason naming the parameter when
+    /// one is not valid. Every `to` from 1970 on and every `days` from 1 to ``maxDays`` make a range, so a request
+    /// that is well formed is never refused for the pair.
+    public static func parse(to: String?, days: String?, now: Date) -> Result<StatsRange, StatsRangeError> {
+        var last = StatsRollup.day(of: now)
         if let to {
-            guard let day = day(from: to) else { return .failure(StatsRangeError(field: "to", message: "to must be a date written YYYY-MM-DD")) }
+            guard let day = day(from: to) else { return .failure(StatsRangeError(field: "to", message: "to must be a date written YYYY-MM-DD, from 1970 on")) }
             last = day
         }
-        var first = last - defaultDays + 1
-        if let from {
-            guard let day = day(from: from) else { return .failure(StatsRangeError(field: "from", message: "from must be a date written YYYY-MM-DD")) }
-            first = day
+        var count = defaultDays
+        if let days {
+            guard (1...3).contains(days.utf8.count), days.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                  let value = Int(days), (1...maxDays).contains(value) else {
+                return .failure(StatsRangeError(field: "days", message: "days must be a whole number from 1 to \(maxDays)"))
+            }
+            count = value
         }
-        guard first <= last else { return .failure(StatsRangeError(field: "from", message: "from must not be after to")) }
-        guard last - first + 1 <= maxDays else {
-            return .failure(StatsRangeError(field: "from", message: "a range covers at most \(maxDays) days"))
-        }
-        return .success(StatsRange(fromDay: first, toDay: last))
+        return .success(StatsRange(fromDay: last - count + 1, toDay: last))
     }
 
     /// The day number of `YYYY-MM-DD` (a real calendar date between 1970 and 9999).

@@ -31,11 +31,15 @@ struct StatsController: Sendable {
         return try JSONBody.response(StatsReport(rows: rows, range: range, linkID: link.id))
     }
 
-    /// The `from`/`to` range of a request, or a 400 naming the parameter at fault.
+    /// The `to`/`days` range of a request, or a 400 naming the parameter at fault.
     static func range(of request: Request, now: Date) throws -> StatsRange {
         let query = request.uri.queryParameters
         func text(_ name: String) -> String? { query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
-        switch StatsRange.parse(from: text("from"), to: text("to"), now: now) {
+        if text("from") != nil {
+            // Ranges were once `from` and `to`; a client still sending `from` would otherwise get another range silently.
+            throw APIError(.badRequest, code: "invalid_field", message: "from is no longer read: ask for the days that end with to (default today) with days (1 to \(StatsRange.maxDays), default \(StatsRange.defaultDays))", field: "from")
+        }
+        switch StatsRange.parse(to: text("to"), days: text("days"), now: now) {
         case .success(let range): return range
         case .failure(let error): throw APIError(.badRequest, code: "invalid_field", message: error.message, field: error.field)
         }

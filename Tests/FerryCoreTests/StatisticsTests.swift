@@ -21,18 +21,23 @@ struct StatisticsTests {
 
     @Test func rangesDefaultToThirtyDaysAndRefuseNonsenseByName() throws {
         let now = Date(timeIntervalSince1970: 1_795_392_000 + 3600)
-        let range = try StatsRange.parse(from: nil, to: nil, now: now).get()
+        let range = try StatsRange.parse(to: nil, days: nil, now: now).get()
         #expect(range.toDay - range.fromDay + 1 == 30)
         #expect(StatsRange.text(ofDay: range.toDay) == "2026-11-23")
-        #expect(try StatsRange.parse(from: "2026-11-01", to: "2026-11-01", now: now).get() == StatsRange(fromDay: 20_758, toDay: 20_758))
-        func field(_ from: String?, _ to: String?) -> String? {
-            if case .failure(let error) = StatsRange.parse(from: from, to: to, now: now) { return error.field }
+        #expect(try StatsRange.parse(to: "2026-11-01", days: "1", now: now).get() == StatsRange(fromDay: 20_758, toDay: 20_758))
+        #expect(try StatsRange.parse(to: nil, days: "7", now: now).get() == StatsRange(fromDay: range.toDay - 6, toDay: range.toDay))
+        // Any day and any count make a range: the longest, ending on the first day there is, starts before it.
+        #expect(try StatsRange.parse(to: "1970-01-01", days: "731", now: now).get() == StatsRange(fromDay: -730, toDay: 0))
+        #expect(try StatsRange.parse(to: "9999-12-31", days: "731", now: now).get().toDay == StatsRange.day(from: "9999-12-31"))
+        func field(_ to: String?, _ days: String?) -> String? {
+            if case .failure(let error) = StatsRange.parse(to: to, days: days, now: now) { return error.field }
             return nil
         }
-        #expect(field("2026-11-02", "2026-11-01") == "from")
-        #expect(field("yesterday", nil) == "from")
-        #expect(field(nil, "2026-02-30") == "to")
-        #expect(field("2020-01-01", "2026-01-01") == "from", "over two years is refused")
+        #expect(field("yesterday", nil) == "to")
+        #expect(field("2026-02-30", nil) == "to")
+        for days in ["0", "732", "-1", "+7", "7.0", "1e2", "0007", "seven", "７"] {
+            #expect(field(nil, days) == "days", "\(days)")
+        }
     }
 
     @Test func referrersAreHostsWithoutWww() {

@@ -543,7 +543,7 @@ struct HostileInputTests {
                     Hostile.splice("GET /canary-utf8 HTTP/1.1\r\nHost: go.example.com\r\nX-Forwarded-For: 203.0.113.{}\r\nConnection: close\r\n\r\n", bytes),
                     Hostile.splice("GET /v1/links?limit={} HTTP/1.1\r\nHost: go.example.com\r\n\(auth)Connection: close\r\n\r\n", bytes),
                     Hostile.splice("GET /v1/links/resolve/canary-utf8?domain=go.example.com{} HTTP/1.1\r\nHost: go.example.com\r\n\(auth)Connection: close\r\n\r\n", bytes),
-                    Hostile.splice("GET /v1/stats?from=2026-01-0{} HTTP/1.1\r\nHost: go.example.com\r\n\(auth)Connection: close\r\n\r\n", bytes),
+                    Hostile.splice("GET /v1/stats?to=2026-01-0{} HTTP/1.1\r\nHost: go.example.com\r\n\(auth)Connection: close\r\n\r\n", bytes),
                     Hostile.splice("GET /v1/links HTTP/1.1\r\nHost: go.example.com\r\nAuthorization: Bearer fs_live_{}\r\nConnection: close\r\n\r\n", bytes),
                     Hostile.splice("GET /dashboard?q={} HTTP/1.1\r\nHost: go.example.com\r\nConnection: close\r\n\r\n", bytes),
                     Hostile.splice("GET /api/v1/app/dynamic_link/canary-utf8?full_request_url=https://go.example.com/canary-utf8?a={} HTTP/1.1\r\nHost: go.example.com\r\nConnection: close\r\n\r\n", bytes),
@@ -875,7 +875,7 @@ struct HostileInputTests {
             }
             // Query numbers.
             for query in ["/v1/links?limit=99999999999999999999", "/v1/links?limit=-1", "/v1/links?limit=1e2", "/v1/links?cursor=-5", "/v1/links?cursor=99999999999999999999999",
-                          "/v1/stats?from=99999-01-01", "/v1/stats?from=2026-13-45", "/v1/links/\(canary.id)/qr?size=1e9", "/v1/links/\(canary.id)/qr?size=99999999999999999999"] {
+                          "/v1/stats?to=99999-01-01", "/v1/stats?to=2026-13-45", "/v1/stats?days=99999999999999999999", "/v1/links/\(canary.id)/qr?size=1e9", "/v1/links/\(canary.id)/qr?size=99999999999999999999"] {
                 let response = try await Hostile.request(port, "GET", query, headers: [("Authorization", "Bearer \(fixture.secret)")])
                 #expect(response.status == 400, "\(query): \(response.status)")
             }

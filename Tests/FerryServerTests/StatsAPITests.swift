@@ -70,14 +70,23 @@ struct StatsAPITests {
             #expect(try await client.execute(uri: path, method: .get, headers: headers(key: fixture.otherSecret)).status == .notFound)
             #expect(try await client.execute(uri: path, method: .get, headers: headers(key: fixture.testSecret)).status == .notFound)
             #expect(try await client.execute(uri: path, method: .post, headers: headers(key: fixture.secret)).status == .methodNotAllowed)
-            for (query, field) in [("from=2026-11-05&to=2026-11-01", "from"), ("from=last-week", "from"), ("to=2026-02-30", "to"),
-                                   ("from=2020-01-01&to=2026-01-01", "from"), ("to=%00", "to")] {
+            for (query, field) in [("days=732", "days"), ("days=0", "days"), ("days=week", "days"), ("to=2026-02-30", "to"), ("to=%00", "to"),
+                                   // `from` is no longer read; a client still sending it is told rather than given another range.
+                                   ("from=2026-11-01&to=2026-11-30", "from"), ("from=2026-11-01", "from")] {
                 let response = try await client.execute(uri: "\(path)?\(query)", method: .get, headers: headers(key: fixture.secret))
                 #expect(response.status == .badRequest, "\(query)")
                 #expect(response.error?.field == field, "\(query)")
             }
-            let one = try await client.execute(uri: "\(path)?from=2026-11-01&to=2026-11-01", method: .get, headers: headers(key: fixture.secret))
+            let one = try await client.execute(uri: "\(path)?to=2026-11-01&days=1", method: .get, headers: headers(key: fixture.secret))
             #expect(try one.decode(StatsReport.self).days.map(\.date) == ["2026-11-01"])
+            // Every day from 1970 on with every count from 1 to 731 is a range, the longest included.
+            for query in ["to=1970-01-01&days=731", "to=9999-12-31&days=731", "days=731", "to=2026-11-30", "from=&to=&days="] {
+                let report = try await client.execute(uri: "\(path)?\(query)", method: .get, headers: headers(key: fixture.secret))
+                #expect(report.status == .ok, "\(query): \(report.text)")
+            }
+            let longest = try await client.execute(uri: "/v1/stats?to=1970-01-01&days=731", method: .get, headers: headers(key: fixture.secret))
+            let report = try longest.decode(StatsReport.self)
+            #expect(report.from == "1968-01-02" && report.to == "1970-01-01" && report.days.count == 731, "\(report.from) \(report.to)")
         }
     }
 }
@@ -117,7 +126,7 @@ struct ExportAPITests {
             #expect(foreign.count == 1, "another app's key gets the header and nothing else")
             let test = try CSV.parse(try await client.execute(uri: "/v1/exports/clicks", method: .get, headers: headers(key: fixture.testSecret)).text)
             #expect(test.count == 1, "a test key sees no live clicks")
-            let old = try await client.execute(uri: "/v1/exports/clicks?from=2020-01-01&to=2020-01-31", method: .get, headers: headers(key: fixture.secret))
+            let old = try await client.execute(uri: "/v1/exports/clicks?to=2020-01-31&days=31", method: .get, headers: headers(key: fixture.secret))
             #expect(try CSV.parse(old.text).count == 1)
             let bad = try await client.execute(uri: "/v1/exports/attributions?to=never", method: .get, headers: headers(key: fixture.secret))
             #expect(bad.status == .badRequest && bad.error?.field == "to")

@@ -43,17 +43,18 @@ struct LinksController: Sendable {
         let query = request.uri.queryParameters
         var limit = 20
         if let text = query["limit"] {
-            guard let value = Int(String(text)), (1...100).contains(value) else {
+            guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int(String(text)), (1...100).contains(value) else {
                 throw APIError(.badRequest, code: "invalid_field", message: "limit must be a whole number from 1 to 100", field: "limit")
             }
             limit = value
         }
+        // A cursor is a position: the page holds the links before it. Any position is one (0 is before every link).
         var cursor: Int64?
         if let text = query["cursor"], !text.isEmpty {
-            guard text.utf8.count <= 20, let value = Int64(String(text)), value > 0 else {
-                throw APIError(.badRequest, code: "invalid_field", message: "cursor must be a value from a previous page's nextCursor", field: "cursor")
+            guard text.utf8.count <= 19, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = UInt64(String(text)) else {
+                throw APIError(.badRequest, code: "invalid_field", message: "cursor must be a value from a previous page's nextCursor (1 to 19 digits)", field: "cursor")
             }
-            cursor = value
+            cursor = Int64(clamping: value)
         }
         let page = try await store.listLinks(appID: auth.app.id, environment: auth.key.environment, limit: limit, after: cursor)
         return try JSONBody.response(LinkListResponse(data: page.links.map(\.response), nextCursor: page.nextCursor.map(String.init)))

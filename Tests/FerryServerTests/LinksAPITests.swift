@@ -155,10 +155,17 @@ struct LinksAPITests {
                 uri = "/v1/links?limit=3&cursor=\(next)"
             }
             #expect(slugs == (0..<7).reversed().map { "p\($0)" })
-            for bad in ["limit=0", "limit=101", "limit=abc", "cursor=-1", "cursor=xyz", "cursor=99999999999999999999999"] {
+            for bad in ["limit=0", "limit=101", "limit=abc", "limit=+5", "limit=", "cursor=-1", "cursor=+5", "cursor=xyz", "cursor=12345678901234567890",
+                        "cursor=99999999999999999999999", "cursor=%EF%BC%95"] {
                 let response = try await client.execute(uri: "/v1/links?\(bad)", method: .get, headers: headers(key: fixture.secret))
                 #expect(response.status == .badRequest, "\(bad)")
                 #expect(response.error?.field != nil)
+            }
+            // Any position is a cursor: before every link, after every link (19 digits, beyond the largest there is).
+            for (cursor, count) in [("0", 0), ("00", 0), ("9999999999999999999", 7), ("", 7)] {
+                let page = try await client.execute(uri: "/v1/links?limit=100&cursor=\(cursor)", method: .get, headers: headers(key: fixture.secret))
+                #expect(page.status == .ok, "\(cursor)")
+                #expect(try page.decode(LinkListResponse.self).data.count == count, "\(cursor)")
             }
         }
     }

@@ -12,6 +12,10 @@ public enum DomainName {
 
     /// Validates and lowercases a domain given by a user.
     public static func validate(_ text: String, field: String = "domain") throws(ValidationError) -> String {
+        // ASCII only, checked before lowercasing: the Kelvin sign (U+212A) would lowercase to `k`.
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else {
+            throw ValidationError(field: field, "domain '\(text)' is not a valid host name (letters, digits, '-' and '.', punycode for international names, optional :port)")
+        }
         let lower = text.lowercased()
         guard !lower.isEmpty, lower.utf8.count <= maxLength else {
             throw ValidationError(field: field, "domain must be a host name of 1 to \(maxLength) characters")

@@ -46,13 +46,14 @@ public enum LinkRules {
         let domain: String
         if let requested = request.domain {
             let normalized = try DomainName.validate(requested)
+            // Well formed, but not the app's: as a link of another app, it does not exist for this key.
             guard context.app.domains.contains(normalized) else {
-                throw ValidationError(field: "domain", "domain '\(normalized)' is not one of this app's link domains")
+                throw ValidationError(code: "not_found", field: "domain", "domain '\(normalized)' is not one of this app's link domains")
             }
             domain = normalized
         } else {
             guard let first = context.app.domains.first else {
-                throw ValidationError(field: "domain", "this app has no link domain")
+                throw ValidationError(code: "conflict", field: "domain", "this app has no link domain; add one with 'ferry app update'")
             }
             domain = first
         }

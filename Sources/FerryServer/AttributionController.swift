@@ -182,7 +182,7 @@ struct AttributionController: Sendable {
         for (index, record) in records.enumerated() {
             guard let linkID = record.linkID else { continue }
             guard let link = try await store.link(id: linkID, appID: auth.app.id), link.environment == auth.key.environment else {
-                throw APIError(.badRequest, code: "invalid_field", message: "events[\(index)].linkID names no link of this app", field: "events[\(index)].linkID")
+                throw APIError(.notFound, code: "not_found", message: "events[\(index)].linkID names no link of this app", field: "events[\(index)].linkID")
             }
         }
         try await store.recordEvents(records)
@@ -195,8 +195,9 @@ struct AttributionController: Sendable {
         guard let slug = Slug.normalize(rawSlug) else { throw APIError.notFound("link '\(rawSlug.prefix(64))'") }
         let domain: String
         if let requested = query["domain"].map(String.init) {
+            // Any host that is not one of the app's has no link of this key, as a link of another app does not.
             guard let normalized = DomainName.normalizeHostHeader(requested), let own = auth.app.linkDomain(forHost: normalized) else {
-                throw APIError(.badRequest, code: "invalid_field", message: "domain is not one of this app's link domains", field: "domain")
+                throw APIError(.notFound, code: "not_found", message: "domain is not one of this app's link domains", field: "domain")
             }
             domain = own
         } else {

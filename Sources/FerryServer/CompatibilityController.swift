@@ -251,7 +251,7 @@ struct CompatibilityController: Sendable {
             try CompatibilityRules.checkReferral(referrerIdentifier: body.referrerIdentifier, campaign: body.campaign, customPayload: body.customPayload)
         } catch { throw APIError(error) }
         guard let destination = auth.app.fallbackURL ?? auth.app.ios.appStoreURL else {
-            throw APIError(.badRequest, code: "invalid_field", message: "the app has neither a fallback URL nor an App Store id for visitors without the app; set one with 'ferry app update'")
+            throw APIError(.conflict, code: "conflict", message: "the app has neither a fallback URL nor an App Store id for visitors without the app; set one with 'ferry app update'")
         }
         let create = CreateLinkRequest(destination: destination, params: body.customPayload, campaign: body.campaign, referrer: body.referrerIdentifier)
         let link: Link

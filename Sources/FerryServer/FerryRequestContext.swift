@@ -35,9 +35,15 @@ public struct APIError: HTTPResponseError, Sendable {
         self.headers = headers
     }
 
-    /// 400 from a validation error.
+    /// The answer to a validation error: 404 for something the request names that the key's app does not have
+    /// (`not_found`), 409 when the app lacks what the request needs (`conflict`, `too_many_webhooks`), else 400.
     public init(_ error: ValidationError) {
-        self.init(.badRequest, code: error.code, message: error.message, field: error.field)
+        let status: HTTPResponse.Status = switch error.code {
+        case "not_found": .notFound
+        case "conflict", "too_many_webhooks": .conflict
+        default: .badRequest
+        }
+        self.init(status, code: error.code, message: error.message, field: error.field)
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {

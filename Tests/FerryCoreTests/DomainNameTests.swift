@@ -26,6 +26,8 @@ struct DomainNameTests {
         "go.example.com:65536", "go.example.com:-1", "go.example.com:+80", "go.example.com:080", "go.example.com:8o",
         "go.example.com: 80", "go.example.com:80:80", ":8080", "[::1]", "[::1]:8080", "*.example.com", "go.example.com?x",
         "go.example.com#x", "go%2eexample.com",
+        // Lowercased, the Kelvin sign is `k`: refused as the non-ASCII text it is, as the description's pattern says.
+        "\u{212A}.example.com", "go.\u{212A}\u{212A}",
     ])
     func refusesInvalidDomains(text: String) {
         #expect(validationError { try DomainName.validate(text) }?.field == "domain")

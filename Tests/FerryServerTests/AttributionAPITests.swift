@@ -190,7 +190,11 @@ struct AttributionAPITests {
             #expect(try resolved.decode(ResolveResponse.self) == ResolveResponse(link: link.data))
             #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_open") == 1)
             #expect(try await client.execute(uri: "/v1/links/resolve/theirs", method: .get, headers: headers(key: fixture.publishable)).status == .notFound)
-            #expect(try await client.execute(uri: "/v1/links/resolve/open?domain=other.test", method: .get, headers: headers(key: fixture.publishable)).status == .badRequest)
+            for domain in ["other.test", "", "not%20a%20host"] {
+                let foreign = try await client.execute(uri: "/v1/links/resolve/open?domain=\(domain)", method: .get, headers: headers(key: fixture.publishable))
+                #expect(foreign.status == .notFound, "\(domain)")
+                #expect(foreign.error?.field == "domain", "\(domain)")
+            }
 
             let events = EventsRequest(events: [
                 SDKEvent(name: "install", installID: "IDFV-5"),
@@ -205,13 +209,17 @@ struct AttributionAPITests {
                 (EventsRequest(events: Array(repeating: SDKEvent(name: "open", installID: "i"), count: 101)), "events"),
                 (EventsRequest(events: [SDKEvent(name: "Bad Name", installID: "i")]), "events[0].name"),
                 (EventsRequest(events: [SDKEvent(name: "open", installID: "i", timestamp: Date().addingTimeInterval(7 * 86400))]), "events[0].timestamp"),
-                (EventsRequest(events: [SDKEvent(name: "open", installID: "i", linkID: otherLink.id)]), "events[0].linkID"),
             ]
             for (request, field) in refusals {
                 let response = try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: fixture.publishable, json: true), body: jsonBody(request))
                 #expect(response.status == .badRequest, "\(field)")
                 #expect(response.error?.field == field)
             }
+            // A well-formed link id of another app names no link this key has: 404, as reading that link would be.
+            let foreign = try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: fixture.publishable, json: true),
+                                                   body: jsonBody(EventsRequest(events: [SDKEvent(name: "open", installID: "i", linkID: otherLink.id)])))
+            #expect(foreign.status == .notFound)
+            #expect(foreign.error?.field == "events[0].linkID" && foreign.error?.code == "not_found")
             #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "open") == 1)
         }
     }

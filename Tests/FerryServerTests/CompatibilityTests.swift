@@ -251,6 +251,8 @@ struct CompatibilityTests {
                 ("{", fixture.secret, .badRequest, nil, "JSON"),
                 (Self.referralBody, fixture.publishable, .forbidden, nil, "secret key"),
                 (Self.referralBody, nil, .unauthorized, nil, "API key"),
+                // The other app has neither a fallback URL nor an App Store id: the request is fine, the app is not ready.
+                (Self.referralBody, fixture.otherSecret, .conflict, nil, "neither a fallback URL nor an App Store id"),
             ]
             for (body, key, status, field, words) in cases {
                 var extra: [(HTTPField.Name, String)] = [(.contentType, "application/json")]

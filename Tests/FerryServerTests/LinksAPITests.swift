@@ -126,8 +126,15 @@ struct LinksAPITests {
             // Another app cannot put a link on this app's domain.
             let foreign = try await client.execute(uri: "/v1/links", method: .post, headers: headers(key: fixture.otherSecret, json: true),
                                                    body: jsonBody(#"{"domain": "go.example.com", "slug": "steal", "destination": "https://evil.example/"}"#))
-            #expect(foreign.status == .badRequest)
-            #expect(foreign.error?.field == "domain")
+            #expect(foreign.status == .notFound)
+            #expect(foreign.error?.field == "domain" && foreign.error?.code == "not_found")
+            // A malformed domain is a bad request, whoever's it would be.
+            for domain in ["not a host", "go.example.com:0", "\u{212A}.example.com", "-go.example.com"] {
+                let malformed = try await client.execute(uri: "/v1/links", method: .post, headers: headers(key: fixture.secret, json: true),
+                                                         body: jsonBody(CreateLinkRequest(domain: domain, destination: "https://example.com/")))
+                #expect(malformed.status == .badRequest, "\(domain)")
+                #expect(malformed.error?.field == "domain", "\(domain)")
+            }
             // A test key's links live apart from live ones.
             let test = try await client.execute(uri: "/v1/links", method: .post, headers: headers(key: fixture.testSecret, json: true),
                                                 body: jsonBody(#"{"slug": "trial", "destination": "https://example.com/"}"#))

@@ -74,23 +74,25 @@ struct OpenAPIDescriptionTests {
         }
     }
 
-    /// URLs of every kind the rules tell apart: schemes, credentials, hosts (names, labels at their limits, IPv4 and
-    /// IPv6 in their forms, `localhost`), ports, and what follows, combined at random (the same every run).
+    /// Hosts (names, labels at their limits, IPv4 and IPv6 in their forms, `localhost`) and ports the rules tell apart.
+    static let label63 = String(repeating: "a", count: 63)
+    static let hosts = ["example.com", "EXAMPLE.com", "a", "a-b.c", "-a.com", "a-.com", "a..b", ".a", "a.", "a_b.com", "%41.com", "",
+                        Self.label63 + ".com", Self.label63 + "a.com", Array(repeating: Self.label63, count: 4).joined(separator: "."),
+                        Array(repeating: Self.label63, count: 3).joined(separator: ".") + ".ab", Array(repeating: Self.label63, count: 3).joined(separator: ".") + ".abc",
+                        "127.0.0.1", "1.2.3.4", "203.0.113.7", "0x7f000001", "2130706433", "localhost", "LOCALHOST", "a.localhost", "notlocalhost",
+                        "localhost.com", "hooks.b1", "hooks.1b", "[::1]", "[::]", "[1:2:3:4:5:6:7:8]", "[1:2:3:4:5:6:7:8:9]", "[1:2:3:4:5:6:7::]",
+                        "[::2:3:4:5:6:7:8]", "[1::2:3:4:5:6:7:8]", "[::ffff:1.2.3.4]", "[1:2:3:4:5:6:1.2.3.4]", "[1:2:3:4:5:6:7:1.2.3.4]", "[1::2::3]",
+                        "[1.2.3.4]", "[:::1]", "[12345::]", "[::1.2.3.04]", "[::1.2.3.256]", "[2001:DB8::a]", "[::1", "[::1]]", "[[::1]]", "x[::1]"]
+    static let ports = ["", "", "", ":80", ":0", ":080", ":65535", ":65536", ":", ":99999", ":8a", ":1:2"]
+
+    /// URLs of every kind the rules tell apart: schemes, credentials, `hosts`, `ports`, and what follows, combined at
+    /// random (the same every run).
     static func urlCorpus(count: Int) -> [String] {
         let schemes = ["http", "https", "HTTPS", "hTtP", "ftp", "myapp", "my-app+x.y", "javascript", "JavaScript", "data", "chrome-extension",
                        "view-source", "1abc", "", String(repeating: "s", count: 64), String(repeating: "s", count: 65), "file", "intent"]
             + Array(repeating: "https", count: 12)
         let separators = Array(repeating: "://", count: 12) + [":", ":/", ""]
         let credentials = Array(repeating: "", count: 20) + ["user@", "u:p@"]
-        let label63 = String(repeating: "a", count: 63)
-        let hosts = ["example.com", "EXAMPLE.com", "a", "a-b.c", "-a.com", "a-.com", "a..b", ".a", "a.", "a_b.com", "%41.com", "",
-                     label63 + ".com", label63 + "a.com", Array(repeating: label63, count: 4).joined(separator: "."),
-                     Array(repeating: label63, count: 3).joined(separator: ".") + ".ab", Array(repeating: label63, count: 3).joined(separator: ".") + ".abc",
-                     "127.0.0.1", "1.2.3.4", "203.0.113.7", "0x7f000001", "2130706433", "localhost", "LOCALHOST", "a.localhost", "notlocalhost",
-                     "localhost.com", "hooks.b1", "hooks.1b", "[::1]", "[::]", "[1:2:3:4:5:6:7:8]", "[1:2:3:4:5:6:7:8:9]", "[1:2:3:4:5:6:7::]",
-                     "[::2:3:4:5:6:7:8]", "[1::2:3:4:5:6:7:8]", "[::ffff:1.2.3.4]", "[1:2:3:4:5:6:1.2.3.4]", "[1:2:3:4:5:6:7:1.2.3.4]", "[1::2::3]",
-                     "[1.2.3.4]", "[:::1]", "[12345::]", "[::1.2.3.04]", "[::1.2.3.256]", "[2001:DB8::a]", "[::1", "[::1]]", "[[::1]]", "x[::1]"]
-        let ports = ["", "", "", ":80", ":0", ":080", ":65535", ":65536", ":", ":99999", ":8a", ":1:2"]
         let rests = ["", "/", "/path/to", "?q=1&r=[2]", "#frag", "/a#b#c", "/a b", "/\"", "/<", "/{}|^`~", "/é", "/\\", "/%zz", "/\t", "/x\n", "?'!$&()*+,;=:@"]
         var state: UInt64 = 0x5EED
         func next(_ bound: Int) -> Int {
@@ -105,7 +107,7 @@ struct OpenAPIDescriptionTests {
                       "myapp:" + String(repeating: "p", count: 4090), "myapp:" + String(repeating: "p", count: 4091)]
         for _ in 0..<count {
             corpus.append(schemes[next(schemes.count)] + separators[next(separators.count)] + credentials[next(credentials.count)]
-                          + hosts[next(hosts.count)] + ports[next(ports.count)] + rests[next(rests.count)])
+                          + Self.hosts[next(Self.hosts.count)] + Self.ports[next(Self.ports.count)] + rests[next(rests.count)])
         }
         return corpus
     }
@@ -134,6 +136,22 @@ struct OpenAPIDescriptionTests {
         }
         // The corpus reaches both sides of each rule.
         #expect(accepted.web > 500 && accepted.app > 500 && accepted.hook > 200, "\(accepted)")
+    }
+
+    /// `LinkDomain` (the `domain` of a new link) accepts exactly the domains the server's rule accepts.
+    @Test func linkDomainSchemaAgreesWithTheServersRule() throws {
+        let lines = Self.schema("LinkDomain")
+        let pattern = try Pattern(try #require(Self.values("pattern", in: lines).first))
+        #expect(Self.values("maxLength", in: lines) == ["253"])
+        let long = Array(repeating: Self.label63, count: 3).joined(separator: ".")
+        let extra = ["\u{212A}.example.com", "go.example.com.", long + ".ab", long + ".abc", long + ".a:8", long + ".a:80", "go.example.com:8080"]
+        var accepted = 0
+        for domain in Self.hosts.flatMap({ host in Self.ports.map { host + $0 } }) + extra {
+            let described = domain.count <= 253 && pattern.matches(domain)
+            #expect(described == ((try? DomainName.validate(domain)) != nil), "\(domain)")
+            accepted += described ? 1 : 0
+        }
+        #expect(accepted > 50)
     }
 
     /// The methods a client may send, as `MethodGuard` knows them.
@@ -182,7 +200,7 @@ struct OpenAPIDescriptionTests {
         let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: fixture.app, environment: .live)
         try await fixture.application().test(.router) { client in
             let created = try await client.execute(uri: "/v1/webhooks", method: .post, headers: headers(key: fixture.secret, json: true),
-                                                   body: jsonBody(#"{"url": "https://hooks.example.com/ferry"}"#))
+                                      body: jsonBody(#"{"url": "https://hooks.example.com/ferry"}"#))
             #expect(created.status == .created)
             let webhook = try created.decode(WebhookResponse.self).id
             // Deletions last, so that the other operations still find what they name.

@@ -234,11 +234,8 @@ public enum AttributionRules {
                 try LinkRules.checkText(key, field: "\(field).properties", max: 64)
                 try LinkRules.checkText(value, field: "\(field).properties.\(key.prefix(64))", max: 256)
             }
-            var occurred = event.timestamp ?? now
-            if occurred > now.addingTimeInterval(86400) || occurred < now.addingTimeInterval(-30 * 86400) {
-                throw ValidationError(field: "\(field).timestamp", "timestamp must be within the last 30 days and at most one day ahead of the server's clock")
-            }
-            occurred = min(occurred, now)
+            // A device's clock may be wrong either way; a time ahead of the server's is taken as the server's.
+            let occurred = min(event.timestamp ?? now, now)
             records.append(EventRecord(appID: appID, environment: environment, name: event.name, installID: installID, linkID: event.linkID,
                                        properties: properties, occurredAt: occurred, receivedAt: now))
         }

@@ -57,10 +57,8 @@ public enum LinkRules {
             }
             domain = first
         }
+        // An expiry in the past makes a link that answers 410 at once, as a PATCH to it does.
         let slug = try request.slug.map { s throws(ValidationError) in try Slug.validateCustom(s) } ?? context.generatedSlug
-        if let expiresAt = request.expiresAt, expiresAt <= context.now {
-            throw ValidationError(field: "expiresAt", "expiresAt must be in the future")
-        }
         var link = Link(
             id: context.id, appID: context.app.id, environment: context.environment, domain: domain, slug: slug,
             destination: request.destination, iosURL: request.iosURL, androidURL: request.androidURL,

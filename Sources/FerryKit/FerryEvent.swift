@@ -97,7 +97,7 @@ final class EventHandlers: Sendable {
 
 /// Sends the install and open events to the server in batches: kept in storage until the server has them,
 /// sent a few seconds after the first one waits, dropped when the server refuses them as malformed or when
-/// they are too old for it to take.
+/// they are too old to be worth sending (29 days).
 actor EventUploader {
     static let storageKey = "events.pending"
     static let maxPending = 500

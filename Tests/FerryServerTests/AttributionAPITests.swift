@@ -208,7 +208,6 @@ struct AttributionAPITests {
                 (EventsRequest(events: []), "events"),
                 (EventsRequest(events: Array(repeating: SDKEvent(name: "open", installID: "i"), count: 101)), "events"),
                 (EventsRequest(events: [SDKEvent(name: "Bad Name", installID: "i")]), "events[0].name"),
-                (EventsRequest(events: [SDKEvent(name: "open", installID: "i", timestamp: Date().addingTimeInterval(7 * 86400))]), "events[0].timestamp"),
             ]
             for (request, field) in refusals {
                 let response = try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: fixture.publishable, json: true), body: jsonBody(request))
@@ -221,6 +220,31 @@ struct AttributionAPITests {
             #expect(foreign.status == .notFound)
             #expect(foreign.error?.field == "events[0].linkID" && foreign.error?.code == "not_found")
             #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "open") == 1)
+        }
+    }
+
+    /// A device's clock says when an event happened, however long ago or ahead; statistics count an event on the day it
+    /// arrives.
+    @Test func eventsKeepTheirTimeWhateverItIs() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let now = Date()
+            let events = EventsRequest(events: [
+                SDKEvent(name: "old.one", installID: "IDFV-7", timestamp: now.addingTimeInterval(-400 * 86400)),
+                SDKEvent(name: "ahead", installID: "IDFV-7", timestamp: now.addingTimeInterval(7 * 86400)),
+            ])
+            let accepted = try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: fixture.publishable, json: true), body: jsonBody(events))
+            #expect(accepted.status == .ok, "\(accepted.text)")
+            #expect(try accepted.decode(EventsResponse.self).accepted == 2)
+            func count(_ name: String, on date: Date) async throws -> Int? {
+                let day = StatsRange.text(ofDay: StatsRollup.day(of: date))
+                let report = try await client.execute(uri: "/v1/stats?to=\(day)&days=1", method: .get, headers: headers(key: fixture.secret))
+                return try report.decode(StatsReport.self).events[name]
+            }
+            #expect(try await count("old.one", on: Date()) == 1)
+            #expect(try await count("ahead", on: Date()) == 1)
+            #expect(try await count("old.one", on: now.addingTimeInterval(-400 * 86400)) == nil)
         }
     }
 

@@ -145,6 +145,22 @@ struct LinksAPITests {
         #expect(try await fixture.store.link(id: (fixture.store.link(domain: "go.example.com", slug: "mine"))!.id, appID: fixture.app.id)?.destination == "https://example.com/")
     }
 
+    /// An expiry in the past makes a link that is expired from the start, as a PATCH to such an expiry does.
+    @Test func aLinkMayBeCreatedAlreadyExpired() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let created = try await client.execute(uri: "/v1/links", method: .post, headers: headers(key: fixture.secret, json: true),
+                                                   body: jsonBody(#"{"slug": "over", "destination": "https://example.com/", "expiresAt": "2001-01-01T00:00:00Z"}"#))
+            #expect(created.status == .created, "\(created.text)")
+            #expect(try created.decode(LinkResponse.self).expiresAt == Date(timeIntervalSince1970: 978_307_200))
+            let resolved = try await client.execute(uri: "/v1/links/resolve/over", method: .get, headers: headers(key: fixture.publishable))
+            #expect(resolved.status == .gone)
+            let click = try await client.execute(uri: "/over", method: .get, headers: headers(userAgent: UA.desktop))
+            #expect(click.status == .gone)
+        }
+    }
+
     @Test func listingUsesCursors() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
@@ -237,7 +253,7 @@ struct LinksAPITests {
         (#"{"destination": "https://example.com", "utm": {"source": ["x"]}}"#, "utm.source"),
         (#"{"destination": "https://example.com", "social": {"imageURL": "javascript:x"}}"#, "social.imageURL"),
         (#"{"destination": "https://example.com", "expiresAt": "tomorrow"}"#, "expiresAt"),
-        (#"{"destination": "https://example.com", "expiresAt": "2001-01-01T00:00:00Z"}"#, "expiresAt"),
+        (#"{"destination": "https://example.com", "expiresAt": "2026-01-01T00:00:00+18:30"}"#, "expiresAt"),
         (#"{"destination": "https://example.com", "disabled": "yes"}"#, "disabled"),
         (#"{"destination": "https://example.com", "domain": "not a domain"}"#, "domain"),
     ])

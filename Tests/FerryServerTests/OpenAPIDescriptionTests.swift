@@ -154,6 +154,33 @@ struct OpenAPIDescriptionTests {
         #expect(accepted > 50)
     }
 
+    /// `Timestamp` accepts exactly the instants the server reads (`FerryJSON.parseDate`): calendar dates with leap
+    /// days, times, fractions and offsets at and past their limits, combined at random (the same every run).
+    @Test func timestampSchemaAgreesWithTheServersParser() throws {
+        let lines = Self.schema("Timestamp")
+        let pattern = try Pattern(try #require(Self.values("pattern", in: lines).first))
+        #expect(Self.values("maxLength", in: lines) == ["64"])
+        let years = ["2026", "2024", "2000", "1900", "2100", "0400", "0004", "0001", "0000", "9999", "1970", "1969", "226", "20266"]
+        let monthDays = ["01-01", "01-31", "01-32", "02-28", "02-29", "02-30", "04-30", "04-31", "06-31", "09-30", "11-31", "12-31", "13-01", "00-10", "10-00", "1-01"]
+        let times = ["T00:00:00", "T23:59:59", "T24:00:00", "T23:60:00", "T23:59:60", "t12:00:00", " 12:00:00", "T12:00", "T1:00:00"]
+        let fractions = ["", "", ".5", ".123456789", ".1234567890", ".", ".5x"]
+        let zones = ["Z", "Z", "Z", "+00:00", "+05:30", "-18:00", "+18:01", "-17:59", "z", "-23:59", "+24:00", "+05:60", "+0530", "+05:30:00", "", "UTC"]
+        var state: UInt64 = 0x7157
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var accepted = 0
+        for _ in 0..<20_000 {
+            let text = years[next(years.count)] + "-" + monthDays[next(monthDays.count)] + times[next(times.count)] + fractions[next(fractions.count)]
+                + zones[next(zones.count)]
+            let described = text.count <= 64 && pattern.matches(text)
+            #expect(described == (FerryJSON.parseDate(text) != nil), "\(text)")
+            accepted += described ? 1 : 0
+        }
+        #expect(accepted > 200, "\(accepted)")
+    }
+
     /// The methods a client may send, as `MethodGuard` knows them.
     static let probed = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "QUERY"]
 

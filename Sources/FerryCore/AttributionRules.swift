@@ -145,7 +145,12 @@ public enum AttributionRules {
             throw ValidationError(field: "\(field).screenScale", "\(field).screenScale must be above 0 and at most 10")
         }
         if let zone = signals.timeZone {
-            guard zone.utf8.count <= 64, TimeZone(identifier: zone) != nil else {
+            // By shape, not by this server's time zone database: a device may know a zone the server's is too old for, and
+            // zones are only ever compared with each other.
+            guard let first = zone.utf8.first, URLRules.isLetter(first), zone.utf8.count <= 64, zone.utf8.allSatisfy({
+                URLRules.isLetter($0) || URLRules.isDigit($0) || [UInt8(ascii: "/"), UInt8(ascii: "_"), UInt8(ascii: "+"), UInt8(ascii: "-"),
+                                                                  UInt8(ascii: ":"), UInt8(ascii: ".")].contains($0)
+            }) else {
                 throw ValidationError(field: "\(field).timeZone", "\(field).timeZone must be an IANA time zone such as Europe/Paris")
             }
         }
@@ -164,7 +169,7 @@ public enum AttributionRules {
     }
 
     /// What a browser reported, with every field that breaks the rules dropped rather than refused: a page's
-    /// report is best effort, and one odd value (a time zone this server does not know) should not lose the rest.
+    /// report is best effort, and one odd value (a screen of 0 points) should not lose the rest.
     public static func sanitize(_ signals: DeviceSignals) -> DeviceSignals {
         var clean = DeviceSignals()
         func keep<T>(_ value: T?, _ apply: (inout DeviceSignals, T) -> Void) {

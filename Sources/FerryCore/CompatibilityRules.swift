@@ -84,7 +84,7 @@ public enum CompatibilityRules {
         signals.screenWidth = try dimension(width, field: "width")
         signals.screenHeight = try dimension(height, field: "height")
         if let userAgent {
-            guard userAgent.utf8.count <= 512, !userAgent.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            guard userAgent.unicodeScalars.count <= 512, !userAgent.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
                 throw ValidationError(field: "user_agent", "user_agent must be at most 512 printable characters")
             }
             if let short = shortUserAgent(userAgent) {
@@ -175,9 +175,9 @@ public enum CompatibilityRules {
             throw ValidationError(field: "customPayload", "customPayload may hold at most \(maxCustomPayloadPairs) key-value pairs; it has \(customPayload.count)")
         }
         for (key, value) in customPayload.sorted(by: { $0.key < $1.key }) {
-            guard !key.isEmpty, key.utf8.count <= 64,
+            guard !key.isEmpty, key.unicodeScalars.count <= 64,
                   !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
-                throw ValidationError(field: "customPayload", "customPayload keys must be 1 to 64 bytes without spaces or control characters")
+                throw ValidationError(field: "customPayload", "customPayload keys must be 1 to 64 characters without spaces or control characters")
             }
             try LinkRules.checkText(value, field: "customPayload.\(key)", max: 256)
         }

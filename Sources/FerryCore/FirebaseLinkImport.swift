@@ -601,8 +601,8 @@ extension FirebaseLinkImport {
         /// Adds a param when Ferry's bounds allow it; otherwise notes that it was left out.
         @discardableResult
         mutating func addParam(_ name: String, _ value: String, to params: inout [String: String], what: String) -> Bool {
-            guard value.utf8.count <= LinkRules.maxParamValueBytes else {
-                notes.append("\(what) is longer than \(LinkRules.maxParamValueBytes) bytes: it is not kept as params.\(name)")
+            guard value.unicodeScalars.count <= LinkRules.maxParamValueLength else {
+                notes.append("\(what) is longer than \(LinkRules.maxParamValueLength) characters: it is not kept as params.\(name)")
                 return false
             }
             guard !value.unicodeScalars.contains("\u{0}") else {

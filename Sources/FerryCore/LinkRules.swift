@@ -5,18 +5,20 @@ import Foundation
 public enum LinkRules {
     /// Most params a link may carry.
     public static let maxParams = 50
+    // Lengths are counted in characters as JSON Schema counts them (Unicode scalars), so that the API description's
+    // `maxLength` is the rule itself.
     /// Longest param name, in characters.
     public static let maxParamKeyLength = 128
-    /// Longest param value, in bytes.
-    public static let maxParamValueBytes = 1024
-    /// Largest params dictionary, keys and values together, in bytes.
-    public static let maxParamsTotalBytes = 16 * 1024
-    /// Longest short text (campaign, referrer, each UTM field), in bytes.
-    public static let maxShortTextBytes = 256
-    /// Longest social title, in bytes.
-    public static let maxTitleBytes = 300
-    /// Longest social description, in bytes.
-    public static let maxDescriptionBytes = 1000
+    /// Longest param value, in characters.
+    public static let maxParamValueLength = 1024
+    /// Largest params dictionary, keys and values together, in characters.
+    public static let maxParamsTotalLength = 16 * 1024
+    /// Longest short text (campaign, referrer, each UTM field), in characters.
+    public static let maxShortTextLength = 256
+    /// Longest social title, in characters.
+    public static let maxTitleLength = 300
+    /// Longest social description, in characters.
+    public static let maxDescriptionLength = 1000
 
     /// Everything a new link needs beyond the request.
     public struct Context: Sendable {
@@ -104,22 +106,22 @@ public enum LinkRules {
         if let ios = link.iosURL { try URLRules.validateAppURL(ios, field: "iosURL") }
         if let android = link.androidURL { try URLRules.validateAppURL(android, field: "androidURL") }
         try validateParams(link.params)
-        try checkText(link.utm.source, field: "utm.source", max: maxShortTextBytes)
-        try checkText(link.utm.medium, field: "utm.medium", max: maxShortTextBytes)
-        try checkText(link.utm.campaign, field: "utm.campaign", max: maxShortTextBytes)
-        try checkText(link.utm.content, field: "utm.content", max: maxShortTextBytes)
-        try checkText(link.utm.term, field: "utm.term", max: maxShortTextBytes)
-        try checkText(link.campaign, field: "campaign", max: maxShortTextBytes)
-        try checkText(link.referrer, field: "referrer", max: maxShortTextBytes)
+        try checkText(link.utm.source, field: "utm.source", max: maxShortTextLength)
+        try checkText(link.utm.medium, field: "utm.medium", max: maxShortTextLength)
+        try checkText(link.utm.campaign, field: "utm.campaign", max: maxShortTextLength)
+        try checkText(link.utm.content, field: "utm.content", max: maxShortTextLength)
+        try checkText(link.utm.term, field: "utm.term", max: maxShortTextLength)
+        try checkText(link.campaign, field: "campaign", max: maxShortTextLength)
+        try checkText(link.referrer, field: "referrer", max: maxShortTextLength)
         try validateSocial(link.social, field: "social")
     }
 
     /// Checks preview fields (also used for an app's defaults).
     public static func validateSocial(_ social: SocialMetadata, field: String) throws(ValidationError) {
-        try checkText(social.title, field: "\(field).title", max: maxTitleBytes)
-        try checkText(social.description, field: "\(field).description", max: maxDescriptionBytes, allowNewlines: true)
+        try checkText(social.title, field: "\(field).title", max: maxTitleLength)
+        try checkText(social.description, field: "\(field).description", max: maxDescriptionLength, allowNewlines: true)
         if let image = social.imageURL {
-            if image.utf8.count > 2048 { throw ValidationError(field: "\(field).imageURL", "\(field).imageURL must be at most 2048 bytes") }
+            if image.utf8.count > 2048 { throw ValidationError(field: "\(field).imageURL", "\(field).imageURL must be at most 2048 characters") }
             try URLRules.validateWebURL(image, field: "\(field).imageURL")
         }
     }
@@ -129,27 +131,28 @@ public enum LinkRules {
         var total = 0
         for (key, value) in params.sorted(by: { $0.key < $1.key }) {
             let field = "params.\(key.prefix(64))"
-            if key.isEmpty || key.count > maxParamKeyLength {
+            if key.isEmpty || key.unicodeScalars.count > maxParamKeyLength {
                 throw ValidationError(field: "params", "param names must be 1 to \(maxParamKeyLength) characters")
             }
             if key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) {
                 throw ValidationError(field: "params", "param names must not contain spaces or control characters")
             }
-            if value.utf8.count > maxParamValueBytes {
-                throw ValidationError(field: field, "param values must be at most \(maxParamValueBytes) bytes")
+            if value.unicodeScalars.count > maxParamValueLength {
+                throw ValidationError(field: field, "param values must be at most \(maxParamValueLength) characters")
             }
             if value.unicodeScalars.contains("\u{0}") {
                 throw ValidationError(field: field, "param values must not contain NUL characters")
             }
-            total += key.utf8.count + value.utf8.count
+            total += key.unicodeScalars.count + value.unicodeScalars.count
         }
-        if total > maxParamsTotalBytes { throw ValidationError(field: "params", "params may total at most \(maxParamsTotalBytes) bytes") }
+        if total > maxParamsTotalLength { throw ValidationError(field: "params", "params may total at most \(maxParamsTotalLength) characters") }
     }
 
-    /// Bounded single-line text (newlines optionally allowed), no other control characters.
+    /// Bounded single-line text (newlines optionally allowed), no other control characters; `max` counts characters
+    /// (Unicode scalars, as JSON Schema's `maxLength` does).
     public static func checkText(_ text: String?, field: String, max: Int, allowNewlines: Bool = false) throws(ValidationError) {
         guard let text else { return }
-        if text.utf8.count > max { throw ValidationError(field: field, "\(field) must be at most \(max) bytes") }
+        if text.unicodeScalars.count > max { throw ValidationError(field: field, "\(field) must be at most \(max) characters") }
         for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {
             if allowNewlines && (scalar == "\n" || scalar == "\r" || scalar == "\t") { continue }
             throw ValidationError(field: field, "\(field) must not contain control characters")

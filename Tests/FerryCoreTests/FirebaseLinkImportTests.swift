@@ -319,7 +319,7 @@ struct FirebaseLinkImportTests {
     @Test func aLinkNameTooLongForAParamIsLeftOutNotFatal() throws {
         let row = try FDL.row(["short": "https://go.acme.com/n", "link": "https://acme.com/p", "name": String(repeating: "n", count: 1025)])
         #expect(row.request?.params == nil)
-        #expect(row.notes.contains { $0.contains("longer than 1024 bytes") })
+        #expect(row.notes.contains { $0.contains("longer than 1024 characters") })
     }
 
     // MARK: Archived and timestamps

@@ -133,9 +133,13 @@ struct LinkRulesMakeLinkTests {
         #expect(try Self.make(CreateLinkRequest(destination: "https://acme.com/", params: ok)).params == ok)
         let error = Self.error(CreateLinkRequest(destination: "https://acme.com/", params: ["big": String(repeating: "x", count: 1025)]))
         #expect(error?.field == "params.big")
-        // The limit is in bytes: 512 two-byte characters fit, 513 do not.
-        #expect(Self.error(CreateLinkRequest(destination: "https://acme.com/", params: ["u": String(repeating: "é", count: 512)])) == nil)
-        #expect(Self.error(CreateLinkRequest(destination: "https://acme.com/", params: ["u": String(repeating: "é", count: 513)]))?.field == "params.u")
+        // The limit is in characters, as JSON Schema's maxLength counts them: 1024 two-byte or four-byte characters fit,
+        // 1025 do not, and a character of several scalars counts each.
+        for character in ["é", "😀"] {
+            #expect(Self.error(CreateLinkRequest(destination: "https://acme.com/", params: ["u": String(repeating: character, count: 1024)])) == nil)
+            #expect(Self.error(CreateLinkRequest(destination: "https://acme.com/", params: ["u": String(repeating: character, count: 1025)]))?.field == "params.u")
+        }
+        #expect(Self.error(CreateLinkRequest(destination: "https://acme.com/", params: ["u": String(repeating: "e\u{301}", count: 513)]))?.field == "params.u")
     }
 
     @Test func paramKeyLimits() throws {
@@ -163,7 +167,7 @@ struct LinkRulesMakeLinkTests {
         // 16 × 1027 = 16 432 bytes: over.
         let error = Self.error(CreateLinkRequest(destination: "https://acme.com/", params: Self.params(count: 16, valueBytes: 1024)))
         #expect(error?.field == "params")
-        #expect(error?.message.contains("\(LinkRules.maxParamsTotalBytes)") == true)
+        #expect(error?.message.contains("\(LinkRules.maxParamsTotalLength)") == true)
     }
 
     // MARK: text
@@ -187,6 +191,9 @@ struct LinkRulesMakeLinkTests {
         }
         _ = try Self.make(request(String(repeating: "a", count: 256)))
         #expect(Self.error(request(String(repeating: "a", count: 257)))?.field == field)
+        // Characters, not bytes: 256 four-byte ones fit.
+        _ = try Self.make(request(String(repeating: "😀", count: 256)))
+        #expect(Self.error(request(String(repeating: "😀", count: 257)))?.field == field)
         #expect(Self.error(request("a\nb"))?.field == field)
         #expect(Self.error(request("a\u{0}b"))?.field == field)
         #expect(Self.error(request("\u{1B}[2J"))?.field == field)

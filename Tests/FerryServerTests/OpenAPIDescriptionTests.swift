@@ -181,6 +181,53 @@ struct OpenAPIDescriptionTests {
         #expect(accepted > 200, "\(accepted)")
     }
 
+    /// A link's title and description are described as the server checks them: characters (Unicode scalars, as
+    /// `maxLength` counts) up to the limit, no control characters (line breaks and tabs allowed in a description).
+    @Test func textSchemasAgreeWithTheServersRule() throws {
+        let lines = Self.schema("SocialMetadata")
+        let patterns = try Self.values("pattern", in: lines).map(Pattern.init)
+        let limits = Self.values("maxLength", in: lines).compactMap(Int.init)
+        // title, description, then imageURL's (a WebURL of at most 2,048).
+        try #require(patterns.count == 2 && limits == [300, 1000, 2048])
+        let pieces = ["a", "Z", " ", "é", "😀", "e\u{301}", "👩‍👩‍👧", "\n", "\r", "\t", "\u{0}", "\u{1B}", "\u{7F}", "\u{85}", "\u{9F}", "\u{A0}", "\u{2028}", "\u{FEFF}"]
+        var state: UInt64 = 0x7E47
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var accepted = (title: 0, description: 0)
+        for _ in 0..<3000 {
+            // Mostly printable text near a limit, with now and then a character the rules refuse.
+            var text = ""
+            let length = [next(40), 295 + next(10), 995 + next(10)][next(3)]
+            while text.unicodeScalars.count < length {
+                text += next(20) == 0 ? pieces[6 + next(pieces.count - 6)] : pieces[next(6)]
+            }
+            let title = text.unicodeScalars.count <= limits[0] && patterns[0].matches(text)
+            #expect(title == ((try? LinkRules.checkText(text, field: "title", max: LinkRules.maxTitleLength)) != nil), "title: \(text.debugDescription.prefix(200))")
+            let description = text.unicodeScalars.count <= limits[1] && patterns[1].matches(text)
+            #expect(description == ((try? LinkRules.checkText(text, field: "d", max: LinkRules.maxDescriptionLength, allowNewlines: true)) != nil),
+                    "description: \(text.debugDescription.prefix(200))")
+            accepted.title += title ? 1 : 0
+            accepted.description += description ? 1 : 0
+        }
+        #expect(accepted.title > 100 && accepted.description > 100, "\(accepted)")
+    }
+
+    /// `Slug` accepts exactly the custom slugs the server takes: the alphabet, 1 to 64 characters, and no reserved word in
+    /// any case.
+    @Test func slugSchemaAgreesWithTheServersRule() throws {
+        let lines = Self.schema("Slug")
+        let patterns = try Self.values("pattern", in: lines).map(Pattern.init)
+        try #require(patterns.count == 2)
+        let words = Slug.reserved.flatMap { [$0, $0.uppercased(), $0.prefix(1).uppercased() + $0.dropFirst(), $0 + "s", "x" + $0] }
+        let others = ["a", "Spring-Sale", "spring_sale", "-", "_", "", "a b", "ä", "a/b", "a.b", String(repeating: "a", count: 64), String(repeating: "a", count: 65)]
+        for slug in words + others {
+            let described = patterns[0].matches(slug) && !patterns[1].matches(slug)
+            #expect(described == ((try? Slug.validateCustom(slug)) != nil), "\(slug)")
+        }
+    }
+
     /// The methods a client may send, as `MethodGuard` knows them.
     static let probed = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "QUERY"]
 

@@ -117,7 +117,7 @@ for n in 1 2 3; do
             'import sys, urllib.parse; print(urllib.parse.unquote(sys.stdin.read()))' | click_id)&utm_source=fuzz")
     done
 done
-# A disabled link and an expired one, for the 410 answers.
+# A disabled link and an expired one, for the answers of links that no longer work.
 for state in '{"disabled": true}' '{"expiresAt": "2020-01-01T00:00:00Z"}'; do
     id="$("$ferry" link create --database "$database" --app "$app" --destination https://example.com/off --json | link_id)"
     slug="$(curl -fsS -X PATCH "$base/v1/links/$id" -H "Authorization: Bearer $secret" -H 'Content-Type: application/json' -d "$state" \

@@ -79,9 +79,9 @@ public struct CreateLinkRequest: Codable, Sendable, Hashable {
     public var referrer: String?
     /// Social preview fields; the app's defaults fill what is missing.
     public var social: SocialMetadata?
-    /// After this instant the link answers 410 Gone.
+    /// After this instant the link answers 404 (saying that it has expired).
     public var expiresAt: Date?
-    /// A disabled link answers 410 Gone.
+    /// A disabled link answers 404 (saying that it is no longer available).
     public var disabled: Bool?
 
     /// Creates a request.

@@ -9,7 +9,7 @@ public enum ClickDecision: Sendable, Hashable {
     case interstitial(InterstitialPage)
     /// 302 to this URL.
     case redirect(String)
-    /// An HTML status page (410 for expired or disabled links).
+    /// An HTML status page (404 for expired or disabled links).
     case status(StatusPage)
 
     /// Whether the click should be recorded (visits of dead links are not).

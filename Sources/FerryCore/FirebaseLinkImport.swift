@@ -51,7 +51,7 @@ import Foundation
 ///   `iosURL` is a whole deep link, and the app's scheme already serves "Open in app" when the link has none.
 /// - **`st`, `sd`, `si`** → `social` (title, description, image URL).
 /// - **`utm_*`** → `utm`, which Ferry adds to the web destination and to the Play Store referrer as FDL did.
-/// - **Archived** (`true`/`false`, `1`/`0`, `yes`/`no`, any case) → `disabled: true`: the link answers 410 Gone.
+/// - **Archived** (`true`/`false`, `1`/`0`, `yes`/`no`, any case) → `disabled: true`: the link answers 404.
 /// - **Link name** → `params["fdl_name"]`: Ferry links have no name field, and `campaign` groups statistics, which
 ///   a per-link label would defeat. Noted on the row.
 /// - **Creation timestamp** → `createdAt` (ISO 8601 with or without fractional seconds and zone, `YYYY-MM-DD

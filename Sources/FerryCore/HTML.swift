@@ -274,11 +274,14 @@ public struct StatusPage: Sendable, Hashable {
     public static let conflictingHost = StatusPage(status: 400, title: "Bad request", message: "This request names more than one host, so it cannot be answered.")
     /// 404 for an unknown slug or host.
     public static let notFound = StatusPage(status: 404, title: "Link not found", message: "This link does not exist. Check that it was copied completely.")
-    /// 410 for an expired link.
-    public static let expired = StatusPage(status: 410, title: "This link has expired", message: "The link you followed is no longer active.")
-    /// 410 for a disabled link.
-    public static let disabled = StatusPage(status: 410, title: "This link is no longer available", message: "The owner of this link has turned it off.")
-    /// 410 for a link on a domain its app no longer serves (a dropped domain, or one another app took since).
+    // An expired or disabled link is answered 404, not 410 Gone: a PATCH can bring it back, and 410 is for what is gone for
+    // good (RFC 9110, 15.5.11). The page says which it is.
+    /// 404 for an expired link.
+    public static let expired = StatusPage(status: 404, title: "This link has expired", message: "The link you followed is no longer active.")
+    /// 404 for a disabled link.
+    public static let disabled = StatusPage(status: 404, title: "This link is no longer available", message: "The owner of this link has turned it off.")
+    /// 410 for a link on a domain its app no longer serves (a dropped domain, or one another app took since): unlike an
+    /// expired or disabled link, nothing its owner does brings it back on this host.
     public static let domainRetired = StatusPage(status: 410, title: "This link is no longer available", message: "The site that made this link no longer serves links on this address.")
     /// 429 when a client clicked too many links that do not exist in a short time.
     public static let tooManyRequests = StatusPage(status: 429, title: "Too many requests", message: "Too many links that do not exist were opened from your network. Please wait a moment and try again.")

@@ -59,7 +59,7 @@ public enum LinkRules {
             }
             domain = first
         }
-        // An expiry in the past makes a link that answers 410 at once, as a PATCH to it does.
+        // An expiry in the past makes a link that is expired at once, as a PATCH to it does.
         let slug = try request.slug.map { s throws(ValidationError) in try Slug.validateCustom(s) } ?? context.generatedSlug
         var link = Link(
             id: context.id, appID: context.app.id, environment: context.environment, domain: domain, slug: slug,

@@ -158,7 +158,7 @@ public struct Link: Sendable, Hashable {
     public var social: SocialMetadata
     /// Expiry.
     public var expiresAt: Date?
-    /// Disabled links answer 410.
+    /// Disabled links answer 404.
     public var disabled: Bool
     /// Creation time.
     public var createdAt: Date

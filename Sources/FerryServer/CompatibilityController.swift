@@ -84,8 +84,9 @@ struct CompatibilityController: Sendable {
         }
         let link = resolved.link, time = now()
         switch link.status(at: time) {
-        case .expired: throw APIError(.gone, code: "gone", message: "link '\(slug)' has expired")
-        case .disabled: throw APIError(.gone, code: "gone", message: "link '\(slug)' is disabled")
+        // 404, not 410: the link may come back (a PATCH), which 410 would deny; the code tells it from an unknown slug.
+        case .expired: throw APIError(.notFound, code: "gone", message: "link '\(slug)' has expired")
+        case .disabled: throw APIError(.notFound, code: "gone", message: "link '\(slug)' is disabled")
         case .active: break
         }
         let agent = request.headers[.userAgent]

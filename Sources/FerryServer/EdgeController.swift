@@ -388,7 +388,7 @@ struct EdgeAnswer {
     /// Nil for a redirect.
     var body: String?
 
-    /// A status page (404, 410, 503…) with the page headers.
+    /// A status page (404, 429, 503…) with the page headers.
     static func page(_ page: StatusPage) -> EdgeAnswer {
         var answer = html(page.render(), status: HTTPResponse.Status(code: page.status))
         if page.status == 503 { answer.fields.append((.retryAfter, "5")) }

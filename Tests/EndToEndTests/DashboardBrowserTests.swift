@@ -78,10 +78,10 @@ struct DashboardBrowserTests {
                 #expect((try Data(contentsOf: shot)).count > 10_000)
                 print("dashboard screenshot: \(shot.path)")
 
-                // Disable it from the page: the short URL answers 410 at once.
+                // Disable it from the page: the short URL answers its "no longer available" page at once.
                 try await page.clickAndWaitForNavigation("#toggle")
-                let (gone, _) = try await FerryKitEndToEndTests.http("GET", base.appendingPathComponent("spring"), headers: ["User-Agent": "Mozilla/5.0 (X11; Linux x86_64)"])
-                #expect(gone == 410)
+                let (gone, body) = try await FerryKitEndToEndTests.http("GET", base.appendingPathComponent("spring"), headers: ["User-Agent": "Mozilla/5.0 (X11; Linux x86_64)"])
+                #expect(gone == 404 && String(decoding: body, as: UTF8.self).contains("no longer available"))
 
                 #expect(page.consoleErrors().isEmpty, "no script errors and no CSP violations: \(page.consoleErrors())")
             } catch {

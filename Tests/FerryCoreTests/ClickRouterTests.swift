@@ -287,20 +287,20 @@ struct ClickRouterTests {
     // MARK: dead links
 
     @Test(arguments: ClientPlatform.allCases)
-    func expiredLinksGet410AndAreNotRecorded(platform: ClientPlatform) {
+    func expiredLinksGet404AndAreNotRecorded(platform: ClientPlatform) {
         let link = Fixtures.link(expiresAt: Fixtures.now.addingTimeInterval(-1))
         let decision = decide(link, client: Fixtures.client(platform))
         #expect(decision == .status(.expired))
         #expect(!decision.records)
-        if case .status(let page) = decision { #expect(page.status == 410) }
+        if case .status(let page) = decision { #expect(page.status == 404) }
     }
 
     @Test(arguments: ClientPlatform.allCases)
-    func disabledLinksGet410AndAreNotRecorded(platform: ClientPlatform) {
+    func disabledLinksGet404AndAreNotRecorded(platform: ClientPlatform) {
         let decision = decide(Fixtures.link(disabled: true), client: Fixtures.client(platform))
         #expect(decision == .status(.disabled))
         #expect(!decision.records)
-        #expect(StatusPage.disabled.status == 410)
+        #expect(StatusPage.disabled.status == 404)
     }
 
     @Test func expiryIsInclusive() throws {

@@ -94,6 +94,10 @@ struct CompatibilityTests {
             let unknown = try await client.execute(uri: "/api/v1/app/dynamic_link/nope", method: .get, headers: headers())
             #expect(unknown.status == .notFound)
             #expect(try unknown.decode(ErrorResponse.self).error.code == "not_found")
+            // A disabled link is not found either (it may come back, so not 410), with its own code.
+            _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "paused", destination: "https://example.com/p", disabled: true), app: fixture.app, environment: .live)
+            let paused = try await client.execute(uri: "/api/v1/app/dynamic_link/paused", method: .get, headers: headers())
+            #expect(paused.status == .notFound && paused.error?.code == "gone")
             let script = try await client.execute(uri: "/api/v1/app/dynamic_link/test?full_request_url=javascript%3Aalert(1)", method: .get, headers: headers())
             #expect(script.status == .badRequest)
             #expect(try script.decode(ErrorResponse.self).error.field == "full_request_url")

@@ -117,8 +117,8 @@ struct EdgeTests {
                 ("/nope", "go.example.com", .notFound, "Link not found"),
                 ("/a/b/c", "go.example.com", .notFound, "Link not found"),
                 ("/%3Cscript%3E", "go.example.com", .notFound, "Link not found"),
-                ("/old", "go.example.com", .gone, "expired"),
-                ("/off", "go.example.com", .gone, "no longer available"),
+                ("/old", "go.example.com", .notFound, "expired"),
+                ("/off", "go.example.com", .notFound, "no longer available"),
                 ("/old", "unknown.example.net", .notFound, "Link not found"),
             ]
             for (path, host, status, text) in cases {

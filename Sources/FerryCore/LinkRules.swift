@@ -59,8 +59,8 @@ public enum LinkRules {
             }
             domain = first
         }
-        // An expiry in the past makes a link that is expired at once, as a PATCH to it does.
         let slug = try request.slug.map { s throws(ValidationError) in try Slug.validateCustom(s) } ?? context.generatedSlug
+        // Any expiry is kept: one in the past makes a link that is expired at once, as a PATCH to it does.
         var link = Link(
             id: context.id, appID: context.app.id, environment: context.environment, domain: domain, slug: slug,
             destination: request.destination, iosURL: request.iosURL, androidURL: request.androidURL,

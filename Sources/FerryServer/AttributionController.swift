@@ -69,9 +69,10 @@ struct AttributionController: Sendable {
         for clickID in tokens.compactMap({ $0 }) {
             let since = time.addingTimeInterval(-window)
             var found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
-            if found == nil, recorder.isPending(clickID: clickID) {
-                // The click happened moments ago and still waits in the recorder (or is being written): write it now.
-                _ = await recorder.waitUntilWritten(clickID: clickID)
+            if found == nil {
+                // The click happened moments ago and still waits in the recorder (or is being written, or was written
+                // between the read and now): write it now, and read again.
+                if recorder.isPending(clickID: clickID) { _ = await recorder.waitUntilWritten(clickID: clickID) }
                 found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
             }
             guard let click = found else {

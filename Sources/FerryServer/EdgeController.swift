@@ -286,8 +286,9 @@ struct EdgeController: Sendable {
         // made-up devices among the candidates of matches.
         let time = now()
         var click = try await store.click(id: report.click)
-        if click == nil, recorder.isPending(clickID: report.click) {
-            _ = await recorder.waitUntilWritten(clickID: report.click)
+        if click == nil {
+            // Still waiting in the recorder, or written between the read and now: read again once it is written.
+            if recorder.isPending(clickID: report.click) { _ = await recorder.waitUntilWritten(clickID: report.click) }
             click = try await store.click(id: report.click)
         }
         guard let click, click.appID == app.id, click.createdAt > time.addingTimeInterval(-Self.signalsWindow) else {

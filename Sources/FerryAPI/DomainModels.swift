@@ -51,13 +51,16 @@ public struct DomainResponse: Codable, Sendable, Hashable {
     public var isDefault: Bool
     /// How to prove control of a pending domain; nil for an active one.
     public var verification: DomainVerification?
+    /// What the check just made found of each proof, when it found none (`POST /v1/domains/{domain}/verify`).
+    public var findings: [String]?
 
     /// Creates a response.
-    public init(domain: String, status: DomainStatus, isDefault: Bool = false, verification: DomainVerification? = nil) {
+    public init(domain: String, status: DomainStatus, isDefault: Bool = false, verification: DomainVerification? = nil, findings: [String]? = nil) {
         self.domain = domain
         self.status = status
         self.isDefault = isDefault
         self.verification = verification
+        self.findings = findings
     }
 }
 

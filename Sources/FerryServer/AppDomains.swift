@@ -125,11 +125,14 @@ struct AppDomains: Sendable {
         do { domain = try DomainName.validate(text) } catch {
             throw Refusal(kind: .invalid, code: error.code, message: error.message, field: "domain")
         }
+        // A well-formed name no app may own (or that only the operator adds) is not this app's to have: a conflict with
+        // the rules of ownership, as another app's domain is.
         if let refusal = DomainName.ownershipRefusal(domain, suffixes: .bundled) {
-            throw Refusal(kind: .invalid, code: "invalid_field", message: refusal, field: "domain")
+            throw Refusal(kind: .conflict, code: "domain_unavailable", message: refusal, field: "domain")
         }
         if DomainName.isLoopback(domain) {
-            throw Refusal(kind: .invalid, code: "invalid_field", message: "domain '\(domain)' is this machine: the operator adds development hosts", field: "domain")
+            throw Refusal(kind: .conflict, code: "domain_unavailable", message: "domain '\(domain)' is this machine: the operator adds development hosts",
+                          field: "domain")
         }
         guard !app.domains.contains(domain) else {
             throw Refusal(kind: .conflict, code: "conflict", message: "domain '\(domain)' is one of this app's already", field: "domain")
@@ -156,18 +159,36 @@ struct AppDomains: Sendable {
         }
     }
 
+    /// What checking a domain's proof came to.
+    enum Verification: Sendable {
+        /// Proven: the domain serves the app's links from now on.
+        case active(App)
+        /// Not proven yet: the domain still waits, and each finding says what a proof showed.
+        case pending(DomainClaim, findings: [String])
+
+        /// The API's view of it.
+        var response: DomainResponse {
+            switch self {
+            case .active(let app):
+                guard let domain = app.domains.last else { return DomainResponse(domain: "", status: .active) }
+                return DomainResponse(domain: domain, status: .active, isDefault: app.domains.first == domain)
+            case .pending(let claim, let findings):
+                var response = AppDomains.response(claim)
+                response.findings = findings
+                return response
+            }
+        }
+    }
+
     /// Checks a pending domain's proof; once proven, the domain serves the app's links.
-    func verify(_ domain: String, app: App, key: APIKeyRecord) async throws -> App {
+    func verify(_ domain: String, app: App, key: APIKeyRecord) async throws -> Verification {
         try checkMayChange(key)
         try checkSelfService()
         guard let claim = try await store.domainClaims(appID: app.id).first(where: { $0.domain == domain.lowercased() }) else {
             throw Refusal(kind: .notFound, code: "not_found", message: "domain '\(domain.prefix(260))' is not waiting for a proof in this app")
         }
         let outcome = await prover.check(claim)
-        guard outcome.proven else {
-            throw Refusal(kind: .invalid, code: "domain_not_verified",
-                          message: "control of \(claim.domain) is not proven yet: " + outcome.findings.joined(separator: "; "))
-        }
+        guard outcome.proven else { return .pending(claim, findings: outcome.findings) }
         let updated: App
         do {
             updated = try await admin.updateApp(id: app.id) { spec in spec.domains.append(claim.domain) }
@@ -176,7 +197,7 @@ struct AppDomains: Sendable {
         }
         _ = try await store.deleteDomainClaim(appID: app.id, domain: claim.domain)
         cache.removeAll()
-        return updated
+        return .active(updated)
     }
 
     /// Drops an active domain (its links stop: they answer 410) or a pending claim. An app keeps at least one domain.

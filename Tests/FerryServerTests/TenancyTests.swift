@@ -94,7 +94,7 @@ struct TenancyTests {
         try await fixture.application().testLive { client in
             let claim = try await client.execute(uri: "/v1/domains", method: .post, headers: headers(key: fixture.secret, json: true),
                                                  body: jsonBody(AddDomainRequest(domain: "co.uk")))
-            #expect(claim.status == .badRequest && claim.error?.field == "domain" && claim.text.contains("public suffix"))
+            #expect(claim.status == .conflict && claim.error?.code == "domain_unavailable" && claim.error?.field == "domain" && claim.text.contains("public suffix"))
         }
     }
 

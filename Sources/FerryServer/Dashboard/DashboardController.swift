@@ -101,8 +101,12 @@ struct DashboardController: Sendable {
                 return "Prove you control \(claim.domain) to make it serve links (below)."
             }),
             ("/verify", { viewer, domain in
-                _ = try await domains.verify(domain, app: viewer.auth.app, key: viewer.auth.key)
-                return "\(domain) is verified and serves the app's links."
+                switch try await domains.verify(domain, app: viewer.auth.app, key: viewer.auth.key) {
+                case .active: return "\(domain) is verified and serves the app's links."
+                case .pending(let claim, let findings):
+                    throw AppDomains.Refusal(kind: .invalid, code: "domain_not_verified",
+                                             message: "Control of \(claim.domain) is not proven yet: " + findings.joined(separator: "; "))
+                }
             }),
             ("/remove", { viewer, domain in
                 try await domains.remove(domain, app: viewer.auth.app, key: viewer.auth.key)

@@ -9,7 +9,9 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "Ferry",
-    platforms: [.macOS(.v14), .iOS(.v15)],
+    // macOS 15: the server's shared state uses Synchronization's Mutex and Atomic, which arrived with it. iOS stays at
+    // 15 for FerryKit, which uses neither (the server does not build for iOS, and an app links FerryKit only).
+    platforms: [.macOS(.v15), .iOS(.v15)],
     products: [
         .library(name: "FerryKit", targets: ["FerryKit"]),
     ],

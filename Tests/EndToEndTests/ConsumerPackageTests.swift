@@ -42,12 +42,12 @@ struct ConsumerPackageTests {
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         let identity = Self.repository.lastPathComponent
         try """
-        // swift-tools-version:5.9
+        // swift-tools-version:6.0
         import PackageDescription
 
         let package = Package(
             name: "ExampleApp",
-            platforms: [.macOS(.v14), .iOS(.v15)],
+            platforms: [.macOS(.v15), .iOS(.v15)],
             dependencies: [.package(path: "\(Self.repository.path)")],
             targets: [.executableTarget(name: "ExampleApp", dependencies: [.product(name: "FerryKit", package: "\(identity)")])]
         )

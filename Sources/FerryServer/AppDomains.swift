@@ -162,15 +162,14 @@ struct AppDomains: Sendable {
     /// What checking a domain's proof came to.
     enum Verification: Sendable {
         /// Proven: the domain serves the app's links from now on.
-        case active(App)
+        case active(App, domain: String)
         /// Not proven yet: the domain still waits, and each finding says what a proof showed.
         case pending(DomainClaim, findings: [String])
 
         /// The API's view of it.
         var response: DomainResponse {
             switch self {
-            case .active(let app):
-                guard let domain = app.domains.last else { return DomainResponse(domain: "", status: .active) }
+            case .active(let app, let domain):
                 return DomainResponse(domain: domain, status: .active, isDefault: app.domains.first == domain)
             case .pending(let claim, let findings):
                 var response = AppDomains.response(claim)
@@ -197,7 +196,7 @@ struct AppDomains: Sendable {
         }
         _ = try await store.deleteDomainClaim(appID: app.id, domain: claim.domain)
         cache.removeAll()
-        return .active(updated)
+        return .active(updated, domain: claim.domain)
     }
 
     /// Drops an active domain (its links stop: they answer 410) or a pending claim. An app keeps at least one domain.

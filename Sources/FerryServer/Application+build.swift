@@ -30,6 +30,9 @@ public func buildApplication(
     } else {
         hashKey = try await store.insertSettingIfAbsent("ip_hash_key", value: Secrets.makeHashKey())
     }
+    // The public suffix list is read once, beside start-up rather than in it, so that the first request that needs it
+    // (a host looked up under its parents, a new domain) does not wait for it.
+    Task.detached(priority: .utility) { _ = PublicSuffixList.bundled }
     let cache = LinkCache(capacity: configuration.linkCacheCapacity)
     let admin = FerryAdmin(store: store)
     let outbox = WebhookOutbox(store: store, now: admin.now, logger: logger, allowPrivateDestinations: configuration.webhookAllowPrivateDestinations)

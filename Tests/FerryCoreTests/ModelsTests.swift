@@ -1,4 +1,5 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore

@@ -1,4 +1,5 @@
 @testable import FerryServer
+import FerryTestSupport
 import Testing
 
 /// Reading DNS answers: what a DNS server (or anyone able to send datagrams to the port asked from) may send.
@@ -51,18 +52,5 @@ struct DNSMessageTests {
             for _ in 0..<3 { damaged[Int.random(in: 12..<damaged.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
             _ = try? DNSMessage.textRecords(in: damaged, id: 7)
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failure can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -9,15 +9,15 @@ public struct ErrorResponse: Codable, Sendable, Hashable {
 
     /// One error: a stable machine-readable code, a sentence for people, and the offending field when there is one.
     public struct Detail: Codable, Sendable, Hashable {
-        /// A stable code such as `invalid_json`, `invalid_field`, `not_found`, `conflict`, `unauthorized`.
-        public var code: String
+        /// A stable code such as ``APIErrorCode/invalidField`` or ``APIErrorCode/notFound``.
+        public var code: APIErrorCode
         /// A human-readable explanation.
         public var message: String
         /// The request field the error is about (a dotted path such as `utm.source`), when there is one.
         public var field: String?
 
         /// Creates an error detail.
-        public init(code: String, message: String, field: String? = nil) {
+        public init(code: APIErrorCode, message: String, field: String? = nil) {
             self.code = code
             self.message = message
             self.field = field
@@ -25,7 +25,7 @@ public struct ErrorResponse: Codable, Sendable, Hashable {
     }
 
     /// Creates an error body.
-    public init(code: String, message: String, field: String? = nil) {
+    public init(code: APIErrorCode, message: String, field: String? = nil) {
         self.error = Detail(code: code, message: message, field: field)
     }
 

@@ -50,12 +50,12 @@ public enum LinkRules {
             let normalized = try DomainName.validate(requested)
             // Well formed, but not the app's: as a link of another app, it does not exist for this key.
             guard context.app.domains.contains(normalized) else {
-                throw ValidationError(code: "not_found", field: "domain", "domain '\(normalized)' is not one of this app's link domains")
+                throw ValidationError(code: .notFound, field: "domain", "domain '\(normalized)' is not one of this app's link domains")
             }
             domain = normalized
         } else {
             guard let first = context.app.domains.first else {
-                throw ValidationError(code: "conflict", field: "domain", "this app has no link domain; add one with 'ferry app update'")
+                throw ValidationError(code: .conflict, field: "domain", "this app has no link domain; add one with 'ferry app update'")
             }
             domain = first
         }

@@ -82,12 +82,12 @@ public struct FerryError: Error, Sendable, CustomStringConvertible {
     /// The HTTP status of the server's answer, when there was one.
     public let httpStatus: Int?
     /// The server's own error code (`invalid_field`, `unauthorized`…), when its answer carried one.
-    public let serverCode: String?
+    public let serverCode: APIErrorCode?
     /// The error underneath (a `URLError`, a `DecodingError`…), when there is one.
     public let underlying: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, httpStatus: Int? = nil, serverCode: String? = nil, underlying: (any Error)? = nil) {
+    public init(_ code: Code, _ message: String, httpStatus: Int? = nil, serverCode: APIErrorCode? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.httpStatus = httpStatus

@@ -71,25 +71,6 @@ struct AppDomains: Sendable {
 
     var store: any FerryDatabase { admin.store }
 
-    /// A refusal, as the API answers it.
-    struct Refusal: Error, Sendable {
-        enum Kind: Sendable { case forbidden, notFound, conflict, invalid }
-        var kind: Kind
-        var code: String
-        var message: String
-        var field: String?
-
-        /// The HTTP status it is answered with.
-        var status: HTTPResponse.Status {
-            switch kind {
-            case .forbidden: .forbidden
-            case .notFound: .notFound
-            case .conflict: .conflict
-            case .invalid: .badRequest
-            }
-        }
-    }
-
     /// The app's domains: active ones in order (the first is the default), then pending claims with their proofs.
     func list(app: App) async throws -> DomainListResponse {
         let claims = try await store.domainClaims(appID: app.id)
@@ -104,16 +85,16 @@ struct AppDomains: Sendable {
 
     /// Only a live secret key changes an app's settings: a test key is for trying things out, and an app's domains
     /// serve its live links.
-    func checkMayChange(_ key: APIKeyRecord) throws(Refusal) {
+    func checkMayChange(_ key: APIKeyRecord) throws(ValidationError) {
         guard key.kind == .secret, key.environment == .live else {
-            throw Refusal(kind: .forbidden, code: "live_key_required", message: "only a live secret key (fs_live_…) changes an app's settings and domains")
+            throw ValidationError(code: .liveKeyRequired, field: nil, "only a live secret key (fs_live_…) changes an app's settings and domains")
         }
     }
 
-    func checkSelfService() throws(Refusal) {
+    func checkSelfService() throws(ValidationError) {
         guard selfService == .verified else {
-            throw Refusal(kind: .forbidden, code: "domain_self_service_off",
-                          message: "on this server only the operator adds link domains (ferry app update --add-domain)")
+            throw ValidationError(code: .domainSelfServiceOff, field: nil,
+                          "on this server only the operator adds link domains (ferry app update --add-domain)")
         }
     }
 
@@ -123,26 +104,25 @@ struct AppDomains: Sendable {
         try checkSelfService()
         let domain: String
         do { domain = try DomainName.validate(text) } catch {
-            throw Refusal(kind: .invalid, code: error.code, message: error.message, field: "domain")
+            throw ValidationError(code: error.code, field: "domain", error.message)
         }
         // A well-formed name no app may own (or that only the operator adds) is not this app's to have: a conflict with
         // the rules of ownership, as another app's domain is.
         if let refusal = DomainName.ownershipRefusal(domain, suffixes: .bundled) {
-            throw Refusal(kind: .conflict, code: "domain_unavailable", message: refusal, field: "domain")
+            throw ValidationError(code: .domainUnavailable, field: "domain", refusal)
         }
         if DomainName.isLoopback(domain) {
-            throw Refusal(kind: .conflict, code: "domain_unavailable", message: "domain '\(domain)' is this machine: the operator adds development hosts",
-                          field: "domain")
+            throw ValidationError(code: .domainUnavailable, field: "domain", "domain '\(domain)' is this machine: the operator adds development hosts")
         }
         guard !app.domains.contains(domain) else {
-            throw Refusal(kind: .conflict, code: "conflict", message: "domain '\(domain)' is one of this app's already", field: "domain")
+            throw ValidationError(code: .conflict, field: "domain", "domain '\(domain)' is one of this app's already")
         }
         try await checkFree(domain, for: app)
         let claims = try await store.domainClaims(appID: app.id)
         if let existing = claims.first(where: { $0.domain == domain }) { return existing }
         guard claims.count < Self.maxPendingClaims else {
-            throw Refusal(kind: .conflict, code: "too_many_pending_domains",
-                          message: "an app has at most \(Self.maxPendingClaims) domains waiting for their proof; remove one first")
+            throw ValidationError(code: .tooManyPendingDomains, field: nil,
+                          "an app has at most \(Self.maxPendingClaims) domains waiting for their proof; remove one first")
         }
         var generator = SystemRandomNumberGenerator()
         return try await store.createDomainClaim(DomainClaim(appID: app.id, domain: domain, token: Identifiers.apiKeySecret(using: &generator),
@@ -155,7 +135,7 @@ struct AppDomains: Sendable {
         var candidate = app
         candidate.domains = [domain]
         if let conflict = StoreConflict.domainConflict(of: candidate, othersOwn: taken) {
-            throw Refusal(kind: .conflict, code: "domain_taken", message: conflict.message, field: "domain")
+            throw ValidationError(code: .domainTaken, field: "domain", conflict.message)
         }
     }
 
@@ -184,7 +164,7 @@ struct AppDomains: Sendable {
         try checkMayChange(key)
         try checkSelfService()
         guard let claim = try await store.domainClaims(appID: app.id).first(where: { $0.domain == domain.lowercased() }) else {
-            throw Refusal(kind: .notFound, code: "not_found", message: "domain '\(domain.prefix(260))' is not waiting for a proof in this app")
+            throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not waiting for a proof in this app")
         }
         let outcome = await prover.check(claim)
         guard outcome.proven else { return .pending(claim, findings: outcome.findings) }
@@ -192,7 +172,7 @@ struct AppDomains: Sendable {
         do {
             updated = try await admin.updateApp(id: app.id) { spec in spec.domains.append(claim.domain) }
         } catch let conflict as StoreConflict {
-            throw Refusal(kind: .conflict, code: "domain_taken", message: conflict.message, field: "domain")
+            throw ValidationError(code: .domainTaken, field: "domain", conflict.message)
         }
         _ = try await store.deleteDomainClaim(appID: app.id, domain: claim.domain)
         cache.removeAll()
@@ -205,12 +185,12 @@ struct AppDomains: Sendable {
         let domain = domain.lowercased()
         if app.domains.contains(domain) {
             guard app.domains.count > 1 else {
-                throw Refusal(kind: .conflict, code: "last_domain", message: "an app keeps at least one link domain; add another before dropping this one")
+                throw ValidationError(code: .lastDomain, field: nil, "an app keeps at least one link domain; add another before dropping this one")
             }
             _ = try await admin.updateApp(id: app.id) { spec in spec.domains.removeAll { $0 == domain } }
             cache.removeAll()
         } else if !(try await store.deleteDomainClaim(appID: app.id, domain: domain)) {
-            throw Refusal(kind: .notFound, code: "not_found", message: "domain '\(domain.prefix(260))' is not one of this app's")
+            throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not one of this app's")
         }
     }
 
@@ -219,17 +199,10 @@ struct AppDomains: Sendable {
         try checkMayChange(key)
         let domain = domain.lowercased()
         guard app.domains.contains(domain) else {
-            throw Refusal(kind: .notFound, code: "not_found", message: "domain '\(domain.prefix(260))' is not one of this app's active domains")
+            throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not one of this app's active domains")
         }
         let updated = try await admin.updateApp(id: app.id) { spec in spec.domains = [domain] + spec.domains.filter { $0 != domain } }
         cache.removeAll()
         return updated
-    }
-}
-
-extension APIError {
-    /// The API's answer to a refused domain change.
-    init(_ refusal: AppDomains.Refusal) {
-        self.init(refusal.status, code: refusal.code, message: refusal.message, field: refusal.field)
     }
 }

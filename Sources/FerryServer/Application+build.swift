@@ -103,7 +103,7 @@ func buildRouter(
         .register(on: router)
     router.get("/openapi.yaml") { _, _ in
         guard let text = OpenAPIDocument.text else {
-            throw APIError(.notFound, code: "not_found", message: "the API description was not deployed with this binary (Ferry_FerryServer.resources)")
+            throw APIError(.notFound, message: "the API description was not deployed with this binary (Ferry_FerryServer.resources)")
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/yaml; charset=utf-8"
@@ -159,8 +159,8 @@ func buildRouter(
         ("\(FerryRoutes.domains)/:domain", ["DELETE"]),
         ("\(FerryRoutes.domains)/:domain/verify", ["POST"]),
     ])
-    router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
-    router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, code: "not_found", message: "no such API route") }
+    router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, message: "no such API route") }
+    router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, message: "no such API route") }
     edge.register(on: router)
     return (router, edge)
 }
@@ -177,7 +177,7 @@ enum MethodGuard {
             let list = allowed.joined(separator: ", ")
             for method in methods where !allowed.contains(method.rawValue) && !(method == .head && allowed.contains("GET")) {
                 router.on(RouterPath(path), method: method) { _, _ -> Response in
-                    throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "use \(list) on this route", headers: [.allow: list])
+                    throw APIError(.methodNotAllowed, message: "use \(list) on this route", headers: [.allow: list])
                 }
             }
         }
@@ -208,14 +208,18 @@ struct ErrorMiddleware: RouterMiddleware {
         case let error as APIError:
             return error
         case let error as HTTPError:
-            return APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
+            return APIError(status: error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
+        case let error as ValidationError:
+            return APIError(error)
+        case let conflict as StoreConflict:
+            return APIError(.conflict, message: conflict.message, field: conflict.field)
         case let error where store.isOutage(error):
             logger.warning("database away", metadata: ["path": "\(path)", "error": "\(error)"])
-            return APIError(.serviceUnavailable, code: "database_unavailable", message: "the database cannot be reached; try again shortly",
+            return APIError(.databaseUnavailable, message: "the database cannot be reached; try again shortly",
                             headers: [.retryAfter: "5"])
         default:
             logger.error("request failed", metadata: ["path": "\(path)", "error": "\(error)"])
-            return APIError(.internalServerError, code: "internal", message: "something went wrong; the error was logged")
+            return APIError(.internal, message: "something went wrong; the error was logged")
         }
     }
 
@@ -223,13 +227,13 @@ struct ErrorMiddleware: RouterMiddleware {
         path.hasPrefix("/v1/") || path == "/v1" || path.hasPrefix("/api/")
     }
 
-    static func code(for status: HTTPResponse.Status) -> String {
+    static func code(for status: HTTPResponse.Status) -> APIErrorCode {
         switch status.code {
-        case 404: "not_found"
-        case 405: "method_not_allowed"
-        case 413: "body_too_large"
-        case 400: "bad_request"
-        default: "error"
+        case 404: .notFound
+        case 405: .methodNotAllowed
+        case 413: .bodyTooLarge
+        case 500...: .internal
+        default: .badRequest
         }
     }
 }

@@ -183,7 +183,7 @@ struct AttributionController: Sendable {
         for (index, record) in records.enumerated() {
             guard let linkID = record.linkID else { continue }
             guard let link = try await store.link(id: linkID, appID: auth.app.id), link.environment == auth.key.environment else {
-                throw APIError(.notFound, code: "not_found", message: "events[\(index)].linkID names no link of this app", field: "events[\(index)].linkID")
+                throw APIError(.notFound, message: "events[\(index)].linkID names no link of this app", field: "events[\(index)].linkID")
             }
         }
         try await store.recordEvents(records)
@@ -198,7 +198,7 @@ struct AttributionController: Sendable {
         if let requested = query["domain"].map(String.init) {
             // Any host that is not one of the app's has no link of this key, as a link of another app does not.
             guard let normalized = DomainName.normalizeHostHeader(requested), let own = auth.app.linkDomain(forHost: normalized) else {
-                throw APIError(.notFound, code: "not_found", message: "domain is not one of this app's link domains", field: "domain")
+                throw APIError(.notFound, message: "domain is not one of this app's link domains", field: "domain")
             }
             domain = own
         } else {
@@ -216,8 +216,8 @@ struct AttributionController: Sendable {
         let time = now()
         switch link.status(at: time) {
         // 404, not 410: the link may come back (a PATCH), which 410 would deny; the code tells it from an unknown slug.
-        case .expired: throw APIError(.notFound, code: "gone", message: "link '\(slug)' has expired")
-        case .disabled: throw APIError(.notFound, code: "gone", message: "link '\(slug)' is disabled")
+        case .expired: throw APIError(.gone, message: "link '\(slug)' has expired")
+        case .disabled: throw APIError(.gone, message: "link '\(slug)' is disabled")
         case .active: break
         }
         try await store.recordEvents([EventRecord(appID: auth.app.id, environment: link.environment, name: "link_open", installID: installID,

@@ -20,7 +20,7 @@ struct KeyAuthenticator: Sendable {
 
     func authenticate(_ request: Request, requiring kind: APIKeyKind? = nil) async throws -> AuthenticatedKey {
         guard let text = Self.presentedKey(request) else {
-            throw APIError(.unauthorized, code: "unauthorized", message: "send an API key as 'Authorization: Bearer KEY' or 'x-api-key: KEY'")
+            throw APIError(.unauthorized, message: "send an API key as 'Authorization: Bearer KEY' or 'x-api-key: KEY'")
         }
         return try await authenticate(key: text, requiring: kind)
     }
@@ -28,22 +28,22 @@ struct KeyAuthenticator: Sendable {
     /// Checks a key sent some other way (in a request body, as one platform's SDK does).
     func authenticate(key text: String, requiring kind: APIKeyKind? = nil) async throws -> AuthenticatedKey {
         guard let format = APIKeyFormat(parsing: text) else {
-            throw APIError(.unauthorized, code: "unauthorized", message: "the API key is not a Ferry key (fk_live_, fk_test_, fs_live_ or fs_test_ followed by 32 letters and digits)")
+            throw APIError(.unauthorized, message: "the API key is not a Ferry key (fk_live_, fk_test_, fs_live_ or fs_test_ followed by 32 letters and digits)")
         }
         let hash = Secrets.hashKey(text)
         guard let record = try await store.key(hash: hash), Secrets.constantTimeEquals(record.hash, hash),
               record.kind == format.kind, record.environment == format.environment
         else {
-            throw APIError(.unauthorized, code: "unauthorized", message: "the API key is not valid")
+            throw APIError(.unauthorized, message: "the API key is not valid")
         }
         if record.revokedAt != nil {
-            throw APIError(.unauthorized, code: "unauthorized", message: "the API key has been revoked")
+            throw APIError(.unauthorized, message: "the API key has been revoked")
         }
         guard let app = try await store.app(id: record.appID) else {
-            throw APIError(.unauthorized, code: "unauthorized", message: "the API key is not valid")
+            throw APIError(.unauthorized, message: "the API key is not valid")
         }
         if let kind, record.kind != kind {
-            throw APIError(.forbidden, code: "forbidden", message: kind == .secret
+            throw APIError(.forbidden, message: kind == .secret
                 ? "this route needs a secret key (fs_…); publishable keys cannot manage links"
                 : "this route needs a publishable key (fk_…)")
         }

@@ -39,7 +39,7 @@ struct CompatibilityController: Sendable {
             for method in MethodGuard.methods where method != .post {
                 router.on(RouterPath(path), method: method) { request, _ in
                     try await LinkTraceEnvelope.wrap(request, errors: errors) {
-                        throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "use POST on this route", headers: [.allow: "POST"])
+                        throw APIError(.methodNotAllowed, message: "use POST on this route", headers: [.allow: "POST"])
                     }
                 }
             }
@@ -70,13 +70,13 @@ struct CompatibilityController: Sendable {
             let url = fullRequestURL.utf8.count <= 2048 ? (try? URLRules.validateWebURL(fullRequestURL, field: "full_request_url")).flatMap(URLComponents.init(string:)) : nil
             guard let url, let name = url.host, !name.isEmpty,
                   let urlHost = DomainName.normalizeHostHeader(url.port.map { "\(name):\($0)" } ?? name) else {
-                throw APIError(.badRequest, code: "invalid_field", message: "full_request_url must be the http or https URL the app was opened with, at most 2048 bytes", field: "full_request_url")
+                throw APIError(.invalidField, message: "full_request_url must be the http or https URL the app was opened with, at most 2048 bytes", field: "full_request_url")
             }
             host = urlHost
         }
         let eventType = request.uri.queryParameters["event_type"].map(String.init)
         if let eventType, eventType != "setup" {
-            throw APIError(.badRequest, code: "invalid_field", message: "event_type may only be 'setup' (the first launch after an install)", field: "event_type")
+            throw APIError(.invalidField, message: "event_type may only be 'setup' (the first launch after an install)", field: "event_type")
         }
         guard let slug = Slug.normalize(rawSlug) else { throw APIError.notFound("link '\(rawSlug.prefix(64))'") }
         guard let resolved = try await link(slug: slug, host: host ?? EdgeController.host(of: request), request: request) else {
@@ -85,8 +85,8 @@ struct CompatibilityController: Sendable {
         let link = resolved.link, time = now()
         switch link.status(at: time) {
         // 404, not 410: the link may come back (a PATCH), which 410 would deny; the code tells it from an unknown slug.
-        case .expired: throw APIError(.notFound, code: "gone", message: "link '\(slug)' has expired")
-        case .disabled: throw APIError(.notFound, code: "gone", message: "link '\(slug)' is disabled")
+        case .expired: throw APIError(.gone, message: "link '\(slug)' has expired")
+        case .disabled: throw APIError(.gone, message: "link '\(slug)' is disabled")
         case .active: break
         }
         let agent = request.headers[.userAgent]
@@ -150,7 +150,7 @@ struct CompatibilityController: Sendable {
         }
         if app == nil { app = try await admin.soleApp() }
         guard let app else {
-            throw APIError(.notFound, code: "not_found", message: "no app answers on this host; call it on one of the app's link domains")
+            throw APIError(.notFound, message: "no app answers on this host; call it on one of the app's link domains")
         }
         let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
         // This SDK sends no install id: the device's network, screen and system stand for one, so that asking again
@@ -160,7 +160,7 @@ struct CompatibilityController: Sendable {
         let record = try await attribution.attribute(app: app, environment: environment, installID: installID, signals: signals,
                                                      clickToken: nil, referrer: nil, address: address, keepsMisses: false)
         guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: app.id) else {
-            throw APIError(.notFound, code: "not_found", message: "no recent click from this device")
+            throw APIError(.notFound, message: "no recent click from this device")
         }
         var fullRequestURL = link.shortURL
         if let clickID = record.clickID, let click = try await store.click(id: clickID), let clickQuery = click.query, !clickQuery.isEmpty {
@@ -184,14 +184,14 @@ struct CompatibilityController: Sendable {
     func statsEvent(_ request: Request) async throws -> Response {
         let body = try await JSONBody.decode(StatsEvent.self, from: request, limit: maxBodyBytes)
         guard let key = body.private_key, !key.isEmpty else {
-            throw APIError(.unauthorized, code: "unauthorized", message: "private_key is required: the app's Ferry key")
+            throw APIError(.unauthorized, message: "private_key is required: the app's Ferry key")
         }
         let auth = try await authenticator.authenticate(key: key)
         guard let eventType = body.event_type, ["first_run", "rerun"].contains(eventType) else {
-            throw APIError(.badRequest, code: "invalid_field", message: "event_type must be 'first_run' or 'rerun'", field: "event_type")
+            throw APIError(.invalidField, message: "event_type must be 'first_run' or 'rerun'", field: "event_type")
         }
         guard let suffix = body.suffix, let slug = Slug.normalize(suffix) else {
-            throw APIError(.badRequest, code: "invalid_field", message: "suffix must be the link's slug", field: "suffix")
+            throw APIError(.invalidField, message: "suffix must be the link's slug", field: "suffix")
         }
         var properties = ["via": "stats", "event_type": eventType]
         do {
@@ -252,14 +252,14 @@ struct CompatibilityController: Sendable {
             try CompatibilityRules.checkReferral(referrerIdentifier: body.referrerIdentifier, campaign: body.campaign, customPayload: body.customPayload)
         } catch { throw APIError(error) }
         guard let destination = auth.app.fallbackURL ?? auth.app.ios.appStoreURL else {
-            throw APIError(.conflict, code: "conflict", message: "the app has neither a fallback URL nor an App Store id for visitors without the app; set one with 'ferry app update'")
+            throw APIError(.conflict, message: "the app has neither a fallback URL nor an App Store id for visitors without the app; set one with 'ferry app update'")
         }
         let create = CreateLinkRequest(destination: destination, params: body.customPayload, campaign: body.campaign, referrer: body.referrerIdentifier)
         let link: Link
         do { link = try await admin.createLink(create, app: auth.app, environment: environment) } catch let error as ValidationError {
             throw APIError(error)
         } catch let conflict as StoreConflict {
-            throw APIError(.conflict, code: "conflict", message: conflict.message, field: conflict.field)
+            throw APIError(.conflict, message: conflict.message, field: conflict.field)
         }
         edge.cache.invalidate(domain: link.domain, slug: link.slug)
         return try LinkTraceEnvelope.success(
@@ -271,7 +271,7 @@ struct CompatibilityController: Sendable {
         switch text {
         case nil, "production", "prod", "live": return key.environment
         case "stage", "staging", "test": return .test
-        default: throw APIError(.badRequest, code: "invalid_field", message: "environment must be 'production' or 'stage'", field: "environment")
+        default: throw APIError(.invalidField, message: "environment must be 'production' or 'stage'", field: "environment")
         }
     }
 

@@ -26,33 +26,21 @@ struct DomainsController: Sendable {
     func add(_ request: Request) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let body = try await JSONBody.decode(AddDomainRequest.self, from: request, limit: maxBodyBytes)
-        do {
-            let claim = try await domains.claim(body.domain, app: auth.app, key: auth.key)
-            var headers = HTTPFields()
-            headers[.location] = FerryRoutes.domain(claim.domain)
-            return try JSONBody.response(AppDomains.response(claim), status: .accepted, headers: headers)
-        } catch let refusal as AppDomains.Refusal {
-            throw APIError(refusal)
-        }
+        let claim = try await domains.claim(body.domain, app: auth.app, key: auth.key)
+        var headers = HTTPFields()
+        headers[.location] = FerryRoutes.domain(claim.domain)
+        return try JSONBody.response(AppDomains.response(claim), status: .accepted, headers: headers)
     }
 
     func verify(_ request: Request, domain: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        do {
-            // A check that finds no proof is an answer too: the domain still waits, with what was found.
-            return try JSONBody.response(try await domains.verify(domain, app: auth.app, key: auth.key).response)
-        } catch let refusal as AppDomains.Refusal {
-            throw APIError(refusal)
-        }
+        // A check that finds no proof is an answer too: the domain still waits, with what was found.
+        return try JSONBody.response(try await domains.verify(domain, app: auth.app, key: auth.key).response)
     }
 
     func remove(_ request: Request, domain: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        do {
-            try await domains.remove(domain, app: auth.app, key: auth.key)
-            return Response(status: .noContent)
-        } catch let refusal as AppDomains.Refusal {
-            throw APIError(refusal)
-        }
+        try await domains.remove(domain, app: auth.app, key: auth.key)
+        return Response(status: .noContent)
     }
 }

@@ -266,21 +266,21 @@ struct EdgeController: Sendable {
     /// `navigator.sendBeacon` (so any content type is accepted). Answers 204; only the first report of a click counts.
     func signals(_ request: Request) async throws -> Response {
         guard let host = Self.host(of: request), let app = try await app(forHost: host) else {
-            throw APIError(.notFound, code: "not_found", message: "no app serves links on this host")
+            throw APIError(.notFound, message: "no app serves links on this host")
         }
         let buffer: ByteBuffer
         do { buffer = try await request.body.collect(upTo: 4096) } catch {
-            throw APIError(.contentTooLarge, code: "body_too_large", message: "signals must be at most 4096 bytes")
+            throw APIError(.bodyTooLarge, message: "signals must be at most 4096 bytes")
         }
         struct Report: Decodable { var click: String; var signals: DeviceSignals }
         let report: Report
         do { report = try FerryJSON.makeDecoder().decode(Report.self, from: Data(buffer.readableBytesView)) } catch let error as DecodingError {
             throw APIError(error)
         } catch {
-            throw APIError(.badRequest, code: "invalid_json", message: "request body is not valid JSON")
+            throw APIError(.invalidJSON, message: "request body is not valid JSON")
         }
         guard AttributionRules.isClickID(report.click) else {
-            throw APIError(.badRequest, code: "invalid_field", message: "click must be the page's click id", field: "click")
+            throw APIError(.invalidField, message: "click must be the page's click id", field: "click")
         }
         // Only a click this app's page was just shown for may be described: a report for any other id would put
         // made-up devices among the candidates of matches.
@@ -292,7 +292,7 @@ struct EdgeController: Sendable {
             click = try await store.click(id: report.click)
         }
         guard let click, click.appID == app.id, click.createdAt > time.addingTimeInterval(-Self.signalsWindow) else {
-            throw APIError(.notFound, code: "not_found", message: "no recent click on this host has that id", field: "click")
+            throw APIError(.notFound, message: "no recent click on this host has that id", field: "click")
         }
         let signals = AttributionRules.sanitize(report.signals)
         try await store.recordClickSignals(ClickSignalsRecord(clickID: report.click, appID: app.id, signals: signals, receivedAt: time))
@@ -315,7 +315,7 @@ struct EdgeController: Sendable {
 
     func association(_ request: Request, apple: Bool) async throws -> Response {
         guard let host = Self.host(of: request), let app = try await app(forHost: host) else {
-            throw APIError(.notFound, code: "not_found", message: "no app serves links on this host")
+            throw APIError(.notFound, message: "no app serves links on this host")
         }
         let data = apple ? AssociationFiles.appleAppSiteAssociation(for: app) : AssociationFiles.assetLinks(for: app)
         var headers = HTTPFields()

@@ -68,11 +68,11 @@ public struct FerryAdmin: Sendable {
 
     /// Validates a changed spec and replaces the app's settings and domains.
     public func updateApp(id: String, _ change: (inout AppSpec) -> Void) async throws -> App {
-        guard let current = try await store.app(id: id) else { throw ValidationError(code: "not_found", field: "app", "no app with id '\(id)'") }
+        guard let current = try await store.app(id: id) else { throw ValidationError(code: .notFound, field: "app", "no app with id '\(id)'") }
         var spec = AppSpec(app: current)
         change(&spec)
         let app = try Self.makeApp(spec, id: current.id, createdAt: current.createdAt, keeping: current.domains)
-        guard try await store.updateApp(app) else { throw ValidationError(code: "not_found", field: "app", "no app with id '\(id)'") }
+        guard try await store.updateApp(app) else { throw ValidationError(code: .notFound, field: "app", "no app with id '\(id)'") }
         return app
     }
 
@@ -120,7 +120,7 @@ public struct FerryAdmin: Sendable {
 
     /// Creates a key for an app; returns the record and the key text, which is never stored and never shown again.
     public func createKey(appID: String, kind: APIKeyKind, environment: APIEnvironment) async throws -> (record: APIKeyRecord, key: String) {
-        guard try await store.app(id: appID) != nil else { throw ValidationError(code: "not_found", field: "app", "no app with id '\(appID)'") }
+        guard try await store.app(id: appID) != nil else { throw ValidationError(code: .notFound, field: "app", "no app with id '\(appID)'") }
         var generator = SystemRandomNumberGenerator()
         let key = APIKeyFormat(kind: kind, environment: environment).prefix + Identifiers.apiKeySecret(using: &generator)
         let record = APIKeyRecord(

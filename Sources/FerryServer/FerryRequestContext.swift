@@ -20,7 +20,7 @@ public struct FerryRequestContext: RequestContext {
     public var maxUploadSize: Int { 1024 * 1024 }
 }
 
-/// An error answered as `{"error": {"code", "message", "field"}}`.
+/// An error answered as `{"error": {"code", "message", "field"}}`, with the status its code comes with.
 public struct APIError: HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
     /// The body.
@@ -28,22 +28,22 @@ public struct APIError: HTTPResponseError, Sendable {
     /// Extra headers, such as `Allow` on a 405.
     public var headers: HTTPFields
 
-    /// Creates an error answer.
-    public init(_ status: HTTPResponse.Status, code: String, message: String, field: String? = nil, headers: HTTPFields = [:]) {
+    /// Creates an error answer; its status is the code's (see ``APIErrorCode/httpStatus``).
+    public init(_ code: APIErrorCode, message: String, field: String? = nil, headers: HTTPFields = [:]) {
+        self.init(status: HTTPResponse.Status(code: code.httpStatus ?? 500), code: code, message: message, field: field, headers: headers)
+    }
+
+    /// An answer whose status is not its code's: only for what the framework refuses with a status of its own.
+    init(status: HTTPResponse.Status, code: APIErrorCode, message: String, field: String? = nil, headers: HTTPFields = [:]) {
         self.status = status
         self.body = ErrorResponse(code: code, message: message, field: field)
         self.headers = headers
     }
 
-    /// The answer to a validation error: 404 for something the request names that the key's app does not have
-    /// (`not_found`), 409 when the app lacks what the request needs (`conflict`, `too_many_webhooks`), else 400.
+    /// The answer to a refusal of the rules or of a service: the code's status (404 `not_found` for something the
+    /// request names that the key's app does not have, 409 when the app lacks what the request needs, 400 for a field).
     public init(_ error: ValidationError) {
-        let status: HTTPResponse.Status = switch error.code {
-        case "not_found": .notFound
-        case "conflict", "too_many_webhooks": .conflict
-        default: .badRequest
-        }
-        self.init(status, code: error.code, message: error.message, field: error.field)
+        self.init(error.code, message: error.message, field: error.field)
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -55,7 +55,7 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     static func notFound(_ what: String) -> APIError {
-        APIError(.notFound, code: "not_found", message: "\(what) not found")
+        APIError(.notFound, message: "\(what) not found")
     }
 }
 
@@ -64,19 +64,19 @@ enum JSONBody {
     /// Decodes a bounded JSON body, turning every failure into a 4xx that names the field.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
-            throw APIError(.contentTooLarge, code: "body_too_large", message: "request body must be at most \(limit) bytes")
+            throw APIError(.bodyTooLarge, message: "request body must be at most \(limit) bytes")
         }
         if let contentType = request.headers[.contentType], !isJSON(contentType) {
-            throw APIError(.unsupportedMediaType, code: "unsupported_media_type", message: "send the body as application/json")
+            throw APIError(.unsupportedMediaType, message: "send the body as application/json")
         }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch {
-            throw APIError(.contentTooLarge, code: "body_too_large", message: "request body must be at most \(limit) bytes")
+            throw APIError(.bodyTooLarge, message: "request body must be at most \(limit) bytes")
         }
         let data = Data(buffer.readableBytesView)
-        if data.isEmpty { throw APIError(.badRequest, code: "invalid_json", message: "request body is empty; send a JSON object") }
+        if data.isEmpty { throw APIError(.invalidJSON, message: "request body is empty; send a JSON object") }
         do {
             return try FerryJSON.makeDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
@@ -84,7 +84,7 @@ enum JSONBody {
         } catch let error as ValidationError {
             throw APIError(error)  // a body type that checks its own values while decoding
         } catch {
-            throw APIError(.badRequest, code: "invalid_json", message: "request body is not valid JSON")
+            throw APIError(.invalidJSON, message: "request body is not valid JSON")
         }
     }
 
@@ -115,21 +115,21 @@ extension APIError {
         switch error {
         case .typeMismatch(let type, let context):
             let field = path(context)
-            self.init(.badRequest, code: "invalid_field", message: "\(field ?? "body") must be \(Self.describe(type))", field: field)
+            self.init(.invalidField, message: "\(field ?? "body") must be \(Self.describe(type))", field: field)
         case .valueNotFound(let type, let context):
             let field = path(context)
-            self.init(.badRequest, code: "invalid_field", message: "\(field ?? "body") must be \(Self.describe(type)), not null", field: field)
+            self.init(.invalidField, message: "\(field ?? "body") must be \(Self.describe(type)), not null", field: field)
         case .keyNotFound(let key, let context):
             let field = path(context, key)
-            self.init(.badRequest, code: "missing_field", message: "\(field ?? key.stringValue) is required", field: field)
+            self.init(.missingField, message: "\(field ?? key.stringValue) is required", field: field)
         case .dataCorrupted(let context):
             if let field = path(context) {
-                self.init(.badRequest, code: "invalid_field", message: "\(field): \(context.debugDescription)", field: field)
+                self.init(.invalidField, message: "\(field): \(context.debugDescription)", field: field)
             } else {
-                self.init(.badRequest, code: "invalid_json", message: "request body is not valid JSON")
+                self.init(.invalidJSON, message: "request body is not valid JSON")
             }
         @unknown default:
-            self.init(.badRequest, code: "invalid_json", message: "request body could not be read")
+            self.init(.invalidJSON, message: "request body could not be read")
         }
     }
 

@@ -34,7 +34,7 @@ struct LinksController: Sendable {
         } catch let error as ValidationError {
             throw APIError(error)
         } catch let conflict as StoreConflict {
-            throw APIError(.conflict, code: "conflict", message: conflict.message, field: conflict.field)
+            throw APIError(.conflict, message: conflict.message, field: conflict.field)
         }
     }
 
@@ -44,7 +44,7 @@ struct LinksController: Sendable {
         var limit = 20
         if let text = query["limit"] {
             guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int(String(text)), (1...100).contains(value) else {
-                throw APIError(.badRequest, code: "invalid_field", message: "limit must be a whole number from 1 to 100", field: "limit")
+                throw APIError(.invalidField, message: "limit must be a whole number from 1 to 100", field: "limit")
             }
             limit = value
         }
@@ -52,7 +52,7 @@ struct LinksController: Sendable {
         var cursor: Int64?
         if let text = query["cursor"], !text.isEmpty {
             guard text.utf8.count <= 19, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = UInt64(String(text)) else {
-                throw APIError(.badRequest, code: "invalid_field", message: "cursor must be a value from a previous page's nextCursor (1 to 19 digits)", field: "cursor")
+                throw APIError(.invalidField, message: "cursor must be a value from a previous page's nextCursor (1 to 19 digits)", field: "cursor")
             }
             cursor = Int64(clamping: value)
         }

@@ -21,7 +21,7 @@ struct MetricsController: Sendable {
         router.get("/metrics") { request, context in
             let client = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
             guard Self.mayRead(client, allowed: allowed) else {
-                throw APIError(.notFound, code: "not_found", message: "no such page")
+                throw APIError(.notFound, message: "no such page")
             }
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"

@@ -28,7 +28,7 @@ struct QRCodeController: Sendable {
     static func response(_ link: Link, png: Bool, pixels: Int, level: QRCode.ErrorCorrection, disposition: String) throws -> Response {
         let code: QRCode
         do { code = try QRCode(text: link.shortURL, errorCorrection: level) } catch {
-            throw APIError(.unprocessableContent, code: "too_long", message: error.description)
+            throw APIError(.tooLong, message: error.description)
         }
         var headers = HTTPFields()
         headers[.cacheControl] = "private, max-age=300"
@@ -51,20 +51,20 @@ struct QRCodeController: Sendable {
             switch format.lowercased() {
             case "svg": png = false
             case "png": png = true
-            default: throw APIError(.badRequest, code: "invalid_field", message: "format must be svg or png", field: "format")
+            default: throw APIError(.invalidField, message: "format must be svg or png", field: "format")
             }
         }
         var size = defaultSize
         if let text = query["size"].map(String.init), !text.isEmpty {
             guard text.utf8.count <= 5, let value = Int(text), sizes.contains(value) else {
-                throw APIError(.badRequest, code: "invalid_field", message: "size must be a whole number of pixels from \(sizes.lowerBound) to \(sizes.upperBound)", field: "size")
+                throw APIError(.invalidField, message: "size must be a whole number of pixels from \(sizes.lowerBound) to \(sizes.upperBound)", field: "size")
             }
             size = value
         }
         var level = QRCode.ErrorCorrection.medium
         if let text = query["ecc"].map(String.init), !text.isEmpty {
             guard let value = QRCode.ErrorCorrection(rawValue: text.uppercased()), text.count == 1 else {
-                throw APIError(.badRequest, code: "invalid_field", message: "ecc must be L, M, Q or H", field: "ecc")
+                throw APIError(.invalidField, message: "ecc must be L, M, Q or H", field: "ecc")
             }
             level = value
         }

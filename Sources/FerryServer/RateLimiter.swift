@@ -283,7 +283,7 @@ public final class RateLimiter: Sendable {
 extension APIError {
     static func rateLimited(_ rule: RateLimitRule, retryAfter: Int) -> APIError {
         let who = rule.perKey ? "with this API key" : "from this address"
-        return APIError(.tooManyRequests, code: "rate_limited", message: "too many \(rule.activity) \(who); try again in \(retryAfter) s",
+        return APIError(.rateLimited, message: "too many \(rule.activity) \(who); try again in \(retryAfter) s",
                         headers: [.retryAfter: String(retryAfter)])
     }
 }

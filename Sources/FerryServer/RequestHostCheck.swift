@@ -92,7 +92,7 @@ struct HostCheckMiddleware: RouterMiddleware {
         guard request.headers[Self.mark] != nil else { return try await next(request, context) }
         let path = request.uri.path
         guard ErrorMiddleware.isAPIPath(path) else { return EdgeAnswer.page(.conflictingHost).response(head: request.method == .head) }
-        let error = APIError(.badRequest, code: "conflicting_host",
+        let error = APIError(.conflictingHost,
                              message: "the request names more than one host: send one Host field, and an absolute target only on that host")
         if RateLimitMiddleware.linkTracePaths.contains(RateLimitMiddleware.trimmed(path)) {
             return try await LinkTraceEnvelope.wrap(request, errors: errors) { throw error }

@@ -37,11 +37,11 @@ struct StatsController: Sendable {
         func text(_ name: String) -> String? { query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
         if text("from") != nil {
             // Ranges were once `from` and `to`; a client still sending `from` would otherwise get another range silently.
-            throw APIError(.badRequest, code: "invalid_field", message: "from is no longer read: ask for the days that end with to (default today) with days (1 to \(StatsRange.maxDays), default \(StatsRange.defaultDays))", field: "from")
+            throw APIError(.invalidField, message: "from is no longer read: ask for the days that end with to (default today) with days (1 to \(StatsRange.maxDays), default \(StatsRange.defaultDays))", field: "from")
         }
         switch StatsRange.parse(to: text("to"), days: text("days"), now: now) {
         case .success(let range): return range
-        case .failure(let error): throw APIError(.badRequest, code: "invalid_field", message: error.message, field: error.field)
+        case .failure(let error): throw APIError(.invalidField, message: error.message, field: error.field)
         }
     }
 }

@@ -31,7 +31,7 @@ public final class WebhookOutbox: Sendable {
     public func addWebhook(_ request: CreateWebhookRequest, appID: String, environment: APIEnvironment) async throws -> Webhook {
         let (url, events) = try WebhookRules.validate(request, allowingPrivateDestinations: allowPrivateDestinations)
         guard try await store.webhooks(appID: appID, environment: environment).count < WebhookRules.maxPerApp else {
-            throw ValidationError(code: "too_many_webhooks", field: nil, "an app has at most \(WebhookRules.maxPerApp) webhooks per environment")
+            throw ValidationError(code: .tooManyWebhooks, field: nil, "an app has at most \(WebhookRules.maxPerApp) webhooks per environment")
         }
         var generator = SystemRandomNumberGenerator()
         let webhook = Webhook(id: Identifiers.make(prefix: "wh", using: &generator), appID: appID, environment: environment, url: url,

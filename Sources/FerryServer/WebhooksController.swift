@@ -22,14 +22,7 @@ struct WebhooksController: Sendable {
     func create(_ request: Request) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let body = try await JSONBody.decode(CreateWebhookRequest.self, from: request, limit: maxBodyBytes)
-        let webhook: Webhook
-        do {
-            webhook = try await outbox.addWebhook(body, appID: auth.app.id, environment: auth.key.environment)
-        } catch let error as ValidationError where error.code == "too_many_webhooks" {
-            throw APIError(.conflict, code: error.code, message: error.message)
-        } catch let error as ValidationError {
-            throw APIError(error)
-        }
+        let webhook = try await outbox.addWebhook(body, appID: auth.app.id, environment: auth.key.environment)
         var headers = HTTPFields()
         headers[.location] = "\(FerryRoutes.webhooks)/\(webhook.id)"
         return try JSONBody.response(webhook.response(showingSecret: true), status: .created, headers: headers)

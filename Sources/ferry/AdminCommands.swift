@@ -154,7 +154,7 @@ struct KeyCommand: AsyncParsableCommand {
         func run() async throws {
             try await runReportingErrors {
                 guard try await database.open().revokeKey(id: id, at: FerryAdmin.wallClock()) else {
-                    throw FerryCore.ValidationError(code: "not_found", field: "id", "no active key with id '\(id)'")
+                    throw FerryCore.ValidationError(code: .notFound, field: "id", "no active key with id '\(id)'")
                 }
             }
         }
@@ -166,7 +166,7 @@ struct LinkCommand: AsyncParsableCommand {
 
     static func app(_ id: String?, admin: FerryAdmin) async throws -> App {
         if let id {
-            guard let app = try await admin.store.app(id: id) else { throw FerryCore.ValidationError(code: "not_found", field: "app", "no app with id '\(id)'") }
+            guard let app = try await admin.store.app(id: id) else { throw FerryCore.ValidationError(code: .notFound, field: "app", "no app with id '\(id)'") }
             return app
         }
         guard let app = try await admin.soleApp() else { throw FerryCore.ValidationError(field: "app", "there is more than one app (or none): pass --app") }

@@ -28,7 +28,7 @@ struct ImportCommand: AsyncParsableCommand {
             try await runReportingErrors {
                 let text: String
                 do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
-                    throw FerryCore.ValidationError(code: "unreadable_file", field: "file", "cannot read \(file) as UTF-8 text")
+                    throw FerryCore.ValidationError(field: "file", "cannot read \(file) as UTF-8 text")
                 }
                 let admin = FerryAdmin(store: try await database.open())
                 let app = try await LinkCommand.app(self.app, admin: admin)
@@ -44,7 +44,7 @@ struct ImportCommand: AsyncParsableCommand {
                         FileHandle.standardError.write(Data("\r\(bar) \(done)/\(total)\(done == total ? "\n" : "")".utf8))
                     }
                 } catch let error as FirebaseLinkImport.ImportError {
-                    throw FerryCore.ValidationError(code: error.code.rawValue, field: "file", error.message)
+                    throw FerryCore.ValidationError(field: "file", error.message)
                 }
                 print(Self.report(summary, dryRun: dryRun))
             }

@@ -70,8 +70,8 @@ struct ModelsTests {
     @Test func validationErrorDescription() {
         #expect(ValidationError(field: "slug", "bad").description == "slug: bad")
         #expect(ValidationError(field: nil, "bad").description == "bad")
-        #expect(ValidationError(field: nil, "x").code == "invalid_field")
-        #expect(ValidationError(code: "conflict", field: "slug", "taken").code == "conflict")
+        #expect(ValidationError(field: nil, "x").code == .invalidField)
+        #expect(ValidationError(code: .conflict, field: "slug", "taken").code == .conflict)
     }
 }
 

@@ -49,7 +49,7 @@ struct SlugTests {
         #expect(try Slug.validateCustom(String(repeating: "Z", count: 64)) == String(repeating: "z", count: 64))
         let error = validationError { try Slug.validateCustom(String(repeating: "z", count: 65)) }
         #expect(error?.field == "slug")
-        #expect(error?.code == "invalid_field")
+        #expect(error?.code == .invalidField)
         #expect(error?.message.contains("64") == true)
     }
 

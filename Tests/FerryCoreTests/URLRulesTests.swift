@@ -156,7 +156,7 @@ struct URLRulesTests {
     func refusesWebURLs(url: String) {
         let error = validationError { try URLRules.validateWebURL(url, field: "destination") }
         #expect(error?.field == "destination")
-        #expect(error?.code == "invalid_field")
+        #expect(error?.code == .invalidField)
     }
 
     @Test func errorsNameTheField() {

@@ -109,7 +109,7 @@ struct FerryConfigurationTests {
         } catch {
             #expect(error.code == .unauthorized)
             #expect(error.httpStatus == 401)
-            #expect(error.serverCode == "unauthorized")
+            #expect(error.serverCode == .unauthorized)
         }
         #expect(transport.sent.count == 1, "a 401 is not retried")
         #expect(storage.data(forKey: StorageKey.validation) == nil)
@@ -237,7 +237,7 @@ struct HandleDeepLinkTests {
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
         await #expect { try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { error in
             guard let error = error as? FerryError else { return false }
-            return error.code == .badRequest && error.serverCode == "invalid_field" && error.message.contains("installID")
+            return error.code == .badRequest && error.serverCode == .invalidField && error.message.contains("installID")
         }
         #expect(transport.sent.count == 1)
     }

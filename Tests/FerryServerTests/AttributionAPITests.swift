@@ -232,7 +232,7 @@ struct AttributionAPITests {
             let foreign = try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: fixture.publishable, json: true),
                                                    body: jsonBody(EventsRequest(events: [SDKEvent(name: "open", installID: "i", linkID: otherLink.id)])))
             #expect(foreign.status == .notFound)
-            #expect(foreign.error?.field == "events[0].linkID" && foreign.error?.code == "not_found")
+            #expect(foreign.error?.field == "events[0].linkID" && foreign.error?.code == .notFound)
             #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "open") == 1)
         }
     }
@@ -277,7 +277,7 @@ struct AttributionAPITests {
                 }
             }
             let off = try await client.execute(uri: "/v1/links/resolve/off?installID=IDFV-1", method: .get, headers: headers(key: fixture.publishable))
-            #expect(off.status == .notFound && off.error?.code == "gone")
+            #expect(off.status == .notFound && off.error?.code == .gone)
             #expect(try await fixture.store.eventCount(appID: fixture.app.id, name: "link_open") == 0)
         }
     }

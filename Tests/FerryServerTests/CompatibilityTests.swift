@@ -93,11 +93,11 @@ struct CompatibilityTests {
             // Bad input.
             let unknown = try await client.execute(uri: "/api/v1/app/dynamic_link/nope", method: .get, headers: headers())
             #expect(unknown.status == .notFound)
-            #expect(try unknown.decode(ErrorResponse.self).error.code == "not_found")
+            #expect(try unknown.decode(ErrorResponse.self).error.code == .notFound)
             // A disabled link is not found either (it may come back, so not 410), with its own code.
             _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "paused", destination: "https://example.com/p", disabled: true), app: fixture.app, environment: .live)
             let paused = try await client.execute(uri: "/api/v1/app/dynamic_link/paused", method: .get, headers: headers())
-            #expect(paused.status == .notFound && paused.error?.code == "gone")
+            #expect(paused.status == .notFound && paused.error?.code == .gone)
             let script = try await client.execute(uri: "/api/v1/app/dynamic_link/test?full_request_url=javascript%3Aalert(1)", method: .get, headers: headers())
             #expect(script.status == .badRequest)
             #expect(try script.decode(ErrorResponse.self).error.field == "full_request_url")
@@ -140,7 +140,7 @@ struct CompatibilityTests {
             let other = try await client.execute(uri: "/api/v1/deferred-deep-link?width=430&height=932&user_agent=iOS%2017_5", method: .get,
                                                  headers: headers(extra: [(.forwardedFor, "198.51.100.9"), (.acceptLanguage, "de-DE")]))
             #expect(other.status == .notFound)
-            #expect(try other.decode(ErrorResponse.self).error.code == "not_found")
+            #expect(try other.decode(ErrorResponse.self).error.code == .notFound)
             // A form-encoded user agent (`+` for the space) reads the same.
             let plus = try await client.execute(uri: "/api/v1/deferred-deep-link?width=393&height=852&user_agent=iOS+18_1", method: .get, headers: device)
             #expect(try json(plus)["suffix"] as? String == "testsub")

@@ -465,7 +465,7 @@ struct HostileInputTests {
                 let answer = try #require(try await Hostile.send(port, request).first)
                 #expect(answer.status == 400 && answer.header("Content-Type") == "application/json; charset=utf-8", "\(request.debugDescription)")
                 let error = try FerryJSON.makeDecoder().decode(ErrorResponse.self, from: Data(answer.body.utf8)).error
-                #expect(error.code == "conflicting_host" && error.message.contains("more than one host"))
+                #expect(error.code == .conflictingHost && error.message.contains("more than one host"))
             }
             // A target in absolute form on the same host as Host is that host's request; so is one without Host.
             for request in [get("http://go.example.com/home?x=1", "Host: go.example.com\r\n"),

@@ -127,7 +127,7 @@ struct LinksAPITests {
             let foreign = try await client.execute(uri: "/v1/links", method: .post, headers: headers(key: fixture.otherSecret, json: true),
                                                    body: jsonBody(#"{"domain": "go.example.com", "slug": "steal", "destination": "https://evil.example/"}"#))
             #expect(foreign.status == .notFound)
-            #expect(foreign.error?.field == "domain" && foreign.error?.code == "not_found")
+            #expect(foreign.error?.field == "domain" && foreign.error?.code == .notFound)
             // A malformed domain is a bad request, whoever's it would be.
             for domain in ["not a host", "go.example.com:0", "\u{212A}.example.com", "-go.example.com"] {
                 let malformed = try await client.execute(uri: "/v1/links", method: .post, headers: headers(key: fixture.secret, json: true),
@@ -155,7 +155,7 @@ struct LinksAPITests {
             #expect(created.status == .created, "\(created.text)")
             #expect(try created.decode(LinkResponse.self).expiresAt == Date(timeIntervalSince1970: 978_307_200))
             let resolved = try await client.execute(uri: "/v1/links/resolve/over", method: .get, headers: headers(key: fixture.publishable))
-            #expect(resolved.status == .notFound && resolved.error?.code == "gone")
+            #expect(resolved.status == .notFound && resolved.error?.code == .gone)
             let click = try await client.execute(uri: "/over", method: .get, headers: headers(userAgent: UA.desktop))
             #expect(click.status == .notFound && click.text.contains("This link has expired"))
         }
@@ -291,7 +291,7 @@ struct LinksAPITests {
             for (body, status, code) in cases {
                 let response = try await client.execute(uri: "/v1/links", method: .post, headers: headers(key: fixture.secret, json: true), body: jsonBody(body))
                 #expect(response.status == status, "\(body.prefix(60))")
-                #expect(response.error?.code == code, "\(response.text.prefix(200))")
+                #expect(response.error?.code.rawValue == code, "\(response.text.prefix(200))")
             }
             var form = headers(key: fixture.secret)
             form[.contentType] = "application/x-www-form-urlencoded"
@@ -299,7 +299,7 @@ struct LinksAPITests {
             #expect(wrongType.status == .unsupportedMediaType)
             let unknownRoute = try await client.execute(uri: "/v1/nothing/here", method: .get, headers: headers(key: fixture.secret))
             #expect(unknownRoute.status == .notFound)
-            #expect(unknownRoute.error?.code == "not_found")
+            #expect(unknownRoute.error?.code == .notFound)
         }
         #expect(try await fixture.store.listLinks(appID: fixture.app.id, environment: .live, limit: 10, after: nil).links.isEmpty)
     }
@@ -370,7 +370,7 @@ struct LinksAPITests {
             for (method, uri, allowed) in cases {
                 let response = try await client.execute(uri: uri, method: method, headers: headers(key: fixture.secret, json: true), body: jsonBody("{}"))
                 #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
-                #expect(response.error?.code == "method_not_allowed")
+                #expect(response.error?.code == .methodNotAllowed)
                 #expect(response.headers[.allow] == allowed)
             }
         }

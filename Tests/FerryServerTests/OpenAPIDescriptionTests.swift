@@ -228,6 +228,30 @@ struct OpenAPIDescriptionTests {
         }
     }
 
+
+    /// The table of error codes at the top of the description, and the `enum` of `ErrorDetail.code`, list exactly the
+    /// codes of `APIErrorCode.all`, in its order and each with the status its answers have.
+    @Test func theDescriptionListsEveryErrorCodeWithItsStatus() throws {
+        // The table: from its header to the first line that is not a row.
+        let all = Self.text.split(separator: "\n", omittingEmptySubsequences: false)
+        let header = try #require(all.firstIndex(of: "    | code | status | when |"))
+        let table = all[(header + 2)...].prefix { $0.hasPrefix("    | ") }
+        let rows = table.compactMap { line -> (code: String, status: Int)? in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            // "    | `code` | status | when |": the first cell is the indentation.
+            guard line.hasPrefix("    | `"), cells.count >= 4, let status = Int(cells[2]) else { return nil }
+            return (String(cells[1].dropFirst().dropLast()), status)
+        }
+        #expect(rows.map(\.code) == APIErrorCode.all.map(\.rawValue))
+        for row in rows { #expect(APIErrorCode(rawValue: row.code).httpStatus == row.status, "\(row.code)") }
+        // The enum is a flow sequence over several lines: from `enum: [` to the line that closes it.
+        let lines = Self.schema("ErrorDetail")
+        let start = try #require(lines.firstIndex { $0.trimmingCharacters(in: .whitespaces).hasPrefix("enum: [") })
+        let end = try #require(lines[start...].firstIndex { $0.hasSuffix("]") })
+        let listed = lines[start...end].joined().drop { $0 != "[" }
+        let names = listed.filter { !"[]".contains($0) }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(names == APIErrorCode.all.map(\.rawValue))
+    }
     /// The methods a client may send, as `MethodGuard` knows them.
     static let probed = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "QUERY"]
 
@@ -256,7 +280,7 @@ struct OpenAPIDescriptionTests {
                     #expect(response.status == .methodNotAllowed, "\(method) \(path)")
                     let allowed = Set((response.headers[.allow] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
                     #expect(allowed == methods.subtracting(["HEAD"]), "Allow of \(method) \(path)")
-                    if method != "HEAD" { #expect(response.error?.code == "method_not_allowed", "\(method) \(path)") }
+                    if method != "HEAD" { #expect(response.error?.code == .methodNotAllowed, "\(method) \(path)") }
                 }
             }
             // Not in the description (the operator's scraper reads it), but answered the same way.

@@ -115,7 +115,7 @@ struct RateLimitTests {
             // A token comes back every 20 s; some of that has passed since the first request.
             #expect(Int(limited.headers[.retryAfter] ?? "").map { (15...20).contains($0) } == true)
             let error = try limited.decode(ErrorResponse.self).error
-            #expect(error.code == "rate_limited")
+            #expect(error.code == .rateLimited)
             #expect(error.message.contains("install matches from this address"))
             // Other addresses go on, until the key itself has used its five.
             #expect(try await match("203.0.113.2").status == .ok)

@@ -68,7 +68,7 @@ extension TenancyTests {
             // The rival's proof, published too, no longer wins it anything.
             dns.publish(rivalProof.dnsName, [rivalProof.dnsValue])
             let late = try await client.execute(uri: "/v1/domains/links.example.net/verify", method: .post, headers: headers(key: b.key(.secret, .live)))
-            #expect(late.status == .conflict && late.error?.code == "domain_taken")
+            #expect(late.status == .conflict && late.error?.code == .domainTaken)
             #expect(try await admin.store.app(id: b.app.id)?.domains == ["other.test"])
 
             // Dropping it stops its links; the last domain of an app stays.
@@ -76,7 +76,7 @@ extension TenancyTests {
             #expect(dropped.status == .noContent)
             #expect(try await Self.desktopClick(client, host: "links.example.net", slug: onIt.slug).status == .gone)
             let last = try await client.execute(uri: "/v1/domains/other.test", method: .delete, headers: headers(key: b.key(.secret, .live)))
-            #expect(last.status == .conflict && last.error?.code == "last_domain")
+            #expect(last.status == .conflict && last.error?.code == .lastDomain)
             #expect(dns.questions >= 3)
         }
     }
@@ -91,7 +91,7 @@ extension TenancyTests {
         try await fixture.application(configuration).testLive { client in
             let asked = try await client.execute(uri: "/v1/domains", method: .post, headers: headers(key: fixture.secret, json: true),
                                                  body: jsonBody(AddDomainRequest(domain: "links.example.net")))
-            #expect(asked.status == .forbidden && asked.error?.code == "domain_self_service_off")
+            #expect(asked.status == .forbidden && asked.error?.code == .domainSelfServiceOff)
             let list = try await client.execute(uri: "/v1/domains", method: .get, headers: headers(key: fixture.secret))
             #expect(try list.decode(DomainListResponse.self).selfService == false)
             let (cookie, _) = try #require(try await DashboardTests.signIn(client, key: fixture.secret))

@@ -105,7 +105,7 @@ extension TenancyTests {
             // The rival's proof, served too, no longer wins it anything.
             site.answer(200, body: proof.httpBody + "\n" + rivalProof.httpBody + "\n")
             let taken = try await Self.verify(client, domain, key: b.key(.secret, .live))
-            #expect(taken.status == .conflict && taken.error?.code == "domain_taken", "\(taken.text)")
+            #expect(taken.status == .conflict && taken.error?.code == .domainTaken, "\(taken.text)")
             #expect(try await admin.store.app(id: b.app.id)?.domains == ["other.test"])
         }
         // Each check was one plain GET of the file, naming the domain in Host.

@@ -29,7 +29,7 @@ extension TenancyTests {
                                          (.delete, "/v1/domains/go.example.com", nil), (.post, "/v1/domains/go.example.com/verify", nil)] {
                 let response = try await client.execute(uri: path, method: method, headers: headers(key: a.key(.secret, .test), json: body != nil),
                                                         body: body.map { jsonBody($0) })
-                #expect(response.status == .forbidden && response.error?.code == "live_key_required", "\(method) \(path) → \(response.text)")
+                #expect(response.status == .forbidden && response.error?.code == .liveKeyRequired, "\(method) \(path) → \(response.text)")
             }
             #expect(try await admin.store.app(id: a.app.id) == before, "a test key changed the live settings")
             // The live key still may.

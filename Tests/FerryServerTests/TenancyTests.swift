@@ -60,7 +60,7 @@ struct TenancyTests {
             for taken in ["x.go.example.com", "example.com", "GO.EXAMPLE.COM"] {
                 let claim = try await client.execute(uri: "/v1/domains", method: .post, headers: headers(key: b.key(.secret, .live), json: true),
                                                      body: jsonBody(AddDomainRequest(domain: taken)))
-                #expect(claim.status == .conflict && claim.error?.code == "domain_taken", "\(taken): \(claim.text)")
+                #expect(claim.status == .conflict && claim.error?.code == .domainTaken, "\(taken): \(claim.text)")
             }
             let dashboard = try await DashboardTests.post(client, "/dashboard/domains", cookie: cookie, body: "csrf=\(csrf)&domain=x.go.example.com")
             #expect(dashboard.status == .conflict)
@@ -94,7 +94,7 @@ struct TenancyTests {
         try await fixture.application().testLive { client in
             let claim = try await client.execute(uri: "/v1/domains", method: .post, headers: headers(key: fixture.secret, json: true),
                                                  body: jsonBody(AddDomainRequest(domain: "co.uk")))
-            #expect(claim.status == .conflict && claim.error?.code == "domain_unavailable" && claim.error?.field == "domain" && claim.text.contains("public suffix"))
+            #expect(claim.status == .conflict && claim.error?.code == .domainUnavailable && claim.error?.field == "domain" && claim.text.contains("public suffix"))
         }
     }
 

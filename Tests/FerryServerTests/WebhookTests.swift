@@ -149,7 +149,7 @@ struct WebhookTests {
             }
             let tooMany = try await client.execute(uri: "/v1/webhooks", method: .post, headers: headers(key: fixture.secret, json: true),
                                                    body: jsonBody(#"{"url": "https://hooks.example.com/more"}"#))
-            #expect(tooMany.status == .conflict && tooMany.error?.code == "too_many_webhooks")
+            #expect(tooMany.status == .conflict && tooMany.error?.code == .tooManyWebhooks)
         }
     }
 

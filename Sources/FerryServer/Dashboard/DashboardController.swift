@@ -104,8 +104,8 @@ struct DashboardController: Sendable {
                 switch try await domains.verify(domain, app: viewer.auth.app, key: viewer.auth.key) {
                 case .active: return "\(domain) is verified and serves the app's links."
                 case .pending(let claim, let findings):
-                    throw AppDomains.Refusal(kind: .invalid, code: "domain_not_verified",
-                                             message: "Control of \(claim.domain) is not proven yet: " + findings.joined(separator: "; "))
+                    throw ValidationError(code: .domainNotVerified, field: nil,
+                                             "Control of \(claim.domain) is not proven yet: " + findings.joined(separator: "; "))
                 }
             }),
             ("/remove", { viewer, domain in
@@ -234,12 +234,12 @@ struct DashboardController: Sendable {
     static func form(of request: Request, limit: Int) async throws -> QueryString {
         let buffer: ByteBuffer
         do { buffer = try await request.body.collect(upTo: limit) } catch {
-            throw APIError(.contentTooLarge, code: "body_too_large", message: "the form is larger than \(limit) bytes")
+            throw APIError(.bodyTooLarge, message: "the form is larger than \(limit) bytes")
         }
         let bytes = buffer.readableBytesView
         let form = QueryString.form(String(decoding: bytes, as: UTF8.self))
         guard QueryString.isUTF8(bytes), form.decodesAsUTF8 else {
-            throw APIError(.badRequest, code: "invalid_form", message: "the form is not valid UTF-8 text")
+            throw APIError(.invalidForm, message: "the form is not valid UTF-8 text")
         }
         return form
     }
@@ -430,8 +430,8 @@ struct DashboardController: Sendable {
             var refreshed = viewer
             if let app = try await store.app(id: viewer.auth.app.id) { refreshed.auth.app = app }
             return try await settingsPage(refreshed, error: nil, notice: notice, secret: nil)
-        } catch let refusal as AppDomains.Refusal {
-            return try await settingsPage(viewer, error: refusal.message, notice: nil, secret: nil, status: refusal.status)
+        } catch let refusal as ValidationError {
+            return try await settingsPage(viewer, error: refusal.message, notice: nil, secret: nil, status: APIError(refusal).status)
         }
     }
 

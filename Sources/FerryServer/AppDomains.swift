@@ -194,6 +194,17 @@ struct AppDomains: Sendable {
         }
     }
 
+    /// Changes an app's other settings (its domains stay as they are); this node's cache forgets the app.
+    func updateSettings(appID: String, _ change: (inout FerryAdmin.AppSpec) -> Void) async throws -> App {
+        let updated = try await admin.updateApp(id: appID) { spec in
+            let domains = spec.domains
+            change(&spec)
+            spec.domains = domains
+        }
+        cache.removeAll()
+        return updated
+    }
+
     /// Makes an active domain the default one (links go there when a request names no domain).
     func makeDefault(_ domain: String, app: App, key: APIKeyRecord) async throws -> App {
         try checkMayChange(key)

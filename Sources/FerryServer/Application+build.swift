@@ -111,28 +111,30 @@ func buildRouter(
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
     let authenticator = KeyAuthenticator(store: store)
-    let links = LinksController(admin: admin, authenticator: authenticator, cache: cache, maxBodyBytes: maxBodyBytes)
-    links.register(on: router)
-    StatsController(links: links, authenticator: authenticator).register(on: router)
-    QRCodeController(links: links, authenticator: authenticator).register(on: router)
-    ExportController(store: store, authenticator: authenticator, now: admin.now).register(on: router)
-    let attribution = AttributionController(
-        store: store, recorder: recorder, authenticator: authenticator, matcher: AttributionMatcher(), addresses: addresses, hasher: hasher,
-        maxBodyBytes: maxBodyBytes, now: admin.now, logger: logger, outbox: outbox
-    )
-    attribution.register(on: router)
-    WebhooksController(store: store, authenticator: authenticator, outbox: outbox, maxBodyBytes: maxBodyBytes).register(on: router)
-    DomainsController(domains: domains, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
-    try DashboardController(links: links, admin: admin, authenticator: authenticator, cache: cache, outbox: outbox, domains: domains,
-                            sessions: dashboardSessions,
-                            library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes, limits: limits).register(on: router)
     let edge = EdgeController(
         store: store, immediateReader: store as? any ImmediateLinkReading, cache: cache, recorder: recorder, classifier: UserAgentClassifier(),
         clickRouter: ClickRouter(), now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout), counters: edgeCounters,
         limits: limits
     )
+    // The services every kind of route shares: the native API, the compatible routes and the dashboard.
+    let links = LinkEditor(admin: admin, cache: cache)
+    let reports = Reports(links: links)
+    let attributor = Attributor(store: store, recorder: recorder, matcher: AttributionMatcher(), hasher: hasher, now: admin.now, logger: logger,
+                                outbox: outbox)
+    let opener = LinkOpener(store: store, edge: edge, admin: admin)
+    LinksController(links: links, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
+    StatsController(reports: reports, authenticator: authenticator, now: admin.now).register(on: router)
+    QRCodeController(links: links, authenticator: authenticator).register(on: router)
+    ExportController(reports: reports, authenticator: authenticator, now: admin.now).register(on: router)
+    AttributionController(attributor: attributor, opener: opener, authenticator: authenticator, addresses: addresses, maxBodyBytes: maxBodyBytes)
+        .register(on: router)
+    WebhooksController(authenticator: authenticator, outbox: outbox, maxBodyBytes: maxBodyBytes).register(on: router)
+    DomainsController(domains: domains, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
+    try DashboardController(links: links, reports: reports, admin: admin, authenticator: authenticator, outbox: outbox, domains: domains,
+                            sessions: dashboardSessions,
+                            library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes, limits: limits).register(on: router)
     CompatibilityController(
-        admin: admin, edge: edge, attribution: attribution, authenticator: authenticator, addresses: addresses, hasher: hasher,
+        opener: opener, attributor: attributor, links: links, classifier: edge.classifier, authenticator: authenticator, addresses: addresses,
         maxBodyBytes: maxBodyBytes, errors: errors
     ).register(on: router)
     MethodGuard.register(on: router, CompatibilityController.allowedMethods)

@@ -50,6 +50,13 @@ struct KeyAuthenticator: Sendable {
         return AuthenticatedKey(key: record, app: app)
     }
 
+    /// The key and app of a dashboard session, when the key is still an active secret key and its app still exists.
+    func signedIn(keyHash: String) async throws -> AuthenticatedKey? {
+        guard let record = try await store.key(hash: keyHash), record.revokedAt == nil, record.kind == .secret,
+              let app = try await store.app(id: record.appID) else { return nil }
+        return AuthenticatedKey(key: record, app: app)
+    }
+
     static func presentedKey(_ request: Request) -> String? {
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)

@@ -8,20 +8,17 @@ import Logging
 
 /// Routes that answer apps written for other deep-linking platforms as those platforms document it, so that a team
 /// can migrate by changing a base URL. They are adapters only: links, clicks, events and the matcher are Ferry's own
-/// (the edge's host and link lookup, `AttributionController.attribute`, `FerryAdmin.createLink`).
+/// (the services `LinkOpener`, `Attributor` and `LinkEditor` that the native routes use too).
 struct CompatibilityController: Sendable {
-    let admin: FerryAdmin
-    let edge: EdgeController
-    let attribution: AttributionController
+    let opener: LinkOpener
+    let attributor: Attributor
+    let links: LinkEditor
+    let classifier: UserAgentClassifier
     let authenticator: KeyAuthenticator
     let addresses: ClientAddressResolver
-    let hasher: AddressHasher
     let maxBodyBytes: Int
     /// How errors become answers, shared with every other route.
     let errors: ErrorMiddleware
-
-    var store: any FerryDatabase { admin.store }
-    var now: @Sendable () -> Date { admin.now }
 
     // LimeLink-style.
     static let dynamicLink = "/api/v1/app/dynamic_link/:slug"
@@ -78,46 +75,19 @@ struct CompatibilityController: Sendable {
         if let eventType, eventType != "setup" {
             throw APIError(.invalidField, message: "event_type may only be 'setup' (the first launch after an install)", field: "event_type")
         }
-        guard let slug = Slug.normalize(rawSlug) else { throw APIError.notFound("link '\(rawSlug.prefix(64))'") }
-        guard let resolved = try await link(slug: slug, host: host ?? EdgeController.host(of: request), request: request) else {
-            throw APIError.notFound("link '\(slug)'")
+        guard let slug = Slug.normalize(rawSlug) else { throw LinkOpener.notFound(rawSlug.prefix(64)) }
+        let auth = KeyAuthenticator.presentedKey(request) != nil ? try await authenticator.authenticate(request) : nil
+        guard let resolved = try await opener.find(slug: slug, host: host ?? EdgeController.host(of: request), auth: auth) else {
+            throw LinkOpener.notFound(slug)
         }
-        let link = resolved.link, time = now()
-        switch link.status(at: time) {
-        // 404, not 410: the link may come back (a PATCH), which 410 would deny; the code tells it from an unknown slug.
-        case .expired: throw APIError(.gone, message: "link '\(slug)' has expired")
-        case .disabled: throw APIError(.gone, message: "link '\(slug)' is disabled")
-        case .active: break
-        }
+        let link = resolved.link, time = opener.now()
+        try LinkOpener.checkActive(link, slug: slug, at: time)
         let agent = request.headers[.userAgent]
-        let android = edge.classifier.classify(agent).platform == .android
+        let android = classifier.classify(agent).platform == .android
             || CompatibilityRules.appClientSignals(userAgent: agent, acceptLanguage: nil).platform == "android"
         let appURL = (android ? link.androidURL ?? link.iosURL : link.iosURL ?? link.androidURL) ?? link.destination
-        try await store.recordEvents([EventRecord(
-            appID: link.appID, environment: link.environment, name: eventType == "setup" ? "install" : "link_open", installID: nil,
-            linkID: link.id, properties: ["via": "dynamic_link"], occurredAt: time, receivedAt: time)])
+        try await opener.record(eventType == "setup" ? "install" : "link_open", link: link, properties: ["via": "dynamic_link"], at: time)
         return try JSONBody.response(["uri": CompatibilityRules.appURI(appURL, carryingQueryOf: fullRequestURL)])
-    }
-
-    /// The link behind a slug: on the host's app (a link domain or a subdomain of one), else on the app of the key
-    /// the request carries, else on the only app there is. A request with a key gets only a link of the key's app and
-    /// environment, whatever host it names.
-    func link(slug: String, host: String?, request: Request) async throws -> ResolvedLink? {
-        let auth = KeyAuthenticator.presentedKey(request) != nil ? try await authenticator.authenticate(request) : nil
-        if let host, let resolved = try await edge.resolve(host: host, slug: slug) {
-            guard let auth else { return resolved }
-            return resolved.link.appID == auth.app.id && resolved.link.environment == auth.key.environment ? resolved : nil
-        }
-        let fallback: App?
-        if let auth { fallback = auth.app } else { fallback = try await admin.soleApp() }
-        guard let app = fallback else { return nil }
-        for domain in app.domains {
-            if let link = try await store.link(domain: domain, slug: slug), link.appID == app.id,
-               auth.map({ link.environment == $0.key.environment }) ?? true {
-                return ResolvedLink(link: link, app: app)
-            }
-        }
-        return nil
     }
 
     /// `GET /api/v1/deferred-deep-link?width=&height=&user_agent=` → `{"suffix", "full_request_url"}`: the click that led
@@ -137,7 +107,7 @@ struct CompatibilityController: Sendable {
                 signals.platform = client.platform
                 signals.osVersion = client.osVersion
             }
-        } catch { throw APIError(error) }
+        }
         signals = AttributionRules.sanitize(signals)
         var app: App?
         var environment = APIEnvironment.live
@@ -146,25 +116,15 @@ struct CompatibilityController: Sendable {
             app = auth.app
             environment = auth.key.environment
         } else if let host = EdgeController.host(of: request) {
-            app = try await edge.app(forHost: host)
+            app = try await opener.edge.app(forHost: host)
         }
-        if app == nil { app = try await admin.soleApp() }
+        if app == nil { app = try await opener.admin.soleApp() }
         guard let app else {
             throw APIError(.notFound, message: "no app answers on this host; call it on one of the app's link domains")
         }
         let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
-        // This SDK sends no install id: the device's network, screen and system stand for one, so that asking again
-        // gets the same answer and never a second click.
-        let installID = "dl_" + hasher.hash(text: [address.map(hasher.hash) ?? "-", "\(signals.screenWidth ?? 0)x\(signals.screenHeight ?? 0)",
-                                                 signals.platform ?? "-", signals.osVersion ?? "-"].joined(separator: "|"))
-        let record = try await attribution.attribute(app: app, environment: environment, installID: installID, signals: signals,
-                                                     clickToken: nil, referrer: nil, address: address, keepsMisses: false)
-        guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: app.id) else {
+        guard let (link, fullRequestURL) = try await attributor.deviceClick(app: app, environment: environment, signals: signals, address: address) else {
             throw APIError(.notFound, message: "no recent click from this device")
-        }
-        var fullRequestURL = link.shortURL
-        if let clickID = record.clickID, let click = try await store.click(id: clickID), let clickQuery = click.query, !clickQuery.isEmpty {
-            fullRequestURL += "?" + clickQuery
         }
         return try JSONBody.response(["suffix": link.slug, "full_request_url": fullRequestURL])
     }
@@ -194,21 +154,13 @@ struct CompatibilityController: Sendable {
             throw APIError(.invalidField, message: "suffix must be the link's slug", field: "suffix")
         }
         var properties = ["via": "stats", "event_type": eventType]
-        do {
-            try LinkRules.checkText(body.handle, field: "handle", max: 256)
-            try LinkRules.checkText(body.operating_system, field: "operating_system", max: 32)
-        } catch { throw APIError(error) }
+        try LinkRules.checkText(body.handle, field: "handle", max: 256)
+        try LinkRules.checkText(body.operating_system, field: "operating_system", max: 32)
         if let handle = body.handle, !handle.isEmpty { properties["handle"] = handle }
         if let system = body.operating_system, !system.isEmpty { properties["operating_system"] = system }
-        var found: Link?
-        for domain in auth.app.domains where found == nil {
-            found = try await store.link(domain: domain, slug: slug).flatMap { $0.appID == auth.app.id && $0.environment == auth.key.environment ? $0 : nil }
-        }
-        guard let link = found else { throw APIError.notFound("link '\(slug)'") }
-        let time = now()
+        let link = try await opener.link(slug: slug, app: auth.app, environment: auth.key.environment)
         // The lookup of the same open already recorded a `link_open`: this is the SDK's own report of it.
-        try await store.recordEvents([EventRecord(appID: auth.app.id, environment: link.environment, name: "link_stats", installID: nil,
-                                                  linkID: link.id, properties: properties, occurredAt: time, receivedAt: time)])
+        try await opener.record("link_stats", link: link, properties: properties, at: opener.now())
         return try JSONBody.response(["success": true])
     }
 
@@ -248,20 +200,12 @@ struct CompatibilityController: Sendable {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let body = try await JSONBody.decode(ReferralLinkBody.self, from: request, limit: maxBodyBytes)
         let environment = try Self.environment(body.environment, key: auth.key)
-        do {
-            try CompatibilityRules.checkReferral(referrerIdentifier: body.referrerIdentifier, campaign: body.campaign, customPayload: body.customPayload)
-        } catch { throw APIError(error) }
+        try CompatibilityRules.checkReferral(referrerIdentifier: body.referrerIdentifier, campaign: body.campaign, customPayload: body.customPayload)
         guard let destination = auth.app.fallbackURL ?? auth.app.ios.appStoreURL else {
             throw APIError(.conflict, message: "the app has neither a fallback URL nor an App Store id for visitors without the app; set one with 'ferry app update'")
         }
         let create = CreateLinkRequest(destination: destination, params: body.customPayload, campaign: body.campaign, referrer: body.referrerIdentifier)
-        let link: Link
-        do { link = try await admin.createLink(create, app: auth.app, environment: environment) } catch let error as ValidationError {
-            throw APIError(error)
-        } catch let conflict as StoreConflict {
-            throw APIError(.conflict, message: conflict.message, field: conflict.field)
-        }
-        edge.cache.invalidate(domain: link.domain, slug: link.slug)
+        let link = try await links.create(create, app: auth.app, environment: environment)
         return try LinkTraceEnvelope.success(
             ["shortCode": link.slug, "referralLink": link.shortURL, "referrerIdentifier": link.referrer ?? ""], status: .created)
     }
@@ -286,46 +230,19 @@ struct CompatibilityController: Sendable {
         var environment: String?
     }
 
-    /// `POST /api/v1/attributions` with `{"userId"}`: the click this device made within the app's attribution window.
-    ///
-    /// With a publishable key (the app itself), the answer is always this device's own: the device is told apart by
-    /// its network and its HTTP client, and the user id with it names the install, so a caller that sends someone
-    /// else's user id gets the attribution of its own device, never theirs, and cannot take the user id from them.
-    /// The first device's answer is also bound to the user, provisionally. With a secret key (the app's backend), the
-    /// user's binding is answered, and made from the caller's request when there is none.
+    /// `POST /api/v1/attributions` with `{"userId"}`: the click this device made within the app's attribution window
+    /// (see ``Attributor/attributeUser(_:app:environment:key:signals:address:userAgent:acceptThreshold:)``).
     func attribute(_ request: Request, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request)
         let body = try await JSONBody.decode(AttributionBody.self, from: request, limit: maxBodyBytes)
         let environment = try Self.environment(body.environment, key: auth.key)
-        let userID: String
-        do { userID = try AttributionRules.validateIdentifier(body.userId ?? "", field: "userId", max: AttributionRules.maxUserIDLength) } catch {
-            throw APIError(error)
-        }
-        let app = auth.app
+        let userID = try AttributionRules.validateIdentifier(body.userId ?? "", field: "userId", max: AttributionRules.maxUserIDLength)
         // The app's own HTTP client is the device: its address, system and languages stand for the install.
         let signals = CompatibilityRules.appClientSignals(userAgent: request.headers[.userAgent], acceptLanguage: request.headers[.acceptLanguage])
         let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
-        func attributeDevice(installID: String) async throws -> AttributionRecord {
-            try await attribution.attribute(app: app, environment: environment, installID: installID, signals: AttributionRules.sanitize(signals),
-                                            clickToken: nil, referrer: nil, address: address, acceptThreshold: Self.appClientAcceptThreshold)
-        }
-        let record: AttributionRecord?
-        if auth.key.kind == .publishable {
-            let device = "ua:\(request.headers[.userAgent] ?? "")|net:\(address.map(hasher.hashNetwork) ?? "")"
-            let installID = "usr_" + hasher.hash(text: "user:" + userID + "|" + device)
-            let own = try await attributeDevice(installID: installID)
-            _ = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, authority: .device, now: now())
-            record = own
-        } else if let binding = try await store.userBinding(appID: app.id, environment: environment, userID: userID) {
-            record = binding.attribution
-        } else {
-            let installID = "usr_" + hasher.hash(text: "user:" + userID)
-            _ = try await attributeDevice(installID: installID)
-            record = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, authority: .server,
-                                              now: now()).attribution
-        }
-        var link: Link?
-        if let record, record.matched, let linkID = record.linkID { link = try await store.link(id: linkID, appID: app.id) }
+        let (record, link) = try await attributor.attributeUser(
+            userID, app: auth.app, environment: environment, key: auth.key, signals: AttributionRules.sanitize(signals), address: address,
+            userAgent: request.headers[.userAgent] ?? "", acceptThreshold: Self.appClientAcceptThreshold)
         struct Data: Encodable {
             var attributed: Bool
             var referrerIdentifier: String?

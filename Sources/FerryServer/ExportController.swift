@@ -8,12 +8,9 @@ import Hummingbird
 /// `GET /v1/exports/clicks` and `GET /v1/exports/attributions`: raw rows of a range of days as CSV, streamed page by
 /// page (secret key). Client addresses are never exported; user agents only while the attribution window keeps them.
 struct ExportController: Sendable {
-    let store: any FerryDatabase
+    let reports: Reports
     let authenticator: KeyAuthenticator
     let now: @Sendable () -> Date
-
-    /// Rows read per page.
-    static let pageSize = 2000
 
     func register(on router: Router<FerryRequestContext>) {
         router.get(RouterPath(FerryRoutes.exportClicks)) { request, _ in try await clicks(request) }
@@ -24,9 +21,9 @@ struct ExportController: Sendable {
     static let attributionColumns = ["install_id", "time", "link_id", "click_id", "match_type", "confidence"]
 
     func clicks(_ request: Request) async throws -> Response {
-        let store = store
+        let reports = reports
         return try await export(request, name: "clicks", header: Self.clickColumns,
-            page: { try await store.exportClicks(appID: $0, environment: $1, from: $2, to: $3, after: $4, limit: Self.pageSize) },
+            page: { try await reports.clicks(app: $0, environment: $1, range: $2, after: $3) },
             fields: { click in
                 [click.id, Self.timestamp(click.createdAt), click.linkID, click.platform.rawValue, click.osVersion, click.appleDevice,
                  click.referer, click.query, click.acceptLanguage, click.userAgent]
@@ -35,9 +32,9 @@ struct ExportController: Sendable {
     }
 
     func attributions(_ request: Request) async throws -> Response {
-        let store = store
+        let reports = reports
         return try await export(request, name: "attributions", header: Self.attributionColumns,
-            page: { try await store.exportAttributions(appID: $0, environment: $1, from: $2, to: $3, after: $4, limit: Self.pageSize) },
+            page: { try await reports.attributions(app: $0, environment: $1, range: $2, after: $3) },
             fields: { record in
                 [record.installID, Self.timestamp(record.createdAt), record.linkID, record.clickID, record.matchType?.rawValue ?? "organic",
                  record.confidence.map { String(format: "%.3f", $0) }]
@@ -48,21 +45,16 @@ struct ExportController: Sendable {
     /// The CSV of one kind of row over the request's range, read page by page for the key's app and environment.
     func export<Row: Sendable>(
         _ request: Request, name: String, header: [String],
-        page: @escaping @Sendable (String, APIEnvironment, Date, Date, ExportCursor?) async throws -> [Row],
+        page: @escaping @Sendable (App, APIEnvironment, StatsRange, ExportCursor?) async throws -> [Row],
         fields: @escaping @Sendable (Row) -> [String?], cursor: @escaping @Sendable (Row) -> ExportCursor
     ) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let range = try StatsController.range(of: request, now: now())
-        let appID = auth.app.id, environment = auth.key.environment, (from, to) = Self.bounds(range)
+        let app = auth.app, environment = auth.key.environment
         return Self.csv(name: name, range: range, header: header) { after in
-            let rows = try await page(appID, environment, from, to, after)
-            return (rows.map { CSV.line(fields($0)) }, rows.last.map(cursor), rows.count < Self.pageSize)
+            let rows = try await page(app, environment, range, after)
+            return (rows.map { CSV.line(fields($0)) }, rows.last.map(cursor), rows.count < Reports.pageSize)
         }
-    }
-
-    /// The instants a range of whole days covers: from the first day's start to the day after the last.
-    static func bounds(_ range: StatsRange) -> (Date, Date) {
-        (StatsRollup.date(ofDay: range.fromDay), StatsRollup.date(ofDay: range.toDay + 1))
     }
 
     /// ISO 8601 in UTC with milliseconds.

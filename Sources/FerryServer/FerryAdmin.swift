@@ -151,6 +151,11 @@ public struct FerryAdmin: Sendable {
         throw StoreConflict(field: "slug", message: "could not find a free slug; try again")
     }
 
+    /// An app by id.
+    public func app(id: String) async throws -> App? {
+        try await store.app(id: id)
+    }
+
     /// The first app, when there is exactly one: what the CLI uses when `--app` is left out.
     public func soleApp() async throws -> App? {
         let apps = try await store.listApps()

@@ -7,12 +7,9 @@ import Hummingbird
 
 /// `/v1/links`: create, list, read, change and delete links with a secret key.
 struct LinksController: Sendable {
-    let admin: FerryAdmin
+    let links: LinkEditor
     let authenticator: KeyAuthenticator
-    let cache: LinkCache
     let maxBodyBytes: Int
-
-    var store: any FerryDatabase { admin.store }
 
     func register(on router: Router<FerryRequestContext>) {
         router.post(RouterPath(FerryRoutes.links)) { request, _ in try await create(request) }
@@ -25,17 +22,10 @@ struct LinksController: Sendable {
     func create(_ request: Request) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: maxBodyBytes)
-        do {
-            let link = try await admin.createLink(body, app: auth.app, environment: auth.key.environment)
-            cache.invalidate(domain: link.domain, slug: link.slug)
-            var headers = HTTPFields()
-            headers[.location] = FerryRoutes.link(id: link.id)
-            return try JSONBody.response(link.response, status: .created, headers: headers)
-        } catch let error as ValidationError {
-            throw APIError(error)
-        } catch let conflict as StoreConflict {
-            throw APIError(.conflict, message: conflict.message, field: conflict.field)
-        }
+        let link = try await links.create(body, app: auth.app, environment: auth.key.environment)
+        var headers = HTTPFields()
+        headers[.location] = FerryRoutes.link(id: link.id)
+        return try JSONBody.response(link.response, status: .created, headers: headers)
     }
 
     func list(_ request: Request) async throws -> Response {
@@ -56,47 +46,24 @@ struct LinksController: Sendable {
             }
             cursor = Int64(clamping: value)
         }
-        let page = try await store.listLinks(appID: auth.app.id, environment: auth.key.environment, limit: limit, after: cursor)
+        let page = try await links.page(app: auth.app, environment: auth.key.environment, limit: limit, after: cursor)
         return try JSONBody.response(LinkListResponse(data: page.links.map(\.response), nextCursor: page.nextCursor.map(String.init)))
     }
 
     func read(_ request: Request, id: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        return try JSONBody.response(try await find(id, auth).response)
+        return try JSONBody.response(try await links.find(id, app: auth.app, environment: auth.key.environment).response)
     }
 
     func update(_ request: Request, id: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let body = try await JSONBody.decode(UpdateLinkRequest.self, from: request, limit: maxBodyBytes)
-        let link = try await find(id, auth)
-        let next: Link?
-        do { next = try await change(link, body) } catch let error as ValidationError { throw APIError(error) }
-        guard let next else { throw APIError.notFound("link '\(id)'") }
-        return try JSONBody.response(next.response)
+        return try JSONBody.response(try await links.update(id, with: body, app: auth.app, environment: auth.key.environment).response)
     }
 
     func delete(_ request: Request, id: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        let link = try await find(id, auth)
-        guard try await store.deleteLink(id: link.id, appID: auth.app.id) else { throw APIError.notFound("link '\(id)'") }
-        cache.invalidate(domain: link.domain, slug: link.slug)
+        try await links.delete(id, app: auth.app, environment: auth.key.environment)
         return Response(status: .noContent)
-    }
-
-    /// Applies a change to a link, stores it and forgets the cached copy; nil when the link is gone meanwhile.
-    /// Throws `ValidationError` for a change the rules refuse.
-    func change(_ link: Link, _ update: UpdateLinkRequest) async throws -> Link? {
-        let next = try LinkRules.apply(update, to: link, now: admin.now())
-        guard try await store.updateLink(next) else { return nil }
-        cache.invalidate(domain: next.domain, slug: next.slug)
-        return next
-    }
-
-    /// A link of the key's app and environment; anything else is simply not found.
-    func find(_ id: String, _ auth: AuthenticatedKey) async throws -> Link {
-        guard id.utf8.count <= 64, let link = try await store.link(id: id, appID: auth.app.id), link.environment == auth.key.environment else {
-            throw APIError.notFound("link '\(id.prefix(64))'")
-        }
-        return link
     }
 }

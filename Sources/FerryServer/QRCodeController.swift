@@ -6,7 +6,7 @@ import Hummingbird
 
 /// `GET /v1/links/{id}/qr`: a QR code of a link's short URL, as SVG or PNG (secret key).
 struct QRCodeController: Sendable {
-    let links: LinksController
+    let links: LinkEditor
     let authenticator: KeyAuthenticator
 
     /// Sizes a code may be asked for, in pixels.
@@ -19,7 +19,7 @@ struct QRCodeController: Sendable {
 
     func qr(_ request: Request, id: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        let link = try await links.find(id, auth)
+        let link = try await links.find(id, app: auth.app, environment: auth.key.environment)
         let options = try Self.options(of: request)
         return try Self.response(link, png: options.png, pixels: options.size, level: options.level, disposition: "inline")
     }

@@ -1,15 +1,13 @@
 import FerryAPI
 import FerryCore
-import FerryStore
 import Foundation
 import Hummingbird
 
 /// `/v1/stats` and `/v1/links/{id}/stats`: what links did, from the daily roll-ups (secret key).
 struct StatsController: Sendable {
-    let links: LinksController
+    let reports: Reports
     let authenticator: KeyAuthenticator
-
-    var store: any FerryDatabase { links.store }
+    let now: @Sendable () -> Date
 
     func register(on router: Router<FerryRequestContext>) {
         router.get(RouterPath(FerryRoutes.stats)) { request, _ in try await appStats(request) }
@@ -18,17 +16,15 @@ struct StatsController: Sendable {
 
     func appStats(_ request: Request) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        let range = try Self.range(of: request, now: links.admin.now())
-        let rows = try await store.statsRows(appID: auth.app.id, environment: auth.key.environment, linkID: nil, range: range)
-        return try JSONBody.response(StatsReport(rows: rows, range: range, linkID: nil))
+        let range = try Self.range(of: request, now: now())
+        return try JSONBody.response(try await reports.stats(app: auth.app, environment: auth.key.environment, range: range))
     }
 
     func linkStats(_ request: Request, id: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        let link = try await links.find(id, auth)
-        let range = try Self.range(of: request, now: links.admin.now())
-        let rows = try await store.statsRows(appID: auth.app.id, environment: auth.key.environment, linkID: link.id, range: range)
-        return try JSONBody.response(StatsReport(rows: rows, range: range, linkID: link.id))
+        let link = try await reports.links.find(id, app: auth.app, environment: auth.key.environment)
+        let range = try Self.range(of: request, now: now())
+        return try JSONBody.response(try await reports.stats(app: auth.app, environment: auth.key.environment, link: link, range: range))
     }
 
     /// The `to`/`days` range of a request, or a 400 naming the parameter at fault.

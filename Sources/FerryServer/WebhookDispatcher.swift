@@ -49,6 +49,19 @@ public final class WebhookOutbox: Sendable {
     }
 
     /// Forgets cached webhooks of an app (after one was added or removed here).
+    /// The app's webhooks in one environment.
+    func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
+        try await store.webhooks(appID: appID, environment: environment)
+    }
+
+    /// The latest deliveries of a webhook of the app and environment, newest first; nil when it has no such webhook.
+    func deliveries(webhookID: String, appID: String, environment: APIEnvironment, limit: Int) async throws -> [WebhookDelivery]? {
+        guard webhookID.utf8.count <= 64, try await webhooks(appID: appID, environment: environment).contains(where: { $0.id == webhookID }) else {
+            return nil
+        }
+        return try await store.deliveries(webhookID: webhookID, appID: appID, limit: limit)
+    }
+
     public func forget(appID: String) {
         cache.withLock { cache in cache = cache.filter { !$0.key.hasPrefix(appID + "/") } }
     }

@@ -1,13 +1,11 @@
 import FerryAPI
 import FerryCore
-import FerryStore
 import Foundation
 import HTTPTypes
 import Hummingbird
 
 /// `/v1/webhooks`: an app's webhooks (secret key; each environment has its own).
 struct WebhooksController: Sendable {
-    let store: any FerryDatabase
     let authenticator: KeyAuthenticator
     let outbox: WebhookOutbox
     let maxBodyBytes: Int
@@ -30,7 +28,7 @@ struct WebhooksController: Sendable {
 
     func list(_ request: Request) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        let webhooks = try await store.webhooks(appID: auth.app.id, environment: auth.key.environment)
+        let webhooks = try await outbox.webhooks(appID: auth.app.id, environment: auth.key.environment)
         return try JSONBody.response(WebhookListResponse(data: webhooks.map { $0.response() }))
     }
 
@@ -45,10 +43,9 @@ struct WebhooksController: Sendable {
     /// The latest 50 deliveries of a webhook, newest first: what was sent, how it went.
     func deliveries(_ request: Request, id: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        guard id.utf8.count <= 64, try await store.webhooks(appID: auth.app.id, environment: auth.key.environment).contains(where: { $0.id == id }) else {
+        guard let deliveries = try await outbox.deliveries(webhookID: id, appID: auth.app.id, environment: auth.key.environment, limit: 50) else {
             throw APIError.notFound("webhook '\(id.prefix(64))'")
         }
-        let deliveries = try await store.deliveries(webhookID: id, appID: auth.app.id, limit: 50)
         return try JSONBody.response(WebhookDeliveryListResponse(data: deliveries.map { delivery in
             WebhookDeliveryResponse(id: delivery.id, event: delivery.event, attempts: delivery.attempts, createdAt: delivery.createdAt,
                                     deliveredAt: delivery.deliveredAt, failedAt: delivery.failedAt,

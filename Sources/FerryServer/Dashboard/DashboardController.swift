@@ -9,10 +9,10 @@ import Mustache
 /// `/dashboard`: what the marketing side uses. Server-rendered pages (no script at all), a signed session cookie
 /// (HttpOnly, SameSite=Strict, Secure behind https), a CSRF token in every form, a strict CSP, nothing from a CDN.
 struct DashboardController: Sendable {
-    let links: LinksController
+    let links: LinkEditor
+    let reports: Reports
     let admin: FerryAdmin
     let authenticator: KeyAuthenticator
-    let cache: LinkCache
     let outbox: WebhookOutbox
     let domains: AppDomains
     let sessions: DashboardSessions
@@ -20,8 +20,6 @@ struct DashboardController: Sendable {
     let maxBodyBytes: Int
     /// Failed sign-ins and link creations per client address.
     let limits: RequestLimits
-
-    var store: any FerryDatabase { admin.store }
 
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -137,15 +135,14 @@ struct DashboardController: Sendable {
     func guarded(_ request: Request, _ page: (Viewer, QueryString) async throws -> Response) async throws -> Response {
         let now = admin.now()
         guard let session = try await sessions.read(request.cookies[DashboardSessions.cookie]?.value, now: now),
-              let record = try await store.key(hash: session.record.keyHash), record.revokedAt == nil, record.kind == .secret,
-              let app = try await store.app(id: record.appID)
+              let auth = try await authenticator.signedIn(keyHash: session.record.keyHash)
         else {
             if request.method == .get, request.uri.path == "/dashboard" || request.uri.path == "/dashboard/" {
                 return redirect("/dashboard/sign-in")
             }
             return redirect("/dashboard/sign-in", clearing: true)
         }
-        let viewer = Viewer(auth: AuthenticatedKey(key: record, app: app), csrf: sessions.csrfToken(nonce: session.id))
+        let viewer = Viewer(auth: auth, csrf: sessions.csrfToken(nonce: session.id))
         var form = QueryString("")
         if request.method == .post {
             form = try await Self.form(of: request, limit: maxBodyBytes)
@@ -252,16 +249,15 @@ struct DashboardController: Sendable {
         let links: [Link]
         var next: Int64?
         if !search.isEmpty {
-            links = try await store.searchLinks(appID: viewer.auth.app.id, environment: viewer.auth.key.environment, matching: String(search.prefix(200)), limit: 100)
+            links = try await self.links.search(String(search.prefix(200)), app: viewer.auth.app, environment: viewer.auth.key.environment, limit: 100)
         } else {
             let cursor = query["cursor"].flatMap { Int64(String($0)) }
-            let page = try await store.listLinks(appID: viewer.auth.app.id, environment: viewer.auth.key.environment, limit: 50, after: cursor)
+            let page = try await self.links.page(app: viewer.auth.app, environment: viewer.auth.key.environment, limit: 50, after: cursor)
             links = page.links
             next = page.nextCursor
         }
         let range = StatsRange(fromDay: StatsRollup.day(of: admin.now()) - 29, toDay: StatsRollup.day(of: admin.now()))
-        let totals = StatsReport(rows: try await store.statsRows(appID: viewer.auth.app.id, environment: viewer.auth.key.environment, linkID: nil, range: range),
-                                 range: range, linkID: nil).totals
+        let totals = try await reports.stats(app: viewer.auth.app, environment: viewer.auth.key.environment, range: range).totals
         let body = render("links", [
             "query": (search.isEmpty ? nil : search) as Any, "hasLinks": !links.isEmpty, "next": next.map(String.init) as Any,
             "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs],
@@ -275,7 +271,7 @@ struct DashboardController: Sendable {
 
     func link(_ context: FerryRequestContext, _ viewer: Viewer) async throws -> Link {
         let id = context.parameters.get("id") ?? ""
-        guard id.utf8.count <= 64, let link = try await store.link(id: id, appID: viewer.auth.app.id), link.environment == viewer.auth.key.environment else {
+        guard let link = try await links.existing(id, app: viewer.auth.app, environment: viewer.auth.key.environment) else {
             throw Detour(response: html(status: .notFound, title: "Not found", body: "<h1>No such link</h1><p><a href=\"/dashboard\">All links</a></p>", viewer: viewer))
         }
         return link
@@ -284,8 +280,7 @@ struct DashboardController: Sendable {
     func linkPage(_ viewer: Viewer, _ link: Link) async throws -> Response {
         let today = StatsRollup.day(of: admin.now())
         let range = StatsRange(fromDay: today - 29, toDay: today)
-        let report = StatsReport(rows: try await store.statsRows(appID: viewer.auth.app.id, environment: viewer.auth.key.environment, linkID: link.id, range: range),
-                                 range: range, linkID: link.id)
+        let report = try await reports.stats(app: viewer.auth.app, environment: viewer.auth.key.environment, link: link, range: range)
         func rows(_ counts: [String: Int]) -> [String: Any] {
             let sorted = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(10).map { ["label": $0.key, "count": $0.value] as [String: Any] }
             return ["hasRows": !sorted.isEmpty, "rows": sorted]
@@ -348,8 +343,7 @@ struct DashboardController: Sendable {
     func createLink(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
         do {
             let (request, _) = try Self.fields(form)
-            let link = try await admin.createLink(request, app: viewer.auth.app, environment: viewer.auth.key.environment)
-            cache.invalidate(domain: link.domain, slug: link.slug)
+            let link = try await links.create(request, app: viewer.auth.app, environment: viewer.auth.key.environment)
             return redirect("/dashboard/links/\(link.id)")
         } catch let error as ValidationError {
             return linkForm(viewer, link: nil, error: error.message, values: form)
@@ -387,7 +381,7 @@ struct DashboardController: Sendable {
                       status: HTTPResponse.Status? = nil) async throws -> Response {
         let app = viewer.auth.app
         func value(_ name: String, _ stored: String) -> String { values?.value(of: name) ?? stored }
-        let webhooks = try await store.webhooks(appID: app.id, environment: viewer.auth.key.environment)
+        let webhooks = try await outbox.webhooks(appID: app.id, environment: viewer.auth.key.environment)
         let listing = try await domains.list(app: app)
         let domainRows: [[String: Any]] = listing.data.map { domain in
             var row: [String: Any] = [
@@ -428,7 +422,7 @@ struct DashboardController: Sendable {
         do {
             let notice = try await change(domain)
             var refreshed = viewer
-            if let app = try await store.app(id: viewer.auth.app.id) { refreshed.auth.app = app }
+            if let app = try await admin.app(id: viewer.auth.app.id) { refreshed.auth.app = app }
             return try await settingsPage(refreshed, error: nil, notice: notice, secret: nil)
         } catch let refusal as ValidationError {
             return try await settingsPage(viewer, error: refusal.message, notice: nil, secret: nil, status: APIError(refusal).status)
@@ -451,7 +445,7 @@ struct DashboardController: Sendable {
             return try await settingsPage(viewer, error: "The attribution window must be a number of hours from 1 to 168.", notice: nil, secret: nil, values: form)
         }
         do {
-            let app = try await admin.updateApp(id: viewer.auth.app.id) { spec in
+            let app = try await domains.updateSettings(appID: viewer.auth.app.id) { spec in
                 spec.name = text("name") ?? ""
                 spec.teamID = text("teamID")
                 spec.bundleIDs = lines("bundleIDs")
@@ -462,7 +456,6 @@ struct DashboardController: Sendable {
                 spec.fallbackURL = text("fallbackURL")
                 spec.attribution.window = hours * 3600
             }
-            cache.removeAll()
             var refreshed = viewer
             refreshed.auth.app = app
             return try await settingsPage(refreshed, error: nil, notice: "Settings saved.", secret: nil)

@@ -1,0 +1,186 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+
+/// Finds the click that led to an install, once, and stores the answer: the native match, the compatible routes and
+/// user binding all come here.
+struct Attributor: Sendable {
+    let store: any FerryDatabase
+    let recorder: ClickRecorder
+    let matcher: AttributionMatcher
+    let hasher: AddressHasher
+    let now: @Sendable () -> Date
+    let logger: Logger
+    let outbox: WebhookOutbox
+
+    /// `POST /v1/attribution/match`: validates what the SDK sent, attributes the install and answers with its link.
+    func match(_ body: MatchRequest, app: App, environment: APIEnvironment, address: IPAddress?) async throws -> MatchResponse {
+        let installID = try AttributionRules.validateIdentifier(body.installID, field: "installID", max: AttributionRules.maxInstallIDLength)
+        let signals = try AttributionRules.validate(body.signals)
+        if let token = body.clickToken { try LinkRules.checkText(token, field: "clickToken", max: 64) }
+        if let referrer = body.referrer { try LinkRules.checkText(referrer, field: "referrer", max: 2048) }
+        let record = try await attribute(app: app, environment: environment, installID: installID, signals: signals,
+                                         clickToken: body.clickToken, referrer: body.referrer, address: address)
+        return try await answer(for: record, appID: app.id)
+    }
+
+    /// The click that led to an install, found once and stored: the answer given before to this install, else a
+    /// pasteboard token, else the Play Store referrer, else the probabilistic matcher; "not matched" is stored too.
+    /// Every route that attributes installs (the native match and the compatibility routes) comes here;
+    /// `acceptThreshold` lowers or raises the posterior a probabilistic match needs (the model's by default);
+    /// `keepsMisses: false` leaves a "not matched" answer unstored, for callers whose install id is only a guess
+    /// (a later click from the same device may then still be found).
+    func attribute(app: App, environment: APIEnvironment, installID: String, signals: DeviceSignals, clickToken: String?, referrer: String?,
+                   address: IPAddress?, acceptThreshold: Double? = nil, keepsMisses: Bool = true) async throws -> AttributionRecord {
+        if let previous = try await store.attribution(appID: app.id, environment: environment, installID: installID) {
+            return previous
+        }
+        let time = now()
+        let window = app.attribution.window
+        let install = InstallEvidence(addressHash: address.map(hasher.hash), networkHash: address.map(hasher.hashNetwork), signals: signals, at: time)
+
+        // Deterministic tiers: a pasteboard token, then the Play Store referrer.
+        let tokens = [clickToken.flatMap(AttributionRules.clickID(fromToken:)), referrer.flatMap(AttributionRules.clickID(fromReferrer:))]
+        for clickID in tokens.compactMap({ $0 }) {
+            let since = time.addingTimeInterval(-window)
+            var found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
+            if found == nil {
+                // The click happened moments ago and still waits in the recorder (or is being written, or was written
+                // between the read and now): write it now, and read again.
+                if recorder.isPending(clickID: clickID) { _ = await recorder.waitUntilWritten(clickID: clickID) }
+                found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
+            }
+            guard let click = found else {
+                continue  // another app's token, a replay, or too old: fall through to the other tiers
+            }
+            let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: click.clickID,
+                                           linkID: click.linkID, matchType: .deterministic, confidence: 1, createdAt: time)
+            if let stored = try await bind(record) { return stored }
+        }
+
+        // The probabilistic tier; a click taken by a concurrent install is left out and the match tried again.
+        let platform: ClientPlatform? = switch signals.platform {
+        case "ios", "iphone", "ipad", "ipados": .iOS
+        case "android": .android
+        default: nil
+        }
+        var excluded = Set<String>()
+        for _ in 0..<3 {
+            var candidates = try await store.candidates(CandidateQuery(appID: app.id, environment: environment, install: install, window: window), platform: platform)
+            candidates.clicks.removeAll { excluded.contains($0.clickID) }
+            switch matcher.match(install: install, candidates: candidates, window: window, acceptThreshold: acceptThreshold) {
+            case .matched(let clickID, let linkID, let confidence):
+                let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: clickID,
+                                               linkID: linkID, matchType: .probabilistic, confidence: confidence, createdAt: time)
+                if let stored = try await bind(record) { return stored }
+                excluded.insert(clickID)
+            case .declined(let reason):
+                logger.debug("install not matched", metadata: ["reason": "\(reason.rawValue)", "candidates": "\(candidates.clicks.count)"])
+                return try await miss(app: app, environment: environment, installID: installID, at: time, keep: keepsMisses)
+            }
+        }
+        return try await miss(app: app, environment: environment, installID: installID, at: time, keep: keepsMisses)
+    }
+
+    func miss(app: App, environment: APIEnvironment, installID: String, at time: Date, keep: Bool) async throws -> AttributionRecord {
+        if keep { return try await bindNoMatch(app: app, environment: environment, installID: installID, at: time) }
+        return AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: nil, linkID: nil,
+                                 matchType: nil, confidence: nil, createdAt: time)
+    }
+
+    /// Stores a match; nil when the click went to another install first. When the same install raced itself,
+    /// the answer stored first is returned.
+    func bind(_ record: AttributionRecord) async throws -> AttributionRecord? {
+        do {
+            try await store.insertAttribution(record)
+            await outbox.installAttributed(record)
+            return record
+        } catch let conflict as StoreConflict where conflict.field == "installID" {
+            return try await store.attribution(appID: record.appID, environment: record.environment, installID: record.installID)
+        } catch is StoreConflict {
+            return nil
+        }
+    }
+
+    func bindNoMatch(app: App, environment: APIEnvironment, installID: String, at time: Date) async throws -> AttributionRecord {
+        let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: nil, linkID: nil,
+                                       matchType: nil, confidence: nil, createdAt: time)
+        return try await bind(record) ?? record
+    }
+
+    func answer(for record: AttributionRecord, appID: String) async throws -> MatchResponse {
+        guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: appID) else { return .notMatched }
+        return MatchResponse(matched: true, matchType: record.matchType, confidence: record.confidence, isDeferred: true, link: link.data)
+    }
+
+    /// Binds a user id to an install. A secret key is the app's backend, which knows who signed in where; a
+    /// publishable key is any copy of the app, which may name any user id: its binding is provisional, and it is shown
+    /// only its own install's.
+    func bindUser(_ body: AttributeUserRequest, app: App, key: APIKeyRecord) async throws -> AttributeUserResponse {
+        let installID = try AttributionRules.validateIdentifier(body.installID, field: "installID", max: AttributionRules.maxInstallIDLength)
+        let userID = try AttributionRules.validateIdentifier(body.userID, field: "userID", max: AttributionRules.maxUserIDLength)
+        let authority: UserBinding.Authority = key.kind == .secret ? .server : .device
+        let binding = try await store.bindUser(appID: app.id, environment: key.environment, userID: userID, installID: installID,
+                                               authority: authority, now: now())
+        let bound = binding.installID == installID
+        guard bound || authority == .server else {
+            return AttributeUserResponse(userID: userID, attributed: false, boundToThisInstall: false)
+        }
+        let matched = try await answer(for: binding.attribution, appID: app.id)
+        return AttributeUserResponse(userID: binding.userID, attributed: matched.matched, matchType: matched.matchType, confidence: matched.confidence,
+                                     link: matched.link, boundToThisInstall: bound)
+    }
+
+    /// The LimeLink-style deferred deep link: the click this device made, found by the same matcher (and consumed the
+    /// same way), with the short URL it was made on and the query it carried; nil when there is none. This SDK sends
+    /// no install id: the device's network, screen and system stand for one, so that asking again gets the same
+    /// answer and never a second click.
+    func deviceClick(app: App, environment: APIEnvironment, signals: DeviceSignals, address: IPAddress?) async throws -> (Link, String)? {
+        let installID = "dl_" + hasher.hash(text: [address.map(hasher.hash) ?? "-", "\(signals.screenWidth ?? 0)x\(signals.screenHeight ?? 0)",
+                                                 signals.platform ?? "-", signals.osVersion ?? "-"].joined(separator: "|"))
+        let record = try await attribute(app: app, environment: environment, installID: installID, signals: signals,
+                                         clickToken: nil, referrer: nil, address: address, keepsMisses: false)
+        guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: app.id) else { return nil }
+        var fullRequestURL = link.shortURL
+        if let clickID = record.clickID, let click = try await store.click(id: clickID), let clickQuery = click.query, !clickQuery.isEmpty {
+            fullRequestURL += "?" + clickQuery
+        }
+        return (link, fullRequestURL)
+    }
+
+    /// The LinkTrace-style attribution of a user id, from the app's own HTTP client (its address, system and
+    /// languages stand for the install).
+    ///
+    /// With a publishable key (the app itself), the answer is always this device's own: the device is told apart by
+    /// its network and its HTTP client, and the user id with it names the install, so a caller that sends someone
+    /// else's user id gets the attribution of its own device, never theirs, and cannot take the user id from them.
+    /// The first device's answer is also bound to the user, provisionally. With a secret key (the app's backend), the
+    /// user's binding is answered, and made from the caller's request when there is none.
+    func attributeUser(_ userID: String, app: App, environment: APIEnvironment, key: APIKeyRecord, signals: DeviceSignals, address: IPAddress?,
+                       userAgent: String, acceptThreshold: Double) async throws -> (AttributionRecord?, Link?) {
+        func attributeDevice(installID: String) async throws -> AttributionRecord {
+            try await attribute(app: app, environment: environment, installID: installID, signals: signals,
+                                clickToken: nil, referrer: nil, address: address, acceptThreshold: acceptThreshold)
+        }
+        let record: AttributionRecord?
+        if key.kind == .publishable {
+            let device = "ua:\(userAgent)|net:\(address.map(hasher.hashNetwork) ?? "")"
+            let installID = "usr_" + hasher.hash(text: "user:" + userID + "|" + device)
+            let own = try await attributeDevice(installID: installID)
+            _ = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, authority: .device, now: now())
+            record = own
+        } else if let binding = try await store.userBinding(appID: app.id, environment: environment, userID: userID) {
+            record = binding.attribution
+        } else {
+            let installID = "usr_" + hasher.hash(text: "user:" + userID)
+            _ = try await attributeDevice(installID: installID)
+            record = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, authority: .server,
+                                              now: now()).attribution
+        }
+        var link: Link?
+        if let record, record.matched, let linkID = record.linkID { link = try await store.link(id: linkID, appID: app.id) }
+        return (record, link)
+    }
+}

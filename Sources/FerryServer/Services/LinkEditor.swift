@@ -1,0 +1,72 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+
+/// The links of one app and environment as the API, the dashboard and the compatible routes read and change them:
+/// `FerryAdmin`'s rules, then this node's cache forgets what changed (other nodes see it through the store's change
+/// counter). A link of another app or environment is not found, whatever its id.
+struct LinkEditor: Sendable {
+    let admin: FerryAdmin
+    let cache: LinkCache
+
+    var store: any FerryDatabase { admin.store }
+
+    /// Validates and stores a new link.
+    func create(_ request: CreateLinkRequest, app: App, environment: APIEnvironment) async throws -> Link {
+        let link = try await admin.createLink(request, app: app, environment: environment)
+        cache.invalidate(domain: link.domain, slug: link.slug)
+        return link
+    }
+
+    /// The links before a position (`after`, from a previous page), newest first.
+    func page(app: App, environment: APIEnvironment, limit: Int, after cursor: Int64?) async throws -> LinkPage {
+        try await store.listLinks(appID: app.id, environment: environment, limit: limit, after: cursor)
+    }
+
+    /// Links whose slug, destination, title or campaign contains `text`.
+    func search(_ text: String, app: App, environment: APIEnvironment, limit: Int) async throws -> [Link] {
+        try await store.searchLinks(appID: app.id, environment: environment, matching: text, limit: limit)
+    }
+
+    /// A link of the app and environment; anything else is simply not found (404 `not_found`).
+    func find(_ id: String, app: App, environment: APIEnvironment) async throws -> Link {
+        guard let link = try await existing(id, app: app, environment: environment) else {
+            throw ValidationError(code: .notFound, field: nil, "link '\(id.prefix(64))' not found")
+        }
+        return link
+    }
+
+    /// A link of the app and environment, or nil.
+    func existing(_ id: String, app: App, environment: APIEnvironment) async throws -> Link? {
+        guard id.utf8.count <= 64, let link = try await store.link(id: id, appID: app.id), link.environment == environment else { return nil }
+        return link
+    }
+
+    /// Applies a change to a link of the app and environment.
+    func update(_ id: String, with update: UpdateLinkRequest, app: App, environment: APIEnvironment) async throws -> Link {
+        let link = try await find(id, app: app, environment: environment)
+        guard let next = try await change(link, update) else {
+            throw ValidationError(code: .notFound, field: nil, "link '\(id.prefix(64))' not found")
+        }
+        return next
+    }
+
+    /// Applies a change to a link and stores it; nil when the link is gone meanwhile. Throws `ValidationError` for a
+    /// change the rules refuse.
+    func change(_ link: Link, _ update: UpdateLinkRequest) async throws -> Link? {
+        let next = try LinkRules.apply(update, to: link, now: admin.now())
+        guard try await store.updateLink(next) else { return nil }
+        cache.invalidate(domain: next.domain, slug: next.slug)
+        return next
+    }
+
+    /// Deletes a link of the app and environment.
+    func delete(_ id: String, app: App, environment: APIEnvironment) async throws {
+        let link = try await find(id, app: app, environment: environment)
+        guard try await store.deleteLink(id: link.id, appID: app.id) else {
+            throw ValidationError(code: .notFound, field: nil, "link '\(id.prefix(64))' not found")
+        }
+        cache.invalidate(domain: link.domain, slug: link.slug)
+    }
+}

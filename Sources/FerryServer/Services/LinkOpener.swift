@@ -1,0 +1,103 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+
+/// An app opened with a link asks what the link holds: the link of a slug, checked to be the asker's and active, with
+/// the open recorded as an event. `/v1/links/resolve/{slug}` and the compatible routes come here; the events an app
+/// sends itself (`/v1/events`) are recorded here too.
+struct LinkOpener: Sendable {
+    let store: any FerryDatabase
+    let edge: EdgeController
+    let admin: FerryAdmin
+
+    var now: @Sendable () -> Date { admin.now }
+
+    /// The link of a slug on one of the app's domains (the default one when `domain` is nil), active, of the key's
+    /// environment; its open is recorded as a `link_open` of the install when one is named.
+    func open(slug rawSlug: String, domain requested: String?, installID text: String?, app: App, environment: APIEnvironment) async throws -> Link {
+        guard let slug = Slug.normalize(rawSlug) else { throw Self.notFound(rawSlug.prefix(64)) }
+        let domain: String
+        if let requested {
+            // Any host that is not one of the app's has no link of this key, as a link of another app does not.
+            guard let normalized = DomainName.normalizeHostHeader(requested), let own = app.linkDomain(forHost: normalized) else {
+                throw ValidationError(code: .notFound, field: "domain", "domain is not one of this app's link domains")
+            }
+            domain = own
+        } else {
+            guard let first = app.domains.first else { throw Self.notFound(slug) }
+            domain = first
+        }
+        // Checked before the link is looked up, so that a malformed id is named whatever the link's state.
+        let installID = try text.map { t throws(ValidationError) in
+            try AttributionRules.validateIdentifier(t, field: "installID", max: AttributionRules.maxInstallIDLength)
+        }
+        guard let link = try await store.link(domain: domain, slug: slug), link.appID == app.id, link.environment == environment else {
+            throw Self.notFound(slug)
+        }
+        let time = now()
+        try Self.checkActive(link, slug: slug, at: time)
+        try await record("link_open", link: link, installID: installID, properties: [:], at: time)
+        return link
+    }
+
+    /// The link behind a slug for the LimeLink-style routes: on the host's app (a link domain or a subdomain of one),
+    /// else on the app of the key the request carries, else on the only app there is. With a key, only a link of the
+    /// key's app and environment.
+    func find(slug: String, host: String?, auth: AuthenticatedKey?) async throws -> ResolvedLink? {
+        if let host, let resolved = try await edge.resolve(host: host, slug: slug) {
+            guard let auth else { return resolved }
+            return resolved.link.appID == auth.app.id && resolved.link.environment == auth.key.environment ? resolved : nil
+        }
+        let fallback: App?
+        if let auth { fallback = auth.app } else { fallback = try await admin.soleApp() }
+        guard let app = fallback else { return nil }
+        for domain in app.domains {
+            if let link = try await store.link(domain: domain, slug: slug), link.appID == app.id,
+               auth.map({ link.environment == $0.key.environment }) ?? true {
+                return ResolvedLink(link: link, app: app)
+            }
+        }
+        return nil
+    }
+
+    /// The link of a slug on any of the app's domains, of the environment.
+    func link(slug: String, app: App, environment: APIEnvironment) async throws -> Link {
+        for domain in app.domains {
+            if let link = try await store.link(domain: domain, slug: slug), link.appID == app.id, link.environment == environment { return link }
+        }
+        throw Self.notFound(slug)
+    }
+
+    /// 404, not 410: the link may come back (a PATCH), which 410 would deny; the code tells it from an unknown slug.
+    static func checkActive(_ link: Link, slug: String, at time: Date) throws(ValidationError) {
+        switch link.status(at: time) {
+        case .expired: throw ValidationError(code: .gone, field: nil, "link '\(slug)' has expired")
+        case .disabled: throw ValidationError(code: .gone, field: nil, "link '\(slug)' is disabled")
+        case .active: break
+        }
+    }
+
+    /// Records one event of a link.
+    func record(_ name: String, link: Link, installID: String? = nil, properties: [String: String], at time: Date) async throws {
+        try await store.recordEvents([EventRecord(appID: link.appID, environment: link.environment, name: name, installID: installID,
+                                                  linkID: link.id, properties: properties, occurredAt: time, receivedAt: time)])
+    }
+
+    /// `POST /v1/events`: validates an app's events, each link they name being the app's, and stores them.
+    func record(_ body: EventsRequest, app: App, environment: APIEnvironment) async throws -> Int {
+        let records = try AttributionRules.events(body, appID: app.id, environment: environment, now: now())
+        for (index, record) in records.enumerated() {
+            guard let linkID = record.linkID else { continue }
+            guard let link = try await store.link(id: linkID, appID: app.id), link.environment == environment else {
+                throw ValidationError(code: .notFound, field: "events[\(index)].linkID", "events[\(index)].linkID names no link of this app")
+            }
+        }
+        try await store.recordEvents(records)
+        return records.count
+    }
+
+    static func notFound(_ slug: some StringProtocol) -> ValidationError {
+        ValidationError(code: .notFound, field: nil, "link '\(slug)' not found")
+    }
+}

@@ -156,6 +156,21 @@ public struct FerryAdmin: Sendable {
         try await store.app(id: id)
     }
 
+    /// Every app.
+    public func listApps() async throws -> [App] {
+        try await store.listApps()
+    }
+
+    /// An app's keys, revoked ones included.
+    public func keys(appID: String) async throws -> [APIKeyRecord] {
+        try await store.keys(appID: appID)
+    }
+
+    /// Revokes a key; false when there is no active key with that id.
+    public func revokeKey(id: String) async throws -> Bool {
+        try await store.revokeKey(id: id, at: now())
+    }
+
     /// The first app, when there is exactly one: what the CLI uses when `--app` is left out.
     public func soleApp() async throws -> App? {
         let apps = try await store.listApps()

@@ -24,11 +24,11 @@ public struct FirebaseImporter: Sendable {
         public var skippedCount: Int { skipped.values.reduce(0) { $0 + $1.count } }
     }
 
-    let admin: FerryAdmin
+    let links: LinkEditor
 
     /// Creates an importer.
     public init(admin: FerryAdmin) {
-        self.admin = admin
+        self.links = LinkEditor(admin: admin)
     }
 
     /// Imports `csv` into `app`; `progress` is called after each row with (rows done, rows in all). With `dryRun`
@@ -45,7 +45,7 @@ public struct FirebaseImporter: Sendable {
                 summary.skipped[reason.code.rawValue, default: []].append((row.line, reason.message))
             case .create(let request, let createdAt):
                 let domain = request.domain ?? app.domains.first ?? ""
-                if let existing = try await admin.store.link(domain: domain, slug: request.slug ?? "") {
+                if let existing = try await links.existing(domain: domain, slug: request.slug ?? "") {
                     if existing.appID == app.id && existing.environment == environment && existing.destination == request.destination.trimmingCharacters(in: .whitespaces) {
                         summary.alreadyThere += 1
                     } else {
@@ -55,7 +55,7 @@ public struct FirebaseImporter: Sendable {
                 }
                 if !dryRun {
                     do {
-                        _ = try await admin.createLink(request, app: app, environment: environment, createdAt: createdAt)
+                        _ = try await links.create(request, app: app, environment: environment, createdAt: createdAt)
                     } catch let error as ValidationError {
                         summary.skipped["invalid_link", default: []].append((row.line, error.message))
                         continue

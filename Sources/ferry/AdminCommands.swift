@@ -106,7 +106,7 @@ struct AppCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReportingErrors {
-                for app in try await database.open().listApps() {
+                for app in try await FerryAdmin(store: try await database.open()).listApps() {
                     print("\(app.id)\t\(app.name)\t\(app.domains.joined(separator: ","))")
                 }
             }
@@ -139,7 +139,7 @@ struct KeyCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReportingErrors {
-                for key in try await database.open().keys(appID: app) {
+                for key in try await FerryAdmin(store: try await database.open()).keys(appID: app) {
                     print("\(key.id)\t\(key.kind.rawValue)\t\(key.environment.rawValue)\t\(key.hint)\t\(key.revokedAt == nil ? "active" : "revoked")")
                 }
             }
@@ -153,7 +153,7 @@ struct KeyCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReportingErrors {
-                guard try await database.open().revokeKey(id: id, at: FerryAdmin.wallClock()) else {
+                guard try await FerryAdmin(store: try await database.open()).revokeKey(id: id) else {
                     throw FerryCore.ValidationError(code: .notFound, field: "id", "no active key with id '\(id)'")
                 }
             }
@@ -166,7 +166,7 @@ struct LinkCommand: AsyncParsableCommand {
 
     static func app(_ id: String?, admin: FerryAdmin) async throws -> App {
         if let id {
-            guard let app = try await admin.store.app(id: id) else { throw FerryCore.ValidationError(code: .notFound, field: "app", "no app with id '\(id)'") }
+            guard let app = try await admin.app(id: id) else { throw FerryCore.ValidationError(code: .notFound, field: "app", "no app with id '\(id)'") }
             return app
         }
         guard let app = try await admin.soleApp() else { throw FerryCore.ValidationError(field: "app", "there is more than one app (or none): pass --app") }
@@ -210,7 +210,7 @@ struct LinkCommand: AsyncParsableCommand {
                     params: parsed.isEmpty ? nil : parsed, utm: utm.isEmpty ? nil : utm, campaign: campaign, referrer: referrer,
                     social: social.isEmpty ? nil : social
                 )
-                let link = try await admin.createLink(request, app: app, environment: environment)
+                let link = try await LinkEditor(admin: admin).create(request, app: app, environment: environment)
                 if json {
                     print(String(decoding: try FerryJSON.makeEncoder().encode(link.response), as: UTF8.self))
                 } else {
@@ -236,7 +236,7 @@ struct LinkCommand: AsyncParsableCommand {
                 var remaining = max(0, limit)
                 let encoder = FerryJSON.makeEncoder()
                 while remaining > 0 {
-                    let page = try await admin.store.listLinks(appID: app.id, environment: environment, limit: min(100, remaining), after: cursor)
+                    let page = try await LinkEditor(admin: admin).page(app: app, environment: environment, limit: min(100, remaining), after: cursor)
                     for link in page.links {
                         if json {
                             print(String(decoding: try encoder.encode(link.response), as: UTF8.self))

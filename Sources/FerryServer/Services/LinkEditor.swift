@@ -5,22 +5,40 @@ import Foundation
 
 /// The links of one app and environment as the API, the dashboard and the compatible routes read and change them:
 /// `FerryAdmin`'s rules, then this node's cache forgets what changed (other nodes see it through the store's change
-/// counter). A link of another app or environment is not found, whatever its id.
-struct LinkEditor: Sendable {
-    let admin: FerryAdmin
-    let cache: LinkCache
+/// counter). A link of another app or environment is not found, whatever its id. The command line and the importer
+/// use it too, without a cache.
+public struct LinkEditor: Sendable {
+    /// The rules and the store.
+    public let admin: FerryAdmin
+    let cache: LinkCache?
 
     var store: any FerryDatabase { admin.store }
 
-    /// Validates and stores a new link.
-    func create(_ request: CreateLinkRequest, app: App, environment: APIEnvironment) async throws -> Link {
-        let link = try await admin.createLink(request, app: app, environment: environment)
-        cache.invalidate(domain: link.domain, slug: link.slug)
+    /// An editor for a process that serves no links (the command line): a running server sees the changes through the
+    /// store's change counter within a second.
+    public init(admin: FerryAdmin) {
+        self.init(admin: admin, cache: nil)
+    }
+
+    init(admin: FerryAdmin, cache: LinkCache?) {
+        self.admin = admin
+        self.cache = cache
+    }
+
+    /// Validates and stores a new link; an imported link keeps its age (`createdAt`).
+    public func create(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil) async throws -> Link {
+        let link = try await admin.createLink(request, app: app, environment: environment, createdAt: createdAt)
+        cache?.invalidate(domain: link.domain, slug: link.slug)
         return link
     }
 
+    /// The link on a domain under a slug, of any app.
+    public func existing(domain: String, slug: String) async throws -> Link? {
+        try await store.link(domain: domain, slug: slug)
+    }
+
     /// The links before a position (`after`, from a previous page), newest first.
-    func page(app: App, environment: APIEnvironment, limit: Int, after cursor: Int64?) async throws -> LinkPage {
+    public func page(app: App, environment: APIEnvironment, limit: Int, after cursor: Int64?) async throws -> LinkPage {
         try await store.listLinks(appID: app.id, environment: environment, limit: limit, after: cursor)
     }
 
@@ -57,7 +75,7 @@ struct LinkEditor: Sendable {
     func change(_ link: Link, _ update: UpdateLinkRequest) async throws -> Link? {
         let next = try LinkRules.apply(update, to: link, now: admin.now())
         guard try await store.updateLink(next) else { return nil }
-        cache.invalidate(domain: next.domain, slug: next.slug)
+        cache?.invalidate(domain: next.domain, slug: next.slug)
         return next
     }
 
@@ -67,6 +85,6 @@ struct LinkEditor: Sendable {
         guard try await store.deleteLink(id: link.id, appID: app.id) else {
             throw ValidationError(code: .notFound, field: nil, "link '\(id.prefix(64))' not found")
         }
-        cache.invalidate(domain: link.domain, slug: link.slug)
+        cache?.invalidate(domain: link.domain, slug: link.slug)
     }
 }

@@ -1,0 +1,55 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+
+/// Rendering pages and redirects.
+extension DashboardController {
+    // MARK: Rendering
+
+    func status(_ link: Link) -> String {
+        switch link.status(at: admin.now()) {
+        case .active: "active"
+        case .expired: "expired"
+        case .disabled: "disabled"
+        }
+    }
+
+    static func day(_ date: Date) -> String { StatsRange.text(ofDay: StatsRollup.day(of: date)) }
+
+    func render(_ template: String, _ values: [String: Any]) -> String {
+        library.render(values, withTemplate: template) ?? ""
+    }
+
+    func html(status: HTTPResponse.Status = .ok, title: String, body: String, viewer: Viewer?, error: String? = nil, notice: String? = nil) -> Response {
+        var values: [String: Any] = ["title": title, "body": body, "signedIn": viewer != nil]
+        if let error { values["error"] = error }
+        if let notice { values["notice"] = notice }
+        if let viewer {
+            values["appName"] = viewer.auth.app.name
+            values["environment"] = viewer.auth.key.environment.rawValue
+            values["csrf"] = viewer.csrf
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[EdgeController.contentSecurityPolicy] = Self.contentSecurityPolicy
+        headers[EdgeController.contentTypeOptions] = "nosniff"
+        headers[EdgeController.frameOptions] = "DENY"
+        headers[EdgeController.referrerPolicy] = "same-origin"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: render("layout", values))))
+    }
+
+    func redirect(_ location: String, clearing: Bool = false) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = location
+        headers[.cacheControl] = "no-store"
+        var response = Response(status: .seeOther, headers: headers)
+        if clearing {
+            response.setCookie(Cookie(name: DashboardSessions.cookie, value: "", maxAge: 0, path: "/dashboard", httpOnly: true, sameSite: .strict))
+        }
+        return response
+    }
+}

@@ -1,0 +1,121 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Signing in and out, and the guard every page of the dashboard goes through.
+extension DashboardController {
+    // MARK: Sessions
+
+    /// Runs a page for a signed-in viewer: the session cookie must be valid and its key still active; a POST must
+    /// come from this site with the session's CSRF token. Otherwise, the sign-in page (or a 403).
+    func guarded(_ request: Request, _ page: (Viewer, QueryString) async throws -> Response) async throws -> Response {
+        let now = admin.now()
+        guard let session = try await sessions.read(request.cookies[DashboardSessions.cookie]?.value, now: now),
+              let auth = try await authenticator.signedIn(keyHash: session.record.keyHash)
+        else {
+            if request.method == .get, request.uri.path == "/dashboard" || request.uri.path == "/dashboard/" {
+                return redirect("/dashboard/sign-in")
+            }
+            return redirect("/dashboard/sign-in", clearing: true)
+        }
+        let viewer = Viewer(auth: auth, csrf: sessions.csrfToken(nonce: session.id))
+        var form = QueryString("")
+        if request.method == .post {
+            form = try await Self.form(of: request, limit: maxBodyBytes)
+            guard Self.sameOrigin(request), sessions.checkCSRF(form.value(of: "csrf"), nonce: session.id) else {
+                return html(status: .forbidden, title: "Refused", body: "<p>This form is out of date or did not come from this site. Go back, reload the page and try again.</p>", viewer: nil)
+            }
+        }
+        do {
+            return try await page(viewer, form)
+        } catch let detour as Detour {
+            return detour.response
+        }
+    }
+
+    func signInPage(_ request: Request, error: String?, status: HTTPResponse.Status? = nil) -> Response {
+        var generator = SystemRandomNumberGenerator()
+        let nonce = Identifiers.apiKeySecret(using: &generator)
+        let body = render("signIn", ["csrf": sessions.csrfToken(nonce: nonce)])
+        var response = html(status: status ?? (error == nil ? .ok : .unauthorized), title: "Sign in", body: body, viewer: nil, error: error)
+        response.setCookie(Self.cookie(DashboardSessions.signInCookie, nonce, request: request, maxAge: 3600))
+        return response
+    }
+
+    func signIn(_ request: Request, context: FerryRequestContext) async throws -> Response {
+        // Only failures count: guessing keys is what the limit stops, and a wrong key is what guessing produces.
+        let subject = limits.addressSubject(request, context: context)
+        if let subject, case .limited(let wait) = limits.limiter.check(.signIn, for: subject) {
+            var response = signInPage(request, error: "Too many failed sign-ins from this address. Try again in \(Self.minutes(wait)).",
+                                      status: .tooManyRequests)
+            response.headers[.retryAfter] = String(wait)
+            return response
+        }
+        func failed(_ message: String) -> Response {
+            if let subject { _ = limits.limiter.take(.signIn, for: subject) }
+            return signInPage(request, error: message)
+        }
+        let form = try await Self.form(of: request, limit: 8192)
+        guard Self.sameOrigin(request), let nonce = request.cookies[DashboardSessions.signInCookie]?.value,
+              sessions.checkCSRF(form.value(of: "csrf"), nonce: nonce)
+        else {
+            return signInPage(request, error: "The sign-in form expired. Try again.")
+        }
+        let key = (form.value(of: "key") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let auth: AuthenticatedKey
+        do {
+            auth = try await authenticator.authenticate(key: key, requiring: .secret)
+        } catch let error as APIError where error.status == .forbidden {
+            return failed("That is a publishable key. Sign in with a secret key (fs_…).")
+        } catch is APIError {
+            return failed("That key is not a valid secret key of this server.")
+        }
+        var response = redirect("/dashboard")
+        response.setCookie(Self.cookie(DashboardSessions.cookie, try await sessions.issue(keyHash: auth.key.hash, now: admin.now()), request: request,
+                                       maxAge: Int(sessions.lifetime)))
+        response.setCookie(Self.cookie(DashboardSessions.signInCookie, "", request: request, maxAge: 0))
+        return response
+    }
+
+    /// "3 minutes", "1 minute", "40 seconds".
+    static func minutes(_ seconds: Int) -> String {
+        if seconds < 60 { return seconds == 1 ? "1 second" : "\(seconds) seconds" }
+        let minutes = (seconds + 59) / 60
+        return minutes == 1 ? "1 minute" : "\(minutes) minutes"
+    }
+
+    /// A dashboard cookie: `Secure` (sent over https only) unless the dashboard is reached on this machine itself
+    /// (`localhost`, a loopback address), where development runs over plain http. A deployment reached by any other
+    /// name serves the dashboard over https, behind a TLS-terminating proxy.
+    static func cookie(_ name: String, _ value: String, request: Request, maxAge: Int) -> Cookie {
+        let host = EdgeController.host(of: request) ?? ""
+        return Cookie(name: name, value: value, maxAge: maxAge, path: "/dashboard", secure: !DomainName.isLoopback(host), httpOnly: true,
+                      sameSite: .strict)
+    }
+
+    /// A POST's `Origin` (or, without one, `Referer`) must name the host it was sent to; browsers send one of them.
+    static func sameOrigin(_ request: Request) -> Bool {
+        let host = request.headers[EdgeController.hostHeader] ?? request.head.authority ?? ""
+        guard let source = request.headers[HTTPField.Name("Origin")!] ?? request.headers[.referer] else { return false }
+        guard let components = URLComponents(string: source), let sourceHost = components.host else { return false }
+        let authority = components.port.map { "\(sourceHost):\($0)" } ?? sourceHost
+        return authority.lowercased() == host.lowercased()
+    }
+
+    /// A form's fields; a form that is not UTF-8 text, raw or once decoded, is refused rather than stored with
+    /// replacement characters in place of what was typed.
+    static func form(of request: Request, limit: Int) async throws -> QueryString {
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: limit) } catch {
+            throw APIError(.bodyTooLarge, message: "the form is larger than \(limit) bytes")
+        }
+        let bytes = buffer.readableBytesView
+        let form = QueryString.form(String(decoding: bytes, as: UTF8.self))
+        guard QueryString.isUTF8(bytes), form.decodesAsUTF8 else {
+            throw APIError(.invalidForm, message: "the form is not valid UTF-8 text")
+        }
+        return form
+    }
+}

@@ -1,0 +1,109 @@
+import FerryAPI
+import FerryCore
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The settings page: the app's settings, its domains and its webhooks.
+extension DashboardController {
+    func settingsPage(_ viewer: Viewer, error: String?, notice: String?, secret: String?, values: QueryString? = nil,
+                      status: HTTPResponse.Status? = nil) async throws -> Response {
+        let app = viewer.auth.app
+        func value(_ name: String, _ stored: String) -> String { values?.value(of: name) ?? stored }
+        let webhooks = try await outbox.webhooks(appID: app.id, environment: viewer.auth.key.environment)
+        let listing = try await domains.list(app: app)
+        let domainRows: [[String: Any]] = listing.data.map { domain in
+            var row: [String: Any] = [
+                "name": domain.domain, "pending": domain.status == .pending,
+                "status": domain.status == .pending ? "waiting for proof" : domain.isDefault ? "active, default" : "active",
+                "canMakeDefault": domain.status == .active && !domain.isDefault,
+                "canRemove": domain.status == .pending || app.domains.count > 1,
+            ]
+            if let verification = domain.verification {
+                row["dnsName"] = verification.dnsName
+                row["proof"] = verification.dnsValue
+                row["httpURL"] = verification.httpURL
+            }
+            return row
+        }
+        let body = render("settings", [
+            "csrf": viewer.csrf, "name": value("name", app.name), "windowHours": value("attributionWindow", String(Int(app.attribution.window / 3600))),
+            "canEdit": Self.mayChangeSettings(viewer), "selfService": listing.selfService, "domains": domainRows,
+            "teamID": value("teamID", app.ios.teamID ?? ""),
+            "bundleIDs": value("bundleIDs", app.ios.bundleIDs.joined(separator: "\n")), "appStoreID": value("appStoreID", app.ios.appStoreID ?? ""),
+            "urlScheme": value("urlScheme", app.ios.urlScheme ?? ""), "androidPackage": value("androidPackage", app.android.packageName ?? ""),
+            "androidFingerprints": value("androidFingerprints", app.android.sha256Fingerprints.joined(separator: "\n")),
+            "fallbackURL": value("fallbackURL", app.fallbackURL ?? ""), "newSecret": secret as Any,
+            "webhooks": webhooks.map { ["id": $0.id, "url": $0.url, "events": $0.events.map(\.rawValue).joined(separator: ", "), "csrf": viewer.csrf] as [String: Any] },
+        ])
+        return html(status: status ?? (error == nil ? .ok : .badRequest), title: "Settings", body: body, viewer: viewer, error: error, notice: notice)
+    }
+
+    /// Only a live secret key changes an app's settings (a test key is for trying things out; the settings serve live
+    /// links).
+    static func mayChangeSettings(_ viewer: Viewer) -> Bool {
+        viewer.auth.key.kind == .secret && viewer.auth.key.environment == .live
+    }
+
+    /// The settings page after a domain change (`change` returns its notice), or with the refusal.
+    func changeDomains(_ viewer: Viewer, _ form: QueryString, _ change: (String) async throws -> String) async throws -> Response {
+        let domain = (form.value(of: "domain") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            let notice = try await change(domain)
+            var refreshed = viewer
+            if let app = try await admin.app(id: viewer.auth.app.id) { refreshed.auth.app = app }
+            return try await settingsPage(refreshed, error: nil, notice: notice, secret: nil)
+        } catch let refusal as ValidationError {
+            return try await settingsPage(viewer, error: refusal.message, notice: nil, secret: nil, status: APIError(refusal).status)
+        }
+    }
+
+    func saveSettings(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
+        guard Self.mayChangeSettings(viewer) else {
+            return try await settingsPage(viewer, error: "Only a live secret key (fs_live_…) changes the app's settings.", notice: nil, secret: nil,
+                                          status: .forbidden)
+        }
+        func text(_ name: String) -> String? {
+            let value = form.value(of: name)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            return value.isEmpty ? nil : value
+        }
+        func lines(_ name: String) -> [String] {
+            (form.value(of: name) ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        guard let hours = Double(text("attributionWindow") ?? "24"), hours.isFinite else {
+            return try await settingsPage(viewer, error: "The attribution window must be a number of hours from 1 to 168.", notice: nil, secret: nil, values: form)
+        }
+        do {
+            let app = try await domains.updateSettings(appID: viewer.auth.app.id) { spec in
+                spec.name = text("name") ?? ""
+                spec.teamID = text("teamID")
+                spec.bundleIDs = lines("bundleIDs")
+                spec.appStoreID = text("appStoreID")
+                spec.urlScheme = text("urlScheme")
+                spec.androidPackage = text("androidPackage")
+                spec.androidFingerprints = lines("androidFingerprints")
+                spec.fallbackURL = text("fallbackURL")
+                spec.attribution.window = hours * 3600
+            }
+            var refreshed = viewer
+            refreshed.auth.app = app
+            return try await settingsPage(refreshed, error: nil, notice: "Settings saved.", secret: nil)
+        } catch let error as ValidationError {
+            return try await settingsPage(viewer, error: error.message, notice: nil, secret: nil, values: form)
+        } catch let conflict as StoreConflict {
+            return try await settingsPage(viewer, error: conflict.message, notice: nil, secret: nil, values: form)
+        }
+    }
+
+    func addWebhook(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
+        let request = CreateWebhookRequest(url: form.value(of: "url")?.trimmingCharacters(in: .whitespaces) ?? "",
+                                           events: WebhookEventType.allCases.filter { form.value(of: $0.rawValue) != nil })
+        do {
+            let webhook = try await outbox.addWebhook(request, appID: viewer.auth.app.id, environment: viewer.auth.key.environment)
+            return try await settingsPage(viewer, error: nil, notice: "Webhook added.", secret: webhook.secret)
+        } catch let error as ValidationError {
+            return try await settingsPage(viewer, error: error.message, notice: nil, secret: nil)
+        }
+    }
+}

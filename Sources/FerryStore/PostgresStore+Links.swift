@@ -1,0 +1,86 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    public func createLink(_ link: Link) async throws {
+        do {
+            try await execute("""
+                INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
+                    utm_source, utm_medium, utm_campaign, utm_content, utm_term, campaign, referrer,
+                    social_title, social_description, social_image_url, expires_at, disabled, created_at, updated_at)
+                VALUES (\(link.id), \(link.appID), \(link.environment.rawValue), \(link.domain), \(link.slug), \(link.destination),
+                    \(link.iosURL), \(link.androidURL), \(JSONText.encode(link.params)), \(link.utm.source), \(link.utm.medium),
+                    \(link.utm.campaign), \(link.utm.content), \(link.utm.term), \(link.campaign), \(link.referrer), \(link.social.title),
+                    \(link.social.description), \(link.social.imageURL), \(link.expiresAt?.timeIntervalSince1970), \(link.disabled),
+                    \(link.createdAt.timeIntervalSince1970), \(link.updatedAt.timeIntervalSince1970))
+                """)
+        } catch where Self.uniqueViolation(error) != nil {
+            throw StoreConflict(field: "slug", message: "slug '\(link.slug)' is already taken on \(link.domain)")
+        }
+    }
+
+    public func updateLink(_ link: Link) async throws -> Bool {
+        try await !all("""
+            UPDATE links SET destination = \(link.destination), ios_url = \(link.iosURL), android_url = \(link.androidURL),
+                params = \(JSONText.encode(link.params)), utm_source = \(link.utm.source), utm_medium = \(link.utm.medium),
+                utm_campaign = \(link.utm.campaign), utm_content = \(link.utm.content), utm_term = \(link.utm.term),
+                campaign = \(link.campaign), referrer = \(link.referrer), social_title = \(link.social.title),
+                social_description = \(link.social.description), social_image_url = \(link.social.imageURL),
+                expires_at = \(link.expiresAt?.timeIntervalSince1970), disabled = \(link.disabled), updated_at = \(link.updatedAt.timeIntervalSince1970)
+            WHERE id = \(link.id) AND app_id = \(link.appID) RETURNING id
+            """) { _ in () }.isEmpty
+    }
+
+    public func deleteLink(id: String, appID: String) async throws -> Bool {
+        try await !all("DELETE FROM links WHERE id = \(id) AND app_id = \(appID) RETURNING id") { _ in () }.isEmpty
+    }
+
+    public func link(id: String, appID: String) async throws -> Link? {
+        try await first("SELECT * FROM links WHERE id = \(id) AND app_id = \(appID)", Self.decodeLink)
+    }
+
+    public func link(domain: String, slug: String) async throws -> Link? {
+        try await first("SELECT * FROM links WHERE domain = \(domain) AND slug = \(slug)", Self.decodeLink)
+    }
+
+    public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
+        let rows = try await all("""
+            SELECT * FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND seq < \(after ?? Int64.max)
+            ORDER BY seq DESC LIMIT \(limit + 1)
+            """) { row in (try Self.decodeLink(row), try row["seq"].decode(Int64.self)) }
+        return LinkPage(links: rows.prefix(limit).map(\.0), nextCursor: rows.count > limit ? rows[limit - 1].1 : nil)
+    }
+
+    public func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
+        let pattern = containsPattern(text)
+        return try await all("""
+            SELECT * FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue)
+                AND (lower(slug) LIKE \(pattern) ESCAPE '\\' OR lower(destination) LIKE \(pattern) ESCAPE '\\'
+                    OR lower(COALESCE(campaign, '')) LIKE \(pattern) ESCAPE '\\')
+            ORDER BY seq DESC LIMIT \(limit)
+            """, Self.decodeLink)
+    }
+
+    static func decodeLink(_ row: PostgresRandomAccessRow) throws -> Link {
+        guard let environment = APIEnvironment(rawValue: try row["environment"].decode(String.self)) else {
+            throw StoreCorruption(message: "links row has an unknown environment")
+        }
+        return Link(
+            id: try row["id"].decode(String.self), appID: try row["app_id"].decode(String.self), environment: environment,
+            domain: try row["domain"].decode(String.self), slug: try row["slug"].decode(String.self),
+            destination: try row["destination"].decode(String.self), iosURL: try row["ios_url"].decode(String?.self),
+            androidURL: try row["android_url"].decode(String?.self), params: JSONText.decode(try row["params"].decode(String.self)) ?? [:],
+            utm: UTMParameters(source: try row["utm_source"].decode(String?.self), medium: try row["utm_medium"].decode(String?.self),
+                               campaign: try row["utm_campaign"].decode(String?.self), content: try row["utm_content"].decode(String?.self),
+                               term: try row["utm_term"].decode(String?.self)),
+            campaign: try row["campaign"].decode(String?.self), referrer: try row["referrer"].decode(String?.self),
+            social: SocialMetadata(title: try row["social_title"].decode(String?.self), description: try row["social_description"].decode(String?.self),
+                                   imageURL: try row["social_image_url"].decode(String?.self)),
+            expiresAt: try row["expires_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
+            disabled: try row["disabled"].decode(Bool.self),
+            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
+            updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self)))
+    }
+}

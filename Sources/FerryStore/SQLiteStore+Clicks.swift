@@ -1,0 +1,128 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    public func recordClicks(_ clicks: [Click]) async throws {
+        guard !clicks.isEmpty else { return }
+        try await writer.write { db in _ = try Self.insertClicks(clicks[...], db: db) }
+    }
+
+    /// Writes on the calling thread (GRDB runs a synchronous write there, once the writer connection is free), in
+    /// transactions sized to hold the database for about `clickTransactionTarget` each: the recorder's thread runs
+    /// at a low priority, and while the processor is saturated it writes many times slower, so its transactions
+    /// shrink rather than keep a link's creation waiting for seconds. A transaction also gives way to any other
+    /// write that comes meanwhile: it commits what it has written, lets that write through, and goes on. A
+    /// transaction during which the thread had the processor less than a quarter of the time says the machine is
+    /// saturated: the thread then waits (a tenth of a second, doubling up to two seconds) before taking the database
+    /// again, so that a starved writer holds it as little as it can.
+    public func recordClicksBlocking(_ clicks: [Click]) throws {
+        var rest = clicks[...]
+        while !rest.isEmpty {
+            let pause = starvedWriterPause.load(ordering: .relaxed)
+            if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1e9) }
+            let chunk = rest.prefix(clickTransactionSize.load(ordering: .relaxed))
+            let started = ContinuousClock.now
+            let startedWorking = ThreadClock.now()
+            let written = try writer.write { db in
+                try Self.insertClicks(chunk, db: db, givingWay: { self.otherWrites.load(ordering: .relaxed) > 0 })
+            }
+            let elapsed = ContinuousClock.now - started
+            let perClick = elapsed / written
+            let fitting = perClick > .zero ? Int(Self.clickTransactionTarget / perClick) : Int.max
+            clickTransactionSize.store(min(Self.largestClickTransaction, max(Self.clicksBetweenYields, fitting)), ordering: .relaxed)
+            rest = rest.dropFirst(written)
+            let working = startedWorking.flatMap { start in ThreadClock.now().map { $0 - start } }
+            if let working, elapsed > .milliseconds(10), working * 4 < elapsed {
+                starvedWriterPause.store(min(max(pause * 2, Self.starvedPause), Self.longestStarvedPause), ordering: .relaxed)
+            } else {
+                starvedWriterPause.store(0, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// How long a starved click writer first waits before taking the database again, and at most (nanoseconds).
+    static let starvedPause: Int64 = 100_000_000
+    static let longestStarvedPause: Int64 = 2_000_000_000
+
+    /// How long a transaction of clicks written by `recordClicksBlocking` should hold the database.
+    static let clickTransactionTarget = Duration.milliseconds(200)
+    /// The most clicks in one transaction (more clicks per transaction write fewer index pages per click).
+    static let largestClickTransaction = 20_000
+
+    /// How many clicks are inserted between two looks at whether another write is waiting, and the fewest a
+    /// transaction takes.
+    static let clicksBetweenYields = 16
+
+    /// Inserts clicks (ignoring ids already stored) and adds the roll-up increments of those stored; stops early,
+    /// after a multiple of `clicksBetweenYields`, once `givingWay` says so. Returns how many it took.
+    static func insertClicks(_ clicks: ArraySlice<Click>, db: Database, givingWay: () -> Bool = { false }) throws -> Int {
+        let statement = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent,
+                platform, referer, query, accept_language, os_version, apple_device)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var stored: [Click] = []
+        stored.reserveCapacity(clicks.count)
+        var taken = 0
+        for click in clicks {
+            if taken > 0, taken % clicksBetweenYields == 0, givingWay() { break }
+            taken += 1
+            try statement.execute(arguments: [
+                click.id, click.linkID, click.appID, click.environment.rawValue, click.createdAt.timeIntervalSince1970,
+                click.ipHash, click.networkHash, click.userAgent, click.platform.rawValue, click.referer, click.query,
+                click.acceptLanguage, click.osVersion, click.appleDevice,
+            ])
+            if db.changesCount > 0 { stored.append(click) }
+        }
+        try addClickStats(stored, db: db)
+        return taken
+    }
+
+    public func clickCount(linkID: String) async throws -> Int {
+        try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM clicks WHERE link_id = ?", arguments: [linkID]) ?? 0 }
+    }
+
+    public func click(id: String) async throws -> Click? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM clicks WHERE id = ?", arguments: [id]).map(Self.decodeClick)
+        }
+    }
+
+    /// A click row.
+    static func decodeClick(_ row: Row) -> Click {
+        Click(
+            id: row["id"], linkID: row["link_id"], appID: row["app_id"],
+            environment: APIEnvironment(rawValue: row["environment"]) ?? .live,
+            createdAt: Date(timeIntervalSince1970: row["created_at"]), ipHash: row["ip_hash"], networkHash: row["network_hash"],
+            userAgent: row["user_agent"], platform: ClientPlatform(rawValue: row["platform"]) ?? .other,
+            referer: row["referer"], query: row["query"], acceptLanguage: row["accept_language"],
+            osVersion: row["os_version"], appleDevice: row["apple_device"]
+        )
+    }
+
+    /// Nothing to ready: one table, indexed by time.
+    public func prepareClickStorage(now: Date) async throws {}
+
+    public func expireClicks(before cutoff: Date) async throws -> Int {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM clicks WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+}
+
+/// The processor time the calling thread has used.
+enum ThreadClock {
+    /// Now, on the calling thread's clock; nil where the system has no such clock.
+    static func now() -> Duration? {
+        #if os(Linux)
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return nil }
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        #else
+        return nil
+        #endif
+    }
+}

@@ -1,0 +1,129 @@
+import FerryAPI
+import FerryCore
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    public func createLink(_ link: Link) async throws {
+        try await write { db in
+            do {
+                try db.execute(sql: """
+                    INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
+                        utm_source, utm_medium, utm_campaign, utm_content, utm_term, campaign, referrer,
+                        social_title, social_description, social_image_url, expires_at, disabled, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [link.id, link.appID, link.environment.rawValue, link.domain, link.slug] + Self.linkContent(link)
+                        + [link.createdAt.timeIntervalSince1970, link.updatedAt.timeIntervalSince1970])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw StoreConflict(field: "slug", message: "slug '\(link.slug)' is already taken on \(link.domain)")
+            }
+        }
+    }
+
+    public func updateLink(_ link: Link) async throws -> Bool {
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE links SET destination = ?, ios_url = ?, android_url = ?, params = ?, utm_source = ?, utm_medium = ?,
+                    utm_campaign = ?, utm_content = ?, utm_term = ?, campaign = ?, referrer = ?, social_title = ?,
+                    social_description = ?, social_image_url = ?, expires_at = ?, disabled = ?, updated_at = ?
+                WHERE id = ? AND app_id = ?
+                """, arguments: Self.linkContent(link) + [link.updatedAt.timeIntervalSince1970, link.id, link.appID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func deleteLink(id: String, appID: String) async throws -> Bool {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM links WHERE id = ? AND app_id = ?", arguments: [id, appID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func link(id: String, appID: String) async throws -> Link? {
+        try await readHere { db in
+            let statement = try db.cachedStatement(sql: "SELECT \(Self.linkColumns) FROM links WHERE id = ? AND app_id = ?")
+            return try statement.decodedRow(arguments: [id, appID], Self.decodeLink)
+        }
+    }
+
+    public func link(domain: String, slug: String) async throws -> Link? {
+        try await writer.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT \(Self.linkColumns) FROM links WHERE domain = ? AND slug = ?")
+            return try statement.decodedRow(arguments: [domain, slug], Self.decodeLink)
+        }
+    }
+
+    /// A point read on a connection of its own, on the caller's thread. A link lookup is a few B-tree pages, and
+    /// SQLite's readers never wait for its writer (WAL), so the edge can afford it on an event loop.
+    public func linkImmediately(domain: String, slug: String) throws -> Link? {
+        let read = try onFreeImmediateReader { reader in
+            // One statement reads a consistent snapshot by itself: no transaction around it (two fewer statements).
+            try reader.inDatabase { db in
+                let statement = try db.cachedStatement(sql: "SELECT \(Self.linkColumns) FROM links WHERE domain = ? AND slug = ?")
+                return try statement.decodedRow(arguments: [domain, slug], Self.decodeLink)
+            }
+        }
+        guard let read else { throw ImmediateReadUnavailable() }
+        return read
+    }
+
+    public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
+        try await writer.read { db in
+            let rows = try db.makeStatement(sql: """
+                SELECT \(Self.linkColumns) FROM links WHERE app_id = ? AND environment = ? AND seq < ? ORDER BY seq DESC LIMIT ?
+                """).decodedRows(arguments: [appID, environment.rawValue, after ?? Int64.max, limit + 1]) { row in
+                (link: try Self.decodeLink(row), seq: try row[Self.linkSeqColumn] as Int64)
+            }
+            let next: Int64? = rows.count > limit ? rows[limit - 1].seq : nil
+            return LinkPage(links: rows.prefix(limit).map(\.link), nextCursor: next)
+        }
+    }
+
+    public func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
+        let pattern = containsPattern(text)
+        return try await writer.read { db in
+            try db.makeStatement(sql: """
+                SELECT \(Self.linkColumns) FROM links WHERE app_id = ? AND environment = ?
+                    AND (lower(slug) LIKE ? ESCAPE '\\' OR lower(destination) LIKE ? ESCAPE '\\' OR lower(COALESCE(campaign, '')) LIKE ? ESCAPE '\\')
+                ORDER BY seq DESC LIMIT ?
+                """).decodedRows(arguments: [appID, environment.rawValue, pattern, pattern, pattern, limit], Self.decodeLink)
+        }
+    }
+
+    private static func linkContent(_ link: Link) -> StatementArguments {
+        [
+            link.destination, link.iosURL, link.androidURL, JSONText.encode(link.params),
+            link.utm.source, link.utm.medium, link.utm.campaign, link.utm.content, link.utm.term,
+            link.campaign, link.referrer, link.social.title, link.social.description, link.social.imageURL,
+            link.expiresAt?.timeIntervalSince1970, link.disabled,
+        ]
+    }
+
+    /// The columns of a link, in the order `decodeLink` reads them by position: a column found by name costs a
+    /// lowercased copy of every name it is compared with, and a link has two dozen (a fifth of a cache miss's time).
+    static let linkColumns = """
+        id, app_id, environment, domain, slug, destination, ios_url, android_url, params, utm_source, utm_medium, \
+        utm_campaign, utm_content, utm_term, campaign, referrer, social_title, social_description, social_image_url, \
+        expires_at, disabled, created_at, updated_at, seq
+        """
+    /// The position of `seq` in `linkColumns`.
+    static let linkSeqColumn = 23
+
+    private static func decodeLink(_ row: StatementColumns) throws -> Link {
+        guard let environment = APIEnvironment(rawValue: try row[2]) else {
+            throw DatabaseError(message: "links row has an unknown environment")
+        }
+        return try Link(
+            id: row[0], appID: row[1], environment: environment, domain: row[3], slug: row[4],
+            destination: row[5], iosURL: row[6], androidURL: row[7],
+            params: JSONText.decode(row[8] as String?) ?? [:],
+            utm: UTMParameters(source: row[9], medium: row[10], campaign: row[11], content: row[12], term: row[13]),
+            campaign: row[14], referrer: row[15],
+            social: SocialMetadata(title: row[16], description: row[17], imageURL: row[18]),
+            expiresAt: (row[19] as Double?).map(Date.init(timeIntervalSince1970:)),
+            disabled: row[20],
+            createdAt: Date(timeIntervalSince1970: row[21]),
+            updatedAt: Date(timeIntervalSince1970: row[22])
+        )
+    }
+}

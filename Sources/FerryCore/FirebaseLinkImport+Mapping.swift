@@ -1,0 +1,312 @@
+import FerryAPI
+import Foundation
+
+extension FirebaseLinkImport {
+    /// The first row that creates a given domain and slug.
+    struct Claim {
+        var line: Int
+        var host: String
+        var rawSlug: String
+        var shortURL: String
+    }
+
+    /// A skip, thrown inside the planning of a row.
+    struct Refusal: Error {
+        var reason: SkipReason
+        init(_ code: SkipReason.Code, _ message: String) { reason = SkipReason(code, message) }
+    }
+
+    /// Where visitors without the app are sent.
+    enum Landing: Equatable {
+        case appStore, playStore
+        case web(String)
+
+        var text: String {
+            switch self {
+            case .appStore: "the App Store"
+            case .playStore: "the Play Store"
+            case .web: "a web page"
+            }
+        }
+    }
+
+    /// The planning of one row: the request, with the notes gathered on the way.
+    struct Draft {
+        let line: Int
+        let cells: Cells
+        let app: App
+        let target: String?
+        var notes: [String] = []
+
+        init(line: Int, cells: Cells, app: App, target: String?) {
+            self.line = line
+            self.cells = cells
+            self.app = app
+            self.target = target
+        }
+
+        mutating func plan(claimed: inout [String: Claim]) throws(Refusal) -> Outcome {
+            let shortText = cells[.shortLink]
+            guard !shortText.isEmpty else { throw Refusal(.missingShortLink, "the row has no short link") }
+            let short = try ShortLink(shortText)
+            if short.hasQueryOrFragment {
+                notes.append("the short link's query or fragment was ignored: a Ferry link is its domain and slug")
+            }
+            let slug = try Self.slug(of: short)
+            let domain = try domain(for: short)
+
+            guard let deepLink = cells.value(.deepLink) else {
+                throw Refusal(.missingDeepLink, "the row has no deep link (link): Ferry needs a destination")
+            }
+            do {
+                try URLRules.validateWebURL(deepLink, field: "link")
+            } catch {
+                throw Refusal(.invalidDestination, "the deep link \(Self.quote(deepLink)) cannot be a destination: \(error.message)")
+            }
+
+            var destination = deepLink
+            var iosURL: String?
+            var androidURL: String?
+            var params: [String: String] = [:]
+            let desktop = cells.value(.ofl)
+            if let desktop, desktop != deepLink {
+                destination = desktop
+                if (try? URLRules.validateAppURL(deepLink, field: "link")) != nil {
+                    iosURL = deepLink
+                    androidURL = deepLink
+                } else {
+                    notes.append("the deep link is http, which Ferry does not allow as an app URL: the app receives it in params.fdl_link only")
+                }
+                addParam("fdl_link", deepLink, to: &params, what: "the deep link")
+            }
+            if let name = cells.value(.name) {
+                if addParam("fdl_name", name, to: &params, what: "the link name") {
+                    notes.append("the link name is kept as params.fdl_name: Ferry links have no name")
+                }
+            }
+
+            let utm = UTMParameters(
+                source: cells.value(.utmSource), medium: cells.value(.utmMedium), campaign: cells.value(.utmCampaign),
+                content: cells.value(.utmContent), term: cells.value(.utmTerm)
+            )
+            let social = SocialMetadata(title: cells.value(.st), description: cells.value(.sd), imageURL: cells.value(.si))
+            var disabled: Bool?
+            if let text = cells.value(.archived) {
+                switch FirebaseLinkImport.boolean(text) {
+                case true?: disabled = true
+                case false?: break
+                case nil: notes.append("Archived? value \(Self.quote(text)) is not a boolean: the link stays enabled")
+                }
+            }
+            var createdAt: Date?
+            if let text = cells.value(.created) {
+                createdAt = FirebaseLinkImport.timestamp(text)
+                if createdAt == nil {
+                    notes.append("creation timestamp \(Self.quote(text)) was not understood: the link gets the import time")
+                }
+            }
+            noteAppSettings()
+            noteLandings(destination: destination, deepLink: deepLink)
+            noteIgnoredFields()
+
+            let request = CreateLinkRequest(
+                domain: domain, slug: slug, destination: destination, iosURL: iosURL, androidURL: androidURL,
+                params: params.isEmpty ? nil : params, utm: utm.isEmpty ? nil : utm, social: social.isEmpty ? nil : social,
+                disabled: disabled
+            )
+            try check(request, destinationIsDesktop: destination != deepLink)
+
+            let key = "\(domain)/\(slug)"
+            if let earlier = claimed[key] {
+                var message = "line \(earlier.line) already imports \(earlier.shortURL) as \(ShortURL.make(domain: domain, slug: slug))"
+                if earlier.rawSlug != short.rawSlug {
+                    message += "; Ferry slugs are case-insensitive, so '\(earlier.rawSlug)' and '\(short.rawSlug)' are the same slug"
+                } else if earlier.host != short.host {
+                    message += "; both hosts were put on \(domain)"
+                }
+                throw Refusal(.duplicateInFile, message)
+            }
+            claimed[key] = Claim(line: line, host: short.host, rawSlug: short.rawSlug, shortURL: cells[.shortLink])
+            return .create(request, createdAt: createdAt)
+        }
+
+        /// The slug of the short link's path: one segment, or the one after `/link/`.
+        static func slug(of short: ShortLink) throws(Refusal) -> String {
+            let segments = short.path.split(separator: "/")
+            let raw: Substring
+            switch segments.count {
+            case 0:
+                throw Refusal(.invalidSlug, "the short link has no path: there is no slug to keep")
+            case 1:
+                raw = segments[0]
+            case 2 where segments[0].lowercased() == "link":
+                raw = segments[1]
+            default:
+                throw Refusal(
+                    .invalidSlug,
+                    "the path '\(short.path.prefix(100))' has \(segments.count) segments: a Ferry link is /{slug} (or /link/{slug}), so this URL cannot be served"
+                )
+            }
+            if Slug.reserved.contains(raw.lowercased()) {
+                throw Refusal(.reservedSlug, "the slug '\(raw.lowercased())' is reserved: Ferry serves its own routes there")
+            }
+            do {
+                return try Slug.validateCustom(String(raw))
+            } catch {
+                throw Refusal(.invalidSlug, "'\(raw.prefix(100))' is not a valid Ferry slug: \(error.message)")
+            }
+        }
+
+        /// The Ferry domain of the link: the target, or the app's domain the short link's host stands for.
+        mutating func domain(for short: ShortLink) throws(Refusal) -> String {
+            if let target { return target }
+            guard let domain = app.linkDomain(forHost: short.host) ?? app.linkDomain(forHost: short.bareHost) else {
+                let own = app.domains.isEmpty ? "it has none" : app.domains.joined(separator: ", ")
+                throw Refusal(
+                    .foreignDomain,
+                    "'\(short.host)' is not one of the app's link domains (\(own)); pass --domain to put the links on one of them"
+                )
+            }
+            if domain != short.host && domain != short.bareHost {
+                notes.append("the short link's host is a subdomain of \(domain): old URLs keep working only where the subdomain points at Ferry")
+            }
+            return domain
+        }
+
+        /// Checks the request as the API would, naming the FDL column at fault.
+        func check(_ request: CreateLinkRequest, destinationIsDesktop: Bool) throws(Refusal) {
+            let context = LinkRules.Context(
+                app: app, environment: .live, id: "lnk_import", generatedSlug: request.slug ?? "import",
+                now: Date(timeIntervalSince1970: 0)
+            )
+            do {
+                _ = try LinkRules.makeLink(from: request, context: context)
+            } catch {
+                let field = error.field ?? ""
+                if field == "destination" {
+                    let source = destinationIsDesktop ? "the desktop fallback link (ofl)" : "the deep link"
+                    throw Refusal(.invalidDestination, "\(source) cannot be a destination: \(error.message)")
+                }
+                let sources: [String: String] = [
+                    "iosURL": "deep link", "androidURL": "deep link", "params.fdl_link": "deep link", "params.fdl_name": "Link name",
+                    "utm.source": "utm_source", "utm.medium": "utm_medium", "utm.campaign": "utm_campaign",
+                    "utm.content": "utm_content", "utm.term": "utm_term",
+                    "social.title": "st", "social.description": "sd", "social.imageURL": "si",
+                ]
+                let from = sources[field].map { " (from \($0))" } ?? ""
+                throw Refusal(.invalidLink, "Ferry refuses the link: \(error.message)\(from)")
+            }
+        }
+
+        /// Adds a param when Ferry's bounds allow it; otherwise notes that it was left out.
+        @discardableResult
+        mutating func addParam(_ name: String, _ value: String, to params: inout [String: String], what: String) -> Bool {
+            guard value.unicodeScalars.count <= LinkRules.maxParamValueLength else {
+                notes.append("\(what) is longer than \(LinkRules.maxParamValueLength) characters: it is not kept as params.\(name)")
+                return false
+            }
+            guard !value.unicodeScalars.contains("\u{0}") else {
+                notes.append("\(what) holds a NUL character: it is not kept as params.\(name)")
+                return false
+            }
+            params[name] = value
+            return true
+        }
+
+        /// Values of the row that Ferry keeps on the app, when they differ from the app's.
+        mutating func noteAppSettings() {
+            if let apn = cells.value(.apn), let own = app.android.packageName, apn != own {
+                notes.append("Android package (apn) '\(apn)' is not the app's ('\(own)'): Ferry uses the app's")
+            }
+            for column in [Column.ibi, .ipbi] {
+                guard let bundle = cells.value(column), !app.ios.bundleIDs.contains(bundle) else { continue }
+                let own = app.ios.bundleIDs.isEmpty ? "it has none" : app.ios.bundleIDs.joined(separator: ", ")
+                notes.append("\(column.label) '\(bundle)' is not one of the app's bundle IDs (\(own)): the app's association file decides which apps open the link")
+            }
+            if let isi = cells.value(.isi), isi != app.ios.appStoreID {
+                let own = app.ios.appStoreID.map { "'\($0)'" } ?? "none"
+                notes.append("App Store ID (isi) '\(isi)' is not the app's (\(own)): Ferry uses the app's")
+            }
+            if let ius = cells.value(.ius), ius.lowercased() != app.ios.urlScheme?.lowercased() {
+                let own = app.ios.urlScheme.map { "'\($0)'" } ?? "none"
+                notes.append("iOS custom scheme (ius) '\(ius)' is not the app's URL scheme (\(own)): Ferry's \"Open in app\" uses the app's")
+            }
+        }
+
+        /// Where phones without the app went with FDL and go with Ferry, when that differs.
+        mutating func noteLandings(destination: String, deepLink: String) {
+            let fdlIOS: Landing = cells.value(.ifl).map { .web($0) } ?? (cells.value(.ibi) != nil ? .appStore : .web(deepLink))
+            let ferryIOS: Landing = app.ios.appStoreURL != nil ? .appStore : .web(app.fallbackURL ?? destination)
+            if fdlIOS != ferryIOS {
+                let detail = cells.value(.ifl) != nil ? " (the iOS fallback link, ifl)" : ""
+                notes.append("iPhones without the app went to \(fdlIOS.text)\(detail) with FDL; Ferry's page leads them to \(ferryIOS.text == fdlIOS.text ? "another web page" : ferryIOS.text)")
+            }
+            let fdlAndroid: Landing = cells.value(.afl).map { .web($0) } ?? (cells.value(.apn) != nil ? .playStore : .web(deepLink))
+            let ferryAndroid: Landing = app.android.packageName != nil ? .playStore : .web(destination)
+            if fdlAndroid != ferryAndroid {
+                let detail = cells.value(.afl) != nil ? " (the Android fallback link, afl)" : ""
+                notes.append("Android phones without the app went to \(fdlAndroid.text)\(detail) with FDL; Ferry sends them to \(ferryAndroid.text == fdlAndroid.text ? "another web page" : ferryAndroid.text)")
+            }
+        }
+
+        /// Fields Ferry has no equivalent for, when the row sets them.
+        mutating func noteIgnoredFields() {
+            var ignored: [String] = []
+            if let efr = cells.value(.efr), FirebaseLinkImport.boolean(efr) != false { ignored.append(Column.efr.label) }
+            for column in [Column.amv, .imv, .ipfl, .itunesAt, .itunesCt, .itunesMt, .itunesPt] where cells.value(column) != nil {
+                ignored.append(column.label)
+            }
+            if !ignored.isEmpty {
+                notes.append("ignored, Ferry has no equivalent: \(ignored.joined(separator: ", "))")
+            }
+        }
+
+        /// A value for a message, bounded.
+        static func quote(_ text: String) -> String {
+            text.count > 100 ? "'\(text.prefix(100))…'" : "'\(text)'"
+        }
+    }
+
+    /// An FDL short link, taken apart: `https://example.page.link/m9Mm`.
+    struct ShortLink {
+        /// Lowercase `host[:port]`.
+        var host: String
+        /// The host without its port.
+        var bareHost: String
+        /// The path as written, from its `/`.
+        var path: Substring
+        var hasQueryOrFragment: Bool
+
+        /// The path's single slug segment as written (mixed case), for messages.
+        var rawSlug: String {
+            let segments = path.split(separator: "/")
+            return segments.last.map(String.init) ?? ""
+        }
+
+        init(_ text: String) throws(Refusal) {
+            var rest = Substring(text)
+            if let separator = text.range(of: "://"),
+               !text[..<separator.lowerBound].contains(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+                let scheme = text[..<separator.lowerBound].lowercased()
+                guard scheme == "https" || scheme == "http" else {
+                    throw Refusal(.invalidShortLink, "the short link \(Draft.quote(text)) is not an http(s) URL")
+                }
+                rest = text[separator.upperBound...]
+            } else if rest.hasPrefix("//") {
+                rest = rest.dropFirst(2)
+            }
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            let authority = rest[..<authorityEnd]
+            let afterAuthority = rest[authorityEnd...]
+            let pathEnd = afterAuthority.firstIndex { $0 == "?" || $0 == "#" } ?? afterAuthority.endIndex
+            path = afterAuthority[..<pathEnd]
+            hasQueryOrFragment = afterAuthority[pathEnd...].count > 1
+            do {
+                host = try DomainName.validate(String(authority), field: "short link")
+            } catch {
+                throw Refusal(.invalidShortLink, "the short link \(Draft.quote(text)) has no valid host: \(error.message)")
+            }
+            bareHost = String(DomainName.hostPart(of: host))
+        }
+    }
+}

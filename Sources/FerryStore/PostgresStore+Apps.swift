@@ -65,29 +65,13 @@ extension PostgresStore {
     }
 
     func apps(_ query: PostgresQuery) async throws -> [App] {
-        var apps = try await all(query, Self.decodeApp)
+        var apps = try await all(query) { try App(row: $0, domains: []) }
         for index in apps.indices {
             apps[index].domains = try await all("SELECT host FROM domains WHERE app_id = \(apps[index].id) ORDER BY position") {
                 try $0["host"].decode(String.self)
             }
         }
         return apps
-    }
-
-    static func decodeApp(_ row: PostgresRandomAccessRow) throws -> App {
-        App(
-            id: try row["id"].decode(String.self), name: try row["name"].decode(String.self), domains: [],
-            ios: IOSSettings(teamID: try row["ios_team_id"].decode(String?.self),
-                             bundleIDs: JSONText.decode(try row["ios_bundle_ids"].decode(String.self)) ?? [],
-                             appStoreID: try row["ios_app_store_id"].decode(String?.self), urlScheme: try row["ios_url_scheme"].decode(String?.self)),
-            android: AndroidSettings(packageName: try row["android_package"].decode(String?.self),
-                                     sha256Fingerprints: JSONText.decode(try row["android_sha256"].decode(String.self)) ?? []),
-            fallbackURL: try row["fallback_url"].decode(String?.self),
-            social: SocialMetadata(title: try row["social_title"].decode(String?.self), description: try row["social_description"].decode(String?.self),
-                                   imageURL: try row["social_image_url"].decode(String?.self)),
-            attribution: AttributionSettings(window: try row["attribution_window"].decode(Double.self), copyToOpen: try row["copy_to_open"].decode(Bool.self)),
-            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self))
-        )
     }
 
     // MARK: Keys
@@ -101,26 +85,14 @@ extension PostgresStore {
     }
 
     public func key(hash: String) async throws -> APIKeyRecord? {
-        try await first("SELECT * FROM api_keys WHERE hash = \(hash)", Self.decodeKey)
+        try await first("SELECT * FROM api_keys WHERE hash = \(hash)", APIKeyRecord.init(row:))
     }
 
     public func keys(appID: String) async throws -> [APIKeyRecord] {
-        try await all("SELECT * FROM api_keys WHERE app_id = \(appID) ORDER BY created_at, id", Self.decodeKey)
+        try await all("SELECT * FROM api_keys WHERE app_id = \(appID) ORDER BY created_at, id", APIKeyRecord.init(row:))
     }
 
     public func revokeKey(id: String, at date: Date) async throws -> Bool {
         try await !all("UPDATE api_keys SET revoked_at = \(date.timeIntervalSince1970) WHERE id = \(id) AND revoked_at IS NULL RETURNING id") { _ in () }.isEmpty
-    }
-
-    static func decodeKey(_ row: PostgresRandomAccessRow) throws -> APIKeyRecord {
-        guard let kind = APIKeyKind(rawValue: try row["kind"].decode(String.self)),
-              let environment = APIEnvironment(rawValue: try row["environment"].decode(String.self)) else {
-            throw StoreCorruption(message: "api_keys row has an unknown kind or environment")
-        }
-        return APIKeyRecord(
-            id: try row["id"].decode(String.self), appID: try row["app_id"].decode(String.self), kind: kind, environment: environment,
-            hash: try row["hash"].decode(String.self), hint: try row["hint"].decode(String.self),
-            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
-            revokedAt: try row["revoked_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)))
     }
 }

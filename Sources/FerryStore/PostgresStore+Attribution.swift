@@ -18,18 +18,13 @@ extension PostgresStore {
             """)
     }
 
-    /// Columns of a click joined with its page's signals (a constant: the only text spliced into these queries).
-    static let evidenceColumns = """
-        c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
-        s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
-        """
-
     public func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
         let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
         let app = query.appID, env = query.environment.rawValue, platformName = platform?.rawValue, limit = CandidateQuery.limitPerKey
         var byID: [String: ClickEvidence] = [:]
+        var languages = LanguageLists()
         func collect(_ sql: PostgresQuery) async throws {
-            for evidence in try await all(sql, Self.decodeEvidence) { byID[evidence.clickID] = evidence }
+            for evidence in try await all(sql, { try ClickEvidence(row: $0, languages: &languages) }) { byID[evidence.clickID] = evidence }
         }
         // One shape for "the window's clicks", "those from this address" and "those from this network".
         func count(address: String?, network: String?) async throws -> Int {
@@ -41,7 +36,7 @@ extension PostgresStore {
         }
         func collect(address: String?, network: String?) async throws {
             try await collect("""
-                SELECT \(unescaped: Self.evidenceColumns) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+                SELECT \(unescaped: EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
                 WHERE c.app_id = \(app) AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
                   AND c.\(unescaped: CandidateQuery.attributablePlatformsSQL) AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
                   AND (\(address)::text IS NULL OR c.ip_hash = \(address)) AND (\(network)::text IS NULL OR c.network_hash = \(network))
@@ -61,7 +56,7 @@ extension PostgresStore {
         if let fingerprint = query.fingerprint {
             // Newest first in the fingerprint index's order, so that a common fingerprint stops at the limit.
             try await collect("""
-                SELECT \(unescaped: Self.evidenceColumns) FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
+                SELECT \(unescaped: EvidenceColumn.list) FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
                 WHERE s.app_id = \(app) AND s.fingerprint = \(fingerprint) AND s.received_at BETWEEN \(since) AND \(until)
                   AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
                   AND c.\(unescaped: CandidateQuery.attributablePlatformsSQL) AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
@@ -82,39 +77,17 @@ extension PostgresStore {
     }
 
     public func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
-        try await first("""
-            SELECT \(unescaped: Self.evidenceColumns) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+        var languages = LanguageLists()
+        return try await first("""
+            SELECT \(unescaped: EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
             WHERE c.id = \(id) AND c.app_id = \(appID) AND c.environment = \(environment.rawValue) AND c.created_at >= \(since.timeIntervalSince1970)
               AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
-            """, Self.decodeEvidence)
-    }
-
-    static func decodeEvidence(_ row: PostgresRandomAccessRow) throws -> ClickEvidence {
-        var languages: [String] = JSONText.decode(try row["languages"].decode(String?.self)) ?? []
-        if languages.isEmpty, let accept = try row["accept_language"].decode(String?.self) {
-            languages = AcceptLanguage.tags(accept)
-        }
-        return ClickEvidence(
-            clickID: try row["id"].decode(String.self), linkID: try row["link_id"].decode(String.self),
-            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
-            addressHash: try row["ip_hash"].decode(String?.self), networkHash: try row["network_hash"].decode(String?.self),
-            osVersion: try row["os_version"].decode(String?.self), appleDevice: try row["apple_device"].decode(String?.self),
-            screenWidth: try row["screen_width"].decode(Int32?.self).map(Int.init), screenHeight: try row["screen_height"].decode(Int32?.self).map(Int.init),
-            screenScale: try row["screen_scale"].decode(Double?.self), timeZone: try row["time_zone"].decode(String?.self),
-            timeZoneOffsetSeconds: try row["time_zone_offset"].decode(Int32?.self).map(Int.init), languages: languages)
+            """) { try ClickEvidence(row: $0, languages: &languages) }
     }
 
     public func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
         try await first("SELECT * FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)",
-                        Self.decodeAttribution)
-    }
-
-    static func decodeAttribution(_ row: PostgresRandomAccessRow) throws -> AttributionRecord {
-        AttributionRecord(
-            appID: try row["app_id"].decode(String.self), environment: APIEnvironment(rawValue: try row["environment"].decode(String.self)) ?? .live,
-            installID: try row["install_id"].decode(String.self), clickID: try row["click_id"].decode(String?.self),
-            linkID: try row["link_id"].decode(String?.self), matchType: try row["match_type"].decode(String?.self).flatMap(MatchType.init(rawValue:)),
-            confidence: try row["confidence"].decode(Double?.self), createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)))
+                        AttributionRecord.init(row:))
     }
 
     public func insertAttribution(_ record: AttributionRecord) async throws {
@@ -140,17 +113,11 @@ extension PostgresStore {
 
     /// A user binding row with the attribution it copied.
     func binding(_ row: PostgresRandomAccessRow, appID: String, environment: APIEnvironment) async throws -> UserBinding {
-        let installID = try row["install_id"].decode(String.self)
         var record: AttributionRecord?
-        if let seq = try row["attribution_seq"].decode(Int64?.self) {
-            record = try await first("SELECT * FROM attributions WHERE seq = \(seq)", Self.decodeAttribution)
+        if let seq = try UserBinding.attributionSeq(row: row) {
+            record = try await first("SELECT * FROM attributions WHERE seq = \(seq)", AttributionRecord.init(row:))
         }
-        let created = Date(timeIntervalSince1970: try row["created_at"].decode(Double.self))
-        return UserBinding(
-            userID: try row["user_id"].decode(String.self), installID: installID,
-            attribution: record ?? AttributionRecord(appID: appID, environment: environment, installID: installID, clickID: nil, linkID: nil,
-                                                     matchType: nil, confidence: nil, createdAt: created),
-            authority: UserBinding.Authority(rawValue: try row["authority"].decode(String.self)) ?? .device)
+        return try UserBinding(row: row, attribution: record, appID: appID, environment: environment)
     }
 
     public func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {

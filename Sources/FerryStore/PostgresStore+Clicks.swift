@@ -31,21 +31,7 @@ extension PostgresStore {
     }
 
     public func click(id: String) async throws -> Click? {
-        try await first("SELECT * FROM clicks WHERE id = \(id)", Self.decodeClick)
-    }
-
-    /// A click row.
-    static func decodeClick(_ row: PostgresRandomAccessRow) throws -> Click {
-            Click(
-                id: try row["id"].decode(String.self), linkID: try row["link_id"].decode(String.self), appID: try row["app_id"].decode(String.self),
-                environment: APIEnvironment(rawValue: try row["environment"].decode(String.self)) ?? .live,
-                createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
-                ipHash: try row["ip_hash"].decode(String?.self), networkHash: try row["network_hash"].decode(String?.self),
-                userAgent: try row["user_agent"].decode(String?.self),
-                platform: ClientPlatform(rawValue: try row["platform"].decode(String.self)) ?? .other,
-                referer: try row["referer"].decode(String?.self), query: try row["query"].decode(String?.self),
-                acceptLanguage: try row["accept_language"].decode(String?.self), osVersion: try row["os_version"].decode(String?.self),
-                appleDevice: try row["apple_device"].decode(String?.self))
+        try await first("SELECT * FROM clicks WHERE id = \(id)", Click.init(row:))
     }
 
     /// The name of a day's click partition: `clicks_20261123` (UTC).

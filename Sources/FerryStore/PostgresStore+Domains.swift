@@ -12,13 +12,13 @@ extension PostgresStore {
             VALUES (\(claim.appID), \(claim.domain), \(claim.token), \(claim.createdAt.timeIntervalSince1970))
             ON CONFLICT (app_id, domain) DO NOTHING
             """)
-        guard let stored = try await first("SELECT * FROM domain_claims WHERE app_id = \(claim.appID) AND domain = \(claim.domain)", Self.decodeClaim)
+        guard let stored = try await first("SELECT * FROM domain_claims WHERE app_id = \(claim.appID) AND domain = \(claim.domain)", DomainClaim.init(row:))
         else { throw StoreCorruption(message: "domain claim vanished") }
         return stored
     }
 
     public func domainClaims(appID: String) async throws -> [DomainClaim] {
-        try await all("SELECT * FROM domain_claims WHERE app_id = \(appID) ORDER BY created_at, domain", Self.decodeClaim)
+        try await all("SELECT * FROM domain_claims WHERE app_id = \(appID) ORDER BY created_at, domain", DomainClaim.init(row:))
     }
 
     public func deleteDomainClaim(appID: String, domain: String) async throws -> Bool {
@@ -27,10 +27,5 @@ extension PostgresStore {
 
     public func domainOwners() async throws -> [(domain: String, appID: String)] {
         try await all("SELECT host, app_id FROM domains ORDER BY host") { (try $0["host"].decode(String.self), try $0["app_id"].decode(String.self)) }
-    }
-
-    static func decodeClaim(_ row: PostgresRandomAccessRow) throws -> DomainClaim {
-        DomainClaim(appID: try row["app_id"].decode(String.self), domain: try row["domain"].decode(String.self),
-                    token: try row["token"].decode(String.self), createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)))
     }
 }

@@ -38,18 +38,18 @@ extension PostgresStore {
     }
 
     public func link(id: String, appID: String) async throws -> Link? {
-        try await first("SELECT * FROM links WHERE id = \(id) AND app_id = \(appID)", Self.decodeLink)
+        try await first("SELECT * FROM links WHERE id = \(id) AND app_id = \(appID)", Link.init(row:))
     }
 
     public func link(domain: String, slug: String) async throws -> Link? {
-        try await first("SELECT * FROM links WHERE domain = \(domain) AND slug = \(slug)", Self.decodeLink)
+        try await first("SELECT * FROM links WHERE domain = \(domain) AND slug = \(slug)", Link.init(row:))
     }
 
     public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
         let rows = try await all("""
             SELECT * FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND seq < \(after ?? Int64.max)
             ORDER BY seq DESC LIMIT \(limit + 1)
-            """) { row in (try Self.decodeLink(row), try row["seq"].decode(Int64.self)) }
+            """) { row in (try Link(row: row), try row["seq"].decode(Int64.self)) }
         return LinkPage(links: rows.prefix(limit).map(\.0), nextCursor: rows.count > limit ? rows[limit - 1].1 : nil)
     }
 
@@ -60,27 +60,6 @@ extension PostgresStore {
                 AND (lower(slug) LIKE \(pattern) ESCAPE '\\' OR lower(destination) LIKE \(pattern) ESCAPE '\\'
                     OR lower(COALESCE(campaign, '')) LIKE \(pattern) ESCAPE '\\')
             ORDER BY seq DESC LIMIT \(limit)
-            """, Self.decodeLink)
-    }
-
-    static func decodeLink(_ row: PostgresRandomAccessRow) throws -> Link {
-        guard let environment = APIEnvironment(rawValue: try row["environment"].decode(String.self)) else {
-            throw StoreCorruption(message: "links row has an unknown environment")
-        }
-        return Link(
-            id: try row["id"].decode(String.self), appID: try row["app_id"].decode(String.self), environment: environment,
-            domain: try row["domain"].decode(String.self), slug: try row["slug"].decode(String.self),
-            destination: try row["destination"].decode(String.self), iosURL: try row["ios_url"].decode(String?.self),
-            androidURL: try row["android_url"].decode(String?.self), params: JSONText.decode(try row["params"].decode(String.self)) ?? [:],
-            utm: UTMParameters(source: try row["utm_source"].decode(String?.self), medium: try row["utm_medium"].decode(String?.self),
-                               campaign: try row["utm_campaign"].decode(String?.self), content: try row["utm_content"].decode(String?.self),
-                               term: try row["utm_term"].decode(String?.self)),
-            campaign: try row["campaign"].decode(String?.self), referrer: try row["referrer"].decode(String?.self),
-            social: SocialMetadata(title: try row["social_title"].decode(String?.self), description: try row["social_description"].decode(String?.self),
-                                   imageURL: try row["social_image_url"].decode(String?.self)),
-            expiresAt: try row["expires_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
-            disabled: try row["disabled"].decode(Bool.self),
-            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
-            updatedAt: Date(timeIntervalSince1970: try row["updated_at"].decode(Double.self)))
+            """, Link.init(row:))
     }
 }

@@ -14,11 +14,7 @@ extension PostgresStore {
     }
 
     public func session(hash: String) async throws -> DashboardSessionRecord? {
-        try await first("SELECT * FROM dashboard_sessions WHERE hash = \(hash)") { row in
-            DashboardSessionRecord(hash: try row["hash"].decode(String.self), keyHash: try row["key_hash"].decode(String.self),
-                                   createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)),
-                                   expiresAt: Date(timeIntervalSince1970: try row["expires_at"].decode(Double.self)))
-        }
+        try await first("SELECT * FROM dashboard_sessions WHERE hash = \(hash)", DashboardSessionRecord.init(row:))
     }
 
     public func deleteSession(hash: String) async throws -> Bool {

@@ -75,7 +75,7 @@ extension PostgresStore {
             SELECT * FROM clicks WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND created_at < \(to.timeIntervalSince1970)
                 AND (created_at > \(after) OR (created_at = \(tieTime) AND id > \(tieID)))
             ORDER BY created_at, id LIMIT \(limit)
-            """, Self.decodeClick)
+            """, Click.init(row:))
     }
 
     public func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?,
@@ -85,6 +85,6 @@ extension PostgresStore {
             SELECT * FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND created_at < \(to.timeIntervalSince1970)
                 AND (created_at > \(after) OR (created_at = \(tieTime) AND install_id > \(tieID)))
             ORDER BY created_at, install_id LIMIT \(limit)
-            """, Self.decodeAttribution)
+            """, AttributionRecord.init(row:))
     }
 }

@@ -4,27 +4,6 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStore {
-    static func decodeWebhook(_ row: PostgresRandomAccessRow, prefix: String = "") throws -> Webhook {
-        Webhook(
-            id: try row["\(prefix)id"].decode(String.self), appID: try row["\(prefix)app_id"].decode(String.self),
-            environment: APIEnvironment(rawValue: try row["\(prefix)environment"].decode(String.self)) ?? .live,
-            url: try row["\(prefix)url"].decode(String.self), secret: try row["\(prefix)secret"].decode(String.self),
-            events: JSONText.decode(try row["\(prefix)events"].decode(String.self)) ?? [],
-            createdAt: Date(timeIntervalSince1970: try row["\(prefix)created_at"].decode(Double.self)))
-    }
-
-    static func decodeDelivery(_ row: PostgresRandomAccessRow) throws -> WebhookDelivery {
-        WebhookDelivery(
-            id: try row["id"].decode(String.self), webhookID: try row["webhook_id"].decode(String.self), appID: try row["app_id"].decode(String.self),
-            event: WebhookEventType(rawValue: try row["event"].decode(String.self)) ?? .linkClicked, payload: try row["payload"].decode(String.self),
-            attempts: Int(try row["attempts"].decode(Int32.self)),
-            nextAttemptAt: Date(timeIntervalSince1970: try row["next_attempt_at"].decode(Double?.self) ?? 0),
-            deliveredAt: try row["delivered_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
-            failedAt: try row["failed_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
-            lastStatus: try row["last_status"].decode(Int32?.self).map(Int.init), lastError: try row["last_error"].decode(String?.self),
-            createdAt: Date(timeIntervalSince1970: try row["created_at"].decode(Double.self)))
-    }
-
     public func createWebhook(_ webhook: Webhook) async throws {
         try await execute("""
             INSERT INTO webhooks (id, app_id, environment, url, secret, events, created_at)
@@ -35,7 +14,7 @@ extension PostgresStore {
 
     public func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
         try await all("SELECT * FROM webhooks WHERE app_id = \(appID) AND environment = \(environment.rawValue) ORDER BY created_at, id") {
-            try Self.decodeWebhook($0)
+            try Webhook(row: $0)
         }
     }
 
@@ -68,7 +47,7 @@ extension PostgresStore {
                 w.events AS w_events, w.created_at AS w_created_at
             FROM claimed c JOIN webhooks w ON w.id = c.webhook_id ORDER BY c.created_at
             """) { row in
-            ClaimedDelivery(delivery: try Self.decodeDelivery(row), webhook: try Self.decodeWebhook(row, prefix: "w_"))
+            ClaimedDelivery(delivery: try WebhookDelivery(row: row), webhook: try Webhook(row: row, prefix: "w_"))
         }
     }
 
@@ -92,6 +71,6 @@ extension PostgresStore {
     public func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery] {
         try await all("""
             SELECT * FROM webhook_deliveries WHERE webhook_id = \(webhookID) AND app_id = \(appID) ORDER BY created_at DESC, id DESC LIMIT \(limit)
-            """, Self.decodeDelivery)
+            """, WebhookDelivery.init(row:))
     }
 }

@@ -280,12 +280,6 @@ extension PostgresStore: Service {
     }
 }
 
-/// A row the store cannot read back (a value outside what the schema allows).
-struct StoreCorruption: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
-}
-
 /// A PostgreSQL server that does not answer.
 public struct PostgresUnavailable: Error, CustomStringConvertible {
     /// What happened.

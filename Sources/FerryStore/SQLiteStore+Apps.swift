@@ -33,20 +33,20 @@ extension SQLiteStore {
 
     public func app(id: String) async throws -> App? {
         try await readHere { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE id = ?"), arguments: [id]).map { try Self.decodeApp($0, db: db) }
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE id = ?"), arguments: [id]).map { try Self.app($0, db: db) }
         }
     }
 
     public func app(forDomain host: String) async throws -> App? {
         try await writer.read { db in
             let statement = try db.cachedStatement(sql: "SELECT apps.* FROM apps JOIN domains ON domains.app_id = apps.id WHERE domains.host = ?")
-            return try Row.fetchOne(statement, arguments: [host]).map { try Self.decodeApp($0, db: db) }
+            return try Row.fetchOne(statement, arguments: [host]).map { try Self.app($0, db: db) }
         }
     }
 
     public func listApps() async throws -> [App] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at, id").map { try Self.decodeApp($0, db: db) }
+            try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at, id").map { try Self.app($0, db: db) }
         }
     }
 
@@ -71,19 +71,11 @@ extension SQLiteStore {
         }
     }
 
-    private static func decodeApp(_ row: Row, db: Database) throws -> App {
-        let id: String = row["id"]
+    /// An `apps` row with its domains.
+    private static func app(_ row: Row, db: Database) throws -> App {
+        let id: String = try row.columns(AppColumn.self)[.id]
         let domains = try String.fetchAll(db.cachedStatement(sql: "SELECT host FROM domains WHERE app_id = ? ORDER BY position"), arguments: [id])
-        return App(
-            id: id, name: row["name"], domains: domains,
-            ios: IOSSettings(teamID: row["ios_team_id"], bundleIDs: JSONText.decode(row["ios_bundle_ids"]) ?? [],
-                             appStoreID: row["ios_app_store_id"], urlScheme: row["ios_url_scheme"]),
-            android: AndroidSettings(packageName: row["android_package"], sha256Fingerprints: JSONText.decode(row["android_sha256"]) ?? []),
-            fallbackURL: row["fallback_url"],
-            social: SocialMetadata(title: row["social_title"], description: row["social_description"], imageURL: row["social_image_url"]),
-            attribution: AttributionSettings(window: row["attribution_window"], copyToOpen: row["copy_to_open"]),
-            createdAt: Date(timeIntervalSince1970: row["created_at"])
-        )
+        return try App(row: row, domains: domains)
     }
 
     // MARK: Keys
@@ -99,13 +91,13 @@ extension SQLiteStore {
 
     public func key(hash: String) async throws -> APIKeyRecord? {
         try await readHere { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM api_keys WHERE hash = ?"), arguments: [hash]).map(Self.decodeKey)
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM api_keys WHERE hash = ?"), arguments: [hash]).map(APIKeyRecord.init(row:))
         }
     }
 
     public func keys(appID: String) async throws -> [APIKeyRecord] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE app_id = ? ORDER BY created_at, id", arguments: [appID]).map(Self.decodeKey)
+            try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE app_id = ? ORDER BY created_at, id", arguments: [appID]).map(APIKeyRecord.init(row:))
         }
     }
 
@@ -114,16 +106,5 @@ extension SQLiteStore {
             try db.execute(sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [date.timeIntervalSince1970, id])
             return db.changesCount > 0
         }
-    }
-
-    private static func decodeKey(_ row: Row) throws -> APIKeyRecord {
-        guard let kind = APIKeyKind(rawValue: row["kind"]), let environment = APIEnvironment(rawValue: row["environment"]) else {
-            throw DatabaseError(message: "api_keys row has an unknown kind or environment")
-        }
-        return APIKeyRecord(
-            id: row["id"], appID: row["app_id"], kind: kind, environment: environment, hash: row["hash"], hint: row["hint"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        )
     }
 }

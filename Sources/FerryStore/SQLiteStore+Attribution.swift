@@ -20,12 +20,6 @@ extension SQLiteStore {
         }
     }
 
-    /// Columns of a click joined with its page's signals, which ``decodeEvidence(_:languages:)`` reads by position.
-    private static let evidenceColumns = """
-        c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
-        s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
-        """
-
     public func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
         try await readHere { db in
             let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
@@ -43,7 +37,7 @@ extension SQLiteStore {
             // Cached statements: the few shapes these queries take are compiled once per connection, not per match.
             func collect(_ sql: String) throws {
                 let rows = try db.cachedStatement(sql: sql).decodedRows(arguments: StatementArguments(arguments)) { row in
-                    try Self.decodeEvidence(row, languages: &languages)
+                    try ClickEvidence(row: row, languages: &languages)
                 }
                 for evidence in rows where seen.insert(evidence.clickID).inserted { clicks.append(evidence) }
             }
@@ -58,7 +52,7 @@ extension SQLiteStore {
             }
             func base(_ index: String) -> String {
                 """
-                SELECT \(Self.evidenceColumns) FROM clicks c INDEXED BY \(index) LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+                SELECT \(EvidenceColumn.list) FROM clicks c INDEXED BY \(index) LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
                 WHERE c.app_id = :app AND c.environment = :env AND c.created_at BETWEEN :since AND :until\(platformFilter) AND \(unconsumed)
                 """
             }
@@ -79,7 +73,7 @@ extension SQLiteStore {
                 // sorting every click that shares it.
                 arguments["fingerprint"] = fingerprint
                 try collect("""
-                    SELECT \(Self.evidenceColumns) FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
+                    SELECT \(EvidenceColumn.list) FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
                     WHERE s.app_id = :app AND s.fingerprint = :fingerprint AND s.received_at BETWEEN :since AND :until
                       AND c.environment = :env AND c.created_at BETWEEN :since AND :until\(platformFilter) AND \(unconsumed)
                     ORDER BY s.received_at DESC LIMIT :limit
@@ -100,65 +94,20 @@ extension SQLiteStore {
         try await writer.read { db in
             var languages = LanguageLists()
             return try db.cachedStatement(sql: """
-                SELECT \(Self.evidenceColumns) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+                SELECT \(EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
                 WHERE c.id = ? AND c.app_id = ? AND c.environment = ? AND c.created_at >= ?
                   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
                 """).decodedRow(arguments: [id, appID, environment.rawValue, since.timeIntervalSince1970]) { row in
-                try Self.decodeEvidence(row, languages: &languages)
+                try ClickEvidence(row: row, languages: &languages)
             }
-        }
-    }
-
-    /// A row of ``evidenceColumns``, read by position: a match reads hundreds of these rows, and reading a column
-    /// by name compares it with every column's name, case-insensitively, each time.
-    static func decodeEvidence(_ row: StatementColumns, languages lists: inout LanguageLists) throws -> ClickEvidence {
-        var languages = lists.decoded(json: try row[13])
-        if languages.isEmpty, let accept: String = try row[7] {
-            languages = lists.tags(acceptLanguage: accept)
-        }
-        return try ClickEvidence(
-            clickID: row[0], linkID: row[1], createdAt: Date(timeIntervalSince1970: row[2]),
-            addressHash: row[3], networkHash: row[4], osVersion: row[5], appleDevice: row[6],
-            screenWidth: row[8], screenHeight: row[9], screenScale: row[10],
-            timeZone: row[11], timeZoneOffsetSeconds: row[12], languages: languages
-        )
-    }
-
-    /// Language lists as read from rows, each distinct text parsed once per query: the clicks a match weighs share
-    /// a handful of them (`["en-US","en"]` many times over).
-    struct LanguageLists {
-        private var fromJSON: [String: [String]] = [:]
-        private var fromHeader: [String: [String]] = [:]
-
-        mutating func decoded(json text: String?) -> [String] {
-            guard let text else { return [] }
-            if let known = fromJSON[text] { return known }
-            let list: [String] = JSONText.decode(text) ?? []
-            fromJSON[text] = list
-            return list
-        }
-
-        mutating func tags(acceptLanguage text: String) -> [String] {
-            if let known = fromHeader[text] { return known }
-            let list = AcceptLanguage.tags(text)
-            fromHeader[text] = list
-            return list
         }
     }
 
     public func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
         try await readHere { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?"),
-                             arguments: [appID, environment.rawValue, installID]).map(Self.decodeAttribution)
+                             arguments: [appID, environment.rawValue, installID]).map(AttributionRecord.init(row:))
         }
-    }
-
-    static func decodeAttribution(_ row: Row) -> AttributionRecord {
-        AttributionRecord(
-            appID: row["app_id"], environment: APIEnvironment(rawValue: row["environment"]) ?? .live, installID: row["install_id"],
-            clickID: row["click_id"], linkID: row["link_id"], matchType: (row["match_type"] as String?).flatMap(MatchType.init(rawValue:)),
-            confidence: row["confidence"], createdAt: Date(timeIntervalSince1970: row["created_at"])
-        )
     }
 
     public func insertAttribution(_ record: AttributionRecord) async throws {
@@ -182,12 +131,9 @@ extension SQLiteStore {
 
     /// A user binding row with the attribution it copied.
     static func decodeBinding(_ row: Row, db: Database, appID: String, environment: APIEnvironment) throws -> UserBinding {
-        let seq: Int64? = row["attribution_seq"]
-        let record = try seq.flatMap { try Row.fetchOne(db, sql: "SELECT * FROM attributions WHERE seq = ?", arguments: [$0]) }.map(Self.decodeAttribution)
-            ?? AttributionRecord(appID: appID, environment: environment, installID: row["install_id"], clickID: nil, linkID: nil,
-                                 matchType: nil, confidence: nil, createdAt: Date(timeIntervalSince1970: row["created_at"]))
-        return UserBinding(userID: row["user_id"], installID: row["install_id"], attribution: record,
-                           authority: UserBinding.Authority(rawValue: row["authority"]) ?? .device)
+        let record = try UserBinding.attributionSeq(row: row)
+            .flatMap { try Row.fetchOne(db, sql: "SELECT * FROM attributions WHERE seq = ?", arguments: [$0]) }.map(AttributionRecord.init(row:))
+        return try UserBinding(row: row, attribution: record, appID: appID, environment: environment)
     }
 
     public func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {

@@ -86,20 +86,8 @@ extension SQLiteStore {
 
     public func click(id: String) async throws -> Click? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM clicks WHERE id = ?", arguments: [id]).map(Self.decodeClick)
+            try Row.fetchOne(db, sql: "SELECT * FROM clicks WHERE id = ?", arguments: [id]).map(Click.init(row:))
         }
-    }
-
-    /// A click row.
-    static func decodeClick(_ row: Row) -> Click {
-        Click(
-            id: row["id"], linkID: row["link_id"], appID: row["app_id"],
-            environment: APIEnvironment(rawValue: row["environment"]) ?? .live,
-            createdAt: Date(timeIntervalSince1970: row["created_at"]), ipHash: row["ip_hash"], networkHash: row["network_hash"],
-            userAgent: row["user_agent"], platform: ClientPlatform(rawValue: row["platform"]) ?? .other,
-            referer: row["referer"], query: row["query"], acceptLanguage: row["accept_language"],
-            osVersion: row["os_version"], appleDevice: row["apple_device"]
-        )
     }
 
     /// Nothing to ready: one table, indexed by time.

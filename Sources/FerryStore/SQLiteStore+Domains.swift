@@ -18,13 +18,13 @@ extension SQLiteStore {
                            arguments: [claim.appID, claim.domain, claim.token, claim.createdAt.timeIntervalSince1970])
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM domain_claims WHERE app_id = ? AND domain = ?", arguments: [claim.appID, claim.domain])
             else { throw DatabaseError(message: "domain claim vanished") }
-            return Self.decodeClaim(row)
+            return try DomainClaim(row: row)
         }
     }
 
     public func domainClaims(appID: String) async throws -> [DomainClaim] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM domain_claims WHERE app_id = ? ORDER BY created_at, domain", arguments: [appID]).map(Self.decodeClaim)
+            try Row.fetchAll(db, sql: "SELECT * FROM domain_claims WHERE app_id = ? ORDER BY created_at, domain", arguments: [appID]).map(DomainClaim.init(row:))
         }
     }
 
@@ -39,9 +39,5 @@ extension SQLiteStore {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT host, app_id FROM domains ORDER BY host").map { ($0["host"], $0["app_id"]) }
         }
-    }
-
-    static func decodeClaim(_ row: Row) -> DomainClaim {
-        DomainClaim(appID: row["app_id"], domain: row["domain"], token: row["token"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 }

@@ -41,15 +41,15 @@ extension SQLiteStore {
 
     public func link(id: String, appID: String) async throws -> Link? {
         try await readHere { db in
-            let statement = try db.cachedStatement(sql: "SELECT \(Self.linkColumns) FROM links WHERE id = ? AND app_id = ?")
-            return try statement.decodedRow(arguments: [id, appID], Self.decodeLink)
+            let statement = try db.cachedStatement(sql: "SELECT \(LinkColumn.list) FROM links WHERE id = ? AND app_id = ?")
+            return try statement.decodedRow(arguments: [id, appID], Link.init(row:))
         }
     }
 
     public func link(domain: String, slug: String) async throws -> Link? {
         try await writer.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT \(Self.linkColumns) FROM links WHERE domain = ? AND slug = ?")
-            return try statement.decodedRow(arguments: [domain, slug], Self.decodeLink)
+            let statement = try db.cachedStatement(sql: "SELECT \(LinkColumn.list) FROM links WHERE domain = ? AND slug = ?")
+            return try statement.decodedRow(arguments: [domain, slug], Link.init(row:))
         }
     }
 
@@ -59,8 +59,8 @@ extension SQLiteStore {
         let read = try onFreeImmediateReader { reader in
             // One statement reads a consistent snapshot by itself: no transaction around it (two fewer statements).
             try reader.inDatabase { db in
-                let statement = try db.cachedStatement(sql: "SELECT \(Self.linkColumns) FROM links WHERE domain = ? AND slug = ?")
-                return try statement.decodedRow(arguments: [domain, slug], Self.decodeLink)
+                let statement = try db.cachedStatement(sql: "SELECT \(LinkColumn.list) FROM links WHERE domain = ? AND slug = ?")
+                return try statement.decodedRow(arguments: [domain, slug], Link.init(row:))
             }
         }
         guard let read else { throw ImmediateReadUnavailable() }
@@ -70,9 +70,9 @@ extension SQLiteStore {
     public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
         try await writer.read { db in
             let rows = try db.makeStatement(sql: """
-                SELECT \(Self.linkColumns) FROM links WHERE app_id = ? AND environment = ? AND seq < ? ORDER BY seq DESC LIMIT ?
+                SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ? AND seq < ? ORDER BY seq DESC LIMIT ?
                 """).decodedRows(arguments: [appID, environment.rawValue, after ?? Int64.max, limit + 1]) { row in
-                (link: try Self.decodeLink(row), seq: try row[Self.linkSeqColumn] as Int64)
+                (link: try Link(row: row), seq: try row.columns(LinkColumn.self)[.seq] as Int64)
             }
             let next: Int64? = rows.count > limit ? rows[limit - 1].seq : nil
             return LinkPage(links: rows.prefix(limit).map(\.link), nextCursor: next)
@@ -83,10 +83,10 @@ extension SQLiteStore {
         let pattern = containsPattern(text)
         return try await writer.read { db in
             try db.makeStatement(sql: """
-                SELECT \(Self.linkColumns) FROM links WHERE app_id = ? AND environment = ?
+                SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ?
                     AND (lower(slug) LIKE ? ESCAPE '\\' OR lower(destination) LIKE ? ESCAPE '\\' OR lower(COALESCE(campaign, '')) LIKE ? ESCAPE '\\')
                 ORDER BY seq DESC LIMIT ?
-                """).decodedRows(arguments: [appID, environment.rawValue, pattern, pattern, pattern, limit], Self.decodeLink)
+                """).decodedRows(arguments: [appID, environment.rawValue, pattern, pattern, pattern, limit], Link.init(row:))
         }
     }
 
@@ -97,33 +97,5 @@ extension SQLiteStore {
             link.campaign, link.referrer, link.social.title, link.social.description, link.social.imageURL,
             link.expiresAt?.timeIntervalSince1970, link.disabled,
         ]
-    }
-
-    /// The columns of a link, in the order `decodeLink` reads them by position: a column found by name costs a
-    /// lowercased copy of every name it is compared with, and a link has two dozen (a fifth of a cache miss's time).
-    static let linkColumns = """
-        id, app_id, environment, domain, slug, destination, ios_url, android_url, params, utm_source, utm_medium, \
-        utm_campaign, utm_content, utm_term, campaign, referrer, social_title, social_description, social_image_url, \
-        expires_at, disabled, created_at, updated_at, seq
-        """
-    /// The position of `seq` in `linkColumns`.
-    static let linkSeqColumn = 23
-
-    private static func decodeLink(_ row: StatementColumns) throws -> Link {
-        guard let environment = APIEnvironment(rawValue: try row[2]) else {
-            throw DatabaseError(message: "links row has an unknown environment")
-        }
-        return try Link(
-            id: row[0], appID: row[1], environment: environment, domain: row[3], slug: row[4],
-            destination: row[5], iosURL: row[6], androidURL: row[7],
-            params: JSONText.decode(row[8] as String?) ?? [:],
-            utm: UTMParameters(source: row[9], medium: row[10], campaign: row[11], content: row[12], term: row[13]),
-            campaign: row[14], referrer: row[15],
-            social: SocialMetadata(title: row[16], description: row[17], imageURL: row[18]),
-            expiresAt: (row[19] as Double?).map(Date.init(timeIntervalSince1970:)),
-            disabled: row[20],
-            createdAt: Date(timeIntervalSince1970: row[21]),
-            updatedAt: Date(timeIntervalSince1970: row[22])
-        )
     }
 }

@@ -21,10 +21,7 @@ extension SQLiteStore {
 
     public func session(hash: String) async throws -> DashboardSessionRecord? {
         try await readHere { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM dashboard_sessions WHERE hash = ?"), arguments: [hash]).map { row in
-                DashboardSessionRecord(hash: row["hash"], keyHash: row["key_hash"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-                                       expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
-            }
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM dashboard_sessions WHERE hash = ?"), arguments: [hash]).map(DashboardSessionRecord.init(row:))
         }
     }
 

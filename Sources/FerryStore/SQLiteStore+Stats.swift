@@ -119,7 +119,7 @@ extension SQLiteStore {
                     AND (created_at > ? OR (created_at = ? AND id > ?))
                 ORDER BY created_at, id LIMIT ?
                 """, arguments: [appID, environment.rawValue, to.timeIntervalSince1970, cursor?.time ?? from.timeIntervalSince1970 - 1e-6,
-                                 cursor?.time ?? -1, cursor?.id ?? "", limit]).map(Self.decodeClick)
+                                 cursor?.time ?? -1, cursor?.id ?? "", limit]).map(Click.init(row:))
         }
     }
 
@@ -131,7 +131,7 @@ extension SQLiteStore {
                     AND (created_at > ? OR (created_at = ? AND install_id > ?))
                 ORDER BY created_at, install_id LIMIT ?
                 """, arguments: [appID, environment.rawValue, to.timeIntervalSince1970, cursor?.time ?? from.timeIntervalSince1970 - 1e-6,
-                                 cursor?.time ?? -1, cursor?.id ?? "", limit]).map(Self.decodeAttribution)
+                                 cursor?.time ?? -1, cursor?.id ?? "", limit]).map(AttributionRecord.init(row:))
         }
     }
 }

@@ -10,21 +10,6 @@ extension SQLiteStore {
         }
     }
 
-    static func decodeWebhook(_ row: Row) -> Webhook {
-        Webhook(id: row["id"], appID: row["app_id"], environment: APIEnvironment(rawValue: row["environment"]) ?? .live, url: row["url"],
-                secret: row["secret"], events: JSONText.decode(row["events"]) ?? [], createdAt: Date(timeIntervalSince1970: row["created_at"]))
-    }
-
-    static func decodeDelivery(_ row: Row) -> WebhookDelivery {
-        WebhookDelivery(
-            id: row["id"], webhookID: row["webhook_id"], appID: row["app_id"], event: WebhookEventType(rawValue: row["event"]) ?? .linkClicked,
-            payload: row["payload"], attempts: row["attempts"],
-            nextAttemptAt: Date(timeIntervalSince1970: (row["next_attempt_at"] as Double?) ?? 0),
-            deliveredAt: (row["delivered_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            failedAt: (row["failed_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            lastStatus: row["last_status"], lastError: row["last_error"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
-    }
-
     public func createWebhook(_ webhook: Webhook) async throws {
         try await write { db in
             try db.execute(sql: """
@@ -37,7 +22,7 @@ extension SQLiteStore {
     public func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM webhooks WHERE app_id = ? AND environment = ? ORDER BY created_at, id",
-                             arguments: [appID, environment.rawValue]).map(Self.decodeWebhook)
+                             arguments: [appID, environment.rawValue]).map { try Webhook(row: $0) }
         }
     }
 
@@ -71,10 +56,8 @@ extension SQLiteStore {
                 WHERE d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ? AND d.app_id NOT IN (SELECT value FROM json_each(?))
                 ORDER BY d.next_attempt_at LIMIT ?
                 """, arguments: [now.timeIntervalSince1970, JSONText.encode(excludingApps), limit])
-            let claimed = rows.map { row in
-                ClaimedDelivery(delivery: Self.decodeDelivery(row), webhook: Webhook(
-                    id: row["w_id"], appID: row["w_app_id"], environment: APIEnvironment(rawValue: row["w_environment"]) ?? .live, url: row["w_url"],
-                    secret: row["w_secret"], events: JSONText.decode(row["w_events"]) ?? [], createdAt: Date(timeIntervalSince1970: row["w_created_at"])))
+            let claimed = try rows.map { row in
+                ClaimedDelivery(delivery: try WebhookDelivery(row: row), webhook: try Webhook(row: row, prefix: "w_"))
             }
             let statement = try db.cachedStatement(sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?")
             for item in claimed { try statement.execute(arguments: [now.timeIntervalSince1970 + lease, item.delivery.id]) }
@@ -105,7 +88,7 @@ extension SQLiteStore {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND app_id = ? ORDER BY created_at DESC, id DESC LIMIT ?
-                """, arguments: [webhookID, appID, limit]).map(Self.decodeDelivery)
+                """, arguments: [webhookID, appID, limit]).map(WebhookDelivery.init(row:))
         }
     }
 }

@@ -1,0 +1,444 @@
+import FerryAPI
+import FerryCore
+import Foundation
+
+// The columns of Ferry's tables and how a row of each becomes a model, the same on SQLite and PostgreSQL. The
+// statements stay in each store (their placeholders, conflict clauses and types differ); what a row means is here.
+// Times are seconds since 1970 (REAL, DOUBLE PRECISION), lists and maps JSON text, booleans SQLite's 0/1 or
+// PostgreSQL's BOOLEAN.
+
+// MARK: Apps and keys
+
+/// The columns of `apps`.
+enum AppColumn: Int, StoreColumn {
+    case id, name, iosTeamID, iosBundleIDs, iosAppStoreID, iosURLScheme, androidPackage, androidSHA256, fallbackURL
+    case socialTitle, socialDescription, socialImageURL, attributionWindow, copyToOpen, createdAt
+
+    var columnName: String {
+        switch self {
+        case .id: "id"
+        case .name: "name"
+        case .iosTeamID: "ios_team_id"
+        case .iosBundleIDs: "ios_bundle_ids"
+        case .iosAppStoreID: "ios_app_store_id"
+        case .iosURLScheme: "ios_url_scheme"
+        case .androidPackage: "android_package"
+        case .androidSHA256: "android_sha256"
+        case .fallbackURL: "fallback_url"
+        case .socialTitle: "social_title"
+        case .socialDescription: "social_description"
+        case .socialImageURL: "social_image_url"
+        case .attributionWindow: "attribution_window"
+        case .copyToOpen: "copy_to_open"
+        case .createdAt: "created_at"
+        }
+    }
+}
+
+extension App {
+    /// An `apps` row; its domains are rows of `domains`, read apart.
+    init(row: some StoreRow, domains: [String]) throws {
+        let row = row.columns(AppColumn.self)
+        try self.init(
+            id: row[.id], name: row[.name], domains: domains,
+            ios: IOSSettings(teamID: row[.iosTeamID], bundleIDs: JSONText.decode(row[.iosBundleIDs] as String) ?? [],
+                             appStoreID: row[.iosAppStoreID], urlScheme: row[.iosURLScheme]),
+            android: AndroidSettings(packageName: row[.androidPackage], sha256Fingerprints: JSONText.decode(row[.androidSHA256] as String) ?? []),
+            fallbackURL: row[.fallbackURL],
+            social: SocialMetadata(title: row[.socialTitle], description: row[.socialDescription], imageURL: row[.socialImageURL]),
+            attribution: AttributionSettings(window: row[.attributionWindow], copyToOpen: row[.copyToOpen]),
+            createdAt: Date(timeIntervalSince1970: row[.createdAt])
+        )
+    }
+}
+
+/// The columns of `api_keys`.
+enum KeyColumn: Int, StoreColumn {
+    case id, appID, kind, environment, hash, hint, createdAt, revokedAt
+
+    var columnName: String {
+        switch self {
+        case .id: "id"
+        case .appID: "app_id"
+        case .kind: "kind"
+        case .environment: "environment"
+        case .hash: "hash"
+        case .hint: "hint"
+        case .createdAt: "created_at"
+        case .revokedAt: "revoked_at"
+        }
+    }
+}
+
+extension APIKeyRecord {
+    /// An `api_keys` row.
+    init(row: some StoreRow) throws {
+        let row = row.columns(KeyColumn.self)
+        guard let kind = APIKeyKind(rawValue: try row[.kind]), let environment = APIEnvironment(rawValue: try row[.environment]) else {
+            throw StoreCorruption(message: "api_keys row has an unknown kind or environment")
+        }
+        try self.init(
+            id: row[.id], appID: row[.appID], kind: kind, environment: environment, hash: row[.hash], hint: row[.hint],
+            createdAt: Date(timeIntervalSince1970: row[.createdAt]),
+            revokedAt: (row[.revokedAt] as Double?).map(Date.init(timeIntervalSince1970:))
+        )
+    }
+}
+
+// MARK: Links
+
+/// The columns of `links`, in the order of ``list``: SQLite reads a link by position (a column found by name costs a
+/// lowercased copy of every name it is compared with, and a link has two dozen: a fifth of an edge cache miss).
+enum LinkColumn: Int, StoreColumn {
+    case id, appID, environment, domain, slug, destination, iosURL, androidURL, params
+    case utmSource, utmMedium, utmCampaign, utmContent, utmTerm, campaign, referrer
+    case socialTitle, socialDescription, socialImageURL, expiresAt, disabled, createdAt, updatedAt, seq
+
+    /// `id, app_id, …, updated_at, seq`.
+    static let list = selectList()
+
+    var columnName: String {
+        switch self {
+        case .id: "id"
+        case .appID: "app_id"
+        case .environment: "environment"
+        case .domain: "domain"
+        case .slug: "slug"
+        case .destination: "destination"
+        case .iosURL: "ios_url"
+        case .androidURL: "android_url"
+        case .params: "params"
+        case .utmSource: "utm_source"
+        case .utmMedium: "utm_medium"
+        case .utmCampaign: "utm_campaign"
+        case .utmContent: "utm_content"
+        case .utmTerm: "utm_term"
+        case .campaign: "campaign"
+        case .referrer: "referrer"
+        case .socialTitle: "social_title"
+        case .socialDescription: "social_description"
+        case .socialImageURL: "social_image_url"
+        case .expiresAt: "expires_at"
+        case .disabled: "disabled"
+        case .createdAt: "created_at"
+        case .updatedAt: "updated_at"
+        case .seq: "seq"
+        }
+    }
+}
+
+extension Link {
+    /// A `links` row.
+    init(row: some StoreRow) throws {
+        let row = row.columns(LinkColumn.self)
+        guard let environment = APIEnvironment(rawValue: try row[.environment]) else {
+            throw StoreCorruption(message: "links row has an unknown environment")
+        }
+        try self.init(
+            id: row[.id], appID: row[.appID], environment: environment, domain: row[.domain], slug: row[.slug],
+            destination: row[.destination], iosURL: row[.iosURL], androidURL: row[.androidURL],
+            params: JSONText.decode(row[.params] as String) ?? [:],
+            utm: UTMParameters(source: row[.utmSource], medium: row[.utmMedium], campaign: row[.utmCampaign], content: row[.utmContent],
+                               term: row[.utmTerm]),
+            campaign: row[.campaign], referrer: row[.referrer],
+            social: SocialMetadata(title: row[.socialTitle], description: row[.socialDescription], imageURL: row[.socialImageURL]),
+            expiresAt: (row[.expiresAt] as Double?).map(Date.init(timeIntervalSince1970:)),
+            disabled: row[.disabled],
+            createdAt: Date(timeIntervalSince1970: row[.createdAt]),
+            updatedAt: Date(timeIntervalSince1970: row[.updatedAt])
+        )
+    }
+}
+
+// MARK: Clicks
+
+/// The columns of `clicks`.
+enum ClickColumn: Int, StoreColumn {
+    case id, linkID, appID, environment, createdAt, ipHash, networkHash, userAgent, platform, referer, query, acceptLanguage
+    case osVersion, appleDevice
+
+    var columnName: String {
+        switch self {
+        case .id: "id"
+        case .linkID: "link_id"
+        case .appID: "app_id"
+        case .environment: "environment"
+        case .createdAt: "created_at"
+        case .ipHash: "ip_hash"
+        case .networkHash: "network_hash"
+        case .userAgent: "user_agent"
+        case .platform: "platform"
+        case .referer: "referer"
+        case .query: "query"
+        case .acceptLanguage: "accept_language"
+        case .osVersion: "os_version"
+        case .appleDevice: "apple_device"
+        }
+    }
+}
+
+extension Click {
+    /// A `clicks` row (an environment or platform the server no longer knows reads as `live`, `other`).
+    init(row: some StoreRow) throws {
+        let row = row.columns(ClickColumn.self)
+        try self.init(
+            id: row[.id], linkID: row[.linkID], appID: row[.appID], environment: APIEnvironment(rawValue: row[.environment]) ?? .live,
+            createdAt: Date(timeIntervalSince1970: row[.createdAt]), ipHash: row[.ipHash], networkHash: row[.networkHash],
+            userAgent: row[.userAgent], platform: ClientPlatform(rawValue: row[.platform]) ?? .other,
+            referer: row[.referer], query: row[.query], acceptLanguage: row[.acceptLanguage],
+            osVersion: row[.osVersion], appleDevice: row[.appleDevice]
+        )
+    }
+}
+
+/// A click joined with its page's signals (`clicks c LEFT JOIN click_signals s`, or the other way round), in the order
+/// of ``list``: SQLite reads these by position, as a match reads hundreds of them.
+enum EvidenceColumn: Int, StoreColumn {
+    case clickID, linkID, createdAt, ipHash, networkHash, osVersion, appleDevice, acceptLanguage
+    case screenWidth, screenHeight, screenScale, timeZone, timeZoneOffset, languages
+
+    /// The select list (a constant: the only text spliced into the candidate queries).
+    static let list = """
+        c.id, c.link_id, c.created_at, c.ip_hash, c.network_hash, c.os_version, c.apple_device, c.accept_language,
+        s.screen_width, s.screen_height, s.screen_scale, s.time_zone, s.time_zone_offset, s.languages
+        """
+
+    var columnName: String {
+        switch self {
+        case .clickID: "id"
+        case .linkID: "link_id"
+        case .createdAt: "created_at"
+        case .ipHash: "ip_hash"
+        case .networkHash: "network_hash"
+        case .osVersion: "os_version"
+        case .appleDevice: "apple_device"
+        case .acceptLanguage: "accept_language"
+        case .screenWidth: "screen_width"
+        case .screenHeight: "screen_height"
+        case .screenScale: "screen_scale"
+        case .timeZone: "time_zone"
+        case .timeZoneOffset: "time_zone_offset"
+        case .languages: "languages"
+        }
+    }
+}
+
+extension ClickEvidence {
+    /// A row of ``EvidenceColumn/list``: the languages the page reported, else those of the click's Accept-Language.
+    init(row: some StoreRow, languages lists: inout LanguageLists) throws {
+        let row = row.columns(EvidenceColumn.self)
+        var languages = lists.decoded(json: try row[.languages])
+        if languages.isEmpty, let accept: String = try row[.acceptLanguage] {
+            languages = lists.tags(acceptLanguage: accept)
+        }
+        try self.init(
+            clickID: row[.clickID], linkID: row[.linkID], createdAt: Date(timeIntervalSince1970: row[.createdAt]),
+            addressHash: row[.ipHash], networkHash: row[.networkHash], osVersion: row[.osVersion], appleDevice: row[.appleDevice],
+            screenWidth: row[.screenWidth], screenHeight: row[.screenHeight], screenScale: row[.screenScale],
+            timeZone: row[.timeZone], timeZoneOffsetSeconds: row[.timeZoneOffset], languages: languages
+        )
+    }
+}
+
+/// Language lists as read from rows, each distinct text parsed once per query: the clicks a match weighs share a
+/// handful of them (`["en-US","en"]` many times over).
+struct LanguageLists {
+    private var fromJSON: [String: [String]] = [:]
+    private var fromHeader: [String: [String]] = [:]
+
+    mutating func decoded(json text: String?) -> [String] {
+        guard let text else { return [] }
+        if let known = fromJSON[text] { return known }
+        let list: [String] = JSONText.decode(text) ?? []
+        fromJSON[text] = list
+        return list
+    }
+
+    mutating func tags(acceptLanguage text: String) -> [String] {
+        if let known = fromHeader[text] { return known }
+        let list = AcceptLanguage.tags(text)
+        fromHeader[text] = list
+        return list
+    }
+}
+
+// MARK: Attribution
+
+/// The columns of `attributions` that make a record.
+enum AttributionColumn: Int, StoreColumn {
+    case appID, environment, installID, clickID, linkID, matchType, confidence, createdAt
+
+    var columnName: String {
+        switch self {
+        case .appID: "app_id"
+        case .environment: "environment"
+        case .installID: "install_id"
+        case .clickID: "click_id"
+        case .linkID: "link_id"
+        case .matchType: "match_type"
+        case .confidence: "confidence"
+        case .createdAt: "created_at"
+        }
+    }
+}
+
+extension AttributionRecord {
+    /// An `attributions` row.
+    init(row: some StoreRow) throws {
+        let row = row.columns(AttributionColumn.self)
+        try self.init(
+            appID: row[.appID], environment: APIEnvironment(rawValue: row[.environment]) ?? .live, installID: row[.installID],
+            clickID: row[.clickID], linkID: row[.linkID], matchType: (row[.matchType] as String?).flatMap(MatchType.init(rawValue:)),
+            confidence: row[.confidence], createdAt: Date(timeIntervalSince1970: row[.createdAt])
+        )
+    }
+}
+
+/// The columns of `user_bindings` that make a binding.
+enum BindingColumn: Int, StoreColumn {
+    case userID, installID, attributionSeq, authority, createdAt
+
+    var columnName: String {
+        switch self {
+        case .userID: "user_id"
+        case .installID: "install_id"
+        case .attributionSeq: "attribution_seq"
+        case .authority: "authority"
+        case .createdAt: "created_at"
+        }
+    }
+}
+
+extension UserBinding {
+    /// The `attributions` row a `user_bindings` row copied, if any.
+    static func attributionSeq(row: some StoreRow) throws -> Int64? {
+        try row.columns(BindingColumn.self)[.attributionSeq]
+    }
+
+    /// A `user_bindings` row with the attribution it copied (the row ``attributionSeq(row:)`` names); without one, the
+    /// install's organic answer as of the binding.
+    init(row: some StoreRow, attribution: AttributionRecord?, appID: String, environment: APIEnvironment) throws {
+        let row = row.columns(BindingColumn.self)
+        let installID: String = try row[.installID]
+        try self.init(
+            userID: row[.userID], installID: installID,
+            attribution: attribution ?? AttributionRecord(appID: appID, environment: environment, installID: installID, clickID: nil, linkID: nil,
+                                                          matchType: nil, confidence: nil, createdAt: Date(timeIntervalSince1970: row[.createdAt])),
+            authority: UserBinding.Authority(rawValue: row[.authority]) ?? .device
+        )
+    }
+}
+
+// MARK: Webhooks
+
+/// The columns of `webhooks`.
+enum WebhookColumn: Int, StoreColumn {
+    case id, appID, environment, url, secret, events, createdAt
+
+    var columnName: String {
+        switch self {
+        case .id: "id"
+        case .appID: "app_id"
+        case .environment: "environment"
+        case .url: "url"
+        case .secret: "secret"
+        case .events: "events"
+        case .createdAt: "created_at"
+        }
+    }
+}
+
+extension Webhook {
+    /// A `webhooks` row; `prefix` reads one joined under aliases (`w_id`, `w_app_id`…).
+    init(row: some StoreRow, prefix: String = "") throws {
+        let row = row.columns(WebhookColumn.self, prefix: prefix)
+        try self.init(
+            id: row[.id], appID: row[.appID], environment: APIEnvironment(rawValue: row[.environment]) ?? .live, url: row[.url],
+            secret: row[.secret], events: JSONText.decode(row[.events] as String) ?? [], createdAt: Date(timeIntervalSince1970: row[.createdAt])
+        )
+    }
+}
+
+/// The columns of `webhook_deliveries`.
+enum DeliveryColumn: Int, StoreColumn {
+    case id, webhookID, appID, event, payload, attempts, nextAttemptAt, deliveredAt, failedAt, lastStatus, lastError, createdAt
+
+    var columnName: String {
+        switch self {
+        case .id: "id"
+        case .webhookID: "webhook_id"
+        case .appID: "app_id"
+        case .event: "event"
+        case .payload: "payload"
+        case .attempts: "attempts"
+        case .nextAttemptAt: "next_attempt_at"
+        case .deliveredAt: "delivered_at"
+        case .failedAt: "failed_at"
+        case .lastStatus: "last_status"
+        case .lastError: "last_error"
+        case .createdAt: "created_at"
+        }
+    }
+}
+
+extension WebhookDelivery {
+    /// A `webhook_deliveries` row (one no longer due, with no next attempt, reads as due in 1970).
+    init(row: some StoreRow) throws {
+        let row = row.columns(DeliveryColumn.self)
+        try self.init(
+            id: row[.id], webhookID: row[.webhookID], appID: row[.appID], event: WebhookEventType(rawValue: row[.event]) ?? .linkClicked,
+            payload: row[.payload], attempts: row[.attempts],
+            nextAttemptAt: Date(timeIntervalSince1970: (row[.nextAttemptAt] as Double?) ?? 0),
+            deliveredAt: (row[.deliveredAt] as Double?).map(Date.init(timeIntervalSince1970:)),
+            failedAt: (row[.failedAt] as Double?).map(Date.init(timeIntervalSince1970:)),
+            lastStatus: row[.lastStatus], lastError: row[.lastError], createdAt: Date(timeIntervalSince1970: row[.createdAt])
+        )
+    }
+}
+
+// MARK: Tenancy
+
+/// The columns of `domain_claims`.
+enum ClaimColumn: Int, StoreColumn {
+    case appID, domain, token, createdAt
+
+    var columnName: String {
+        switch self {
+        case .appID: "app_id"
+        case .domain: "domain"
+        case .token: "token"
+        case .createdAt: "created_at"
+        }
+    }
+}
+
+extension DomainClaim {
+    /// A `domain_claims` row.
+    init(row: some StoreRow) throws {
+        let row = row.columns(ClaimColumn.self)
+        try self.init(appID: row[.appID], domain: row[.domain], token: row[.token], createdAt: Date(timeIntervalSince1970: row[.createdAt]))
+    }
+}
+
+/// The columns of `dashboard_sessions`.
+enum SessionColumn: Int, StoreColumn {
+    case hash, keyHash, createdAt, expiresAt
+
+    var columnName: String {
+        switch self {
+        case .hash: "hash"
+        case .keyHash: "key_hash"
+        case .createdAt: "created_at"
+        case .expiresAt: "expires_at"
+        }
+    }
+}
+
+extension DashboardSessionRecord {
+    /// A `dashboard_sessions` row.
+    init(row: some StoreRow) throws {
+        let row = row.columns(SessionColumn.self)
+        try self.init(hash: row[.hash], keyHash: row[.keyHash], createdAt: Date(timeIntervalSince1970: row[.createdAt]),
+                      expiresAt: Date(timeIntervalSince1970: row[.expiresAt]))
+    }
+}

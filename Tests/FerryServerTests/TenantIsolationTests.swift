@@ -222,10 +222,14 @@ struct TenantIsolationTests {
                     let probable = try await client.execute(uri: "/v1/attribution/match", method: .post,
                                                             headers: headers(key: publishable, json: true, extra: [(.forwardedFor, address)]),
                                                             body: jsonBody(MatchRequest(installID: "a-probable-\(environment.rawValue)-\(index)", signals: iPhoneSignals)))
-                    #expect(try probable.decode(MatchResponse.self) == .notMatched, "\(what) matched a click from \(address)")
+                    // Every address here shares its /24 network with A's own click of this environment, which A may
+                    // match (how likely depends on how long after the click the test gets here): never anything else.
+                    let answer = try probable.decode(MatchResponse.self)
+                    #expect(answer == .notMatched || answer.link?.slug == own.slug, "\(what) matched a click from \(address): \(probable.text)")
                     let deferred = try await client.execute(uri: "/api/v1/deferred-deep-link?width=393&height=852&user_agent=iOS%2018_1", method: .get,
                                                             headers: headers(key: publishable, extra: [(.forwardedFor, address)]))
-                    #expect(deferred.status == .notFound, "\(what): deferred link from \(address) → \(deferred.status) \(deferred.text)")
+                    #expect(deferred.status == .notFound || (deferred.status == .ok && deferred.text.contains(#""suffix":"\#(own.slug)""#)),
+                            "\(what): deferred link from \(address) → \(deferred.status) \(deferred.text)")
                 }
                 // Another's install and user ids bind to nothing of theirs.
                 for installID in ["b-install-live", "b-install-test", "b-install-\(other.rawValue)"] {

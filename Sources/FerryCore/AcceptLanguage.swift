@@ -1,10 +1,10 @@
 import Foundation
 
 /// Reads an `Accept-Language` header into language tags, most preferred first.
-public enum AcceptLanguage {
+package enum AcceptLanguage {
     /// The tags of `header` by falling quality (`fr-CH, fr;q=0.9, en;q=0.8` gives `fr-CH`, `fr`, `en`), at most 16,
     /// without `*` or tags longer than 35 characters.
-    public static func tags(_ header: String) -> [String] {
+    package static func tags(_ header: String) -> [String] {
         let entries = header.split(separator: ",").prefix(16).compactMap { part -> (String, Double)? in
             let pieces = part.split(separator: ";")
             guard let first = pieces.first else { return nil }

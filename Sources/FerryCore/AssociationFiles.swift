@@ -1,13 +1,13 @@
 import Foundation
 
 /// The files Apple and Google fetch from a link domain to trust the app with its links.
-public enum AssociationFiles {
+package enum AssociationFiles {
     /// Paths on a link domain that are never app links.
-    public static let excludedPaths = ["/.well-known/*", "/.ferry/*", "/v1/*", "/api/*", "/dashboard*", "/healthz", "/readyz", "/metrics"]
+    package static let excludedPaths = ["/.well-known/*", "/.ferry/*", "/v1/*", "/api/*", "/dashboard*", "/healthz", "/readyz", "/metrics"]
 
     /// `apple-app-site-association` in Apple's current format (`applinks.details[].appIDs/components`),
     /// with `webcredentials` for password autofill.
-    public static func appleAppSiteAssociation(for app: App) -> Data {
+    package static func appleAppSiteAssociation(for app: App) -> Data {
         var details: [[String: Any]] = []
         let appIDs = app.ios.appIDs
         if !appIDs.isEmpty {
@@ -23,7 +23,7 @@ public enum AssociationFiles {
     }
 
     /// `assetlinks.json` in the Digital Asset Links format.
-    public static func assetLinks(for app: App) -> Data {
+    package static func assetLinks(for app: App) -> Data {
         var statements: [[String: Any]] = []
         if let package = app.android.packageName, !app.android.sha256Fingerprints.isEmpty {
             statements.append([
@@ -40,9 +40,9 @@ public enum AssociationFiles {
 }
 
 /// Rules for an app's platform settings.
-public enum AppRules {
+package enum AppRules {
     /// Validates an Apple team id: 10 uppercase letters or digits.
-    public static func validateTeamID(_ text: String) throws(ValidationError) -> String {
+    package static func validateTeamID(_ text: String) throws(ValidationError) -> String {
         let upper = text.uppercased()
         guard upper.utf8.count == 10, upper.utf8.allSatisfy({ URLRules.isDigit($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
             throw ValidationError(field: "teamID", "team id must be 10 letters or digits, such as ABCDE12345")
@@ -51,7 +51,7 @@ public enum AppRules {
     }
 
     /// Validates a bundle id or Android package: dot-separated identifiers.
-    public static func validateBundleID(_ text: String, field: String = "bundleID") throws(ValidationError) -> String {
+    package static func validateBundleID(_ text: String, field: String = "bundleID") throws(ValidationError) -> String {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard text.utf8.count <= 155, parts.count >= 2, parts.allSatisfy({ part in
             !part.isEmpty && part.utf8.allSatisfy { URLRules.isLetter($0) || URLRules.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
@@ -62,7 +62,7 @@ public enum AppRules {
     }
 
     /// Validates a numeric App Store id.
-    public static func validateAppStoreID(_ text: String) throws(ValidationError) -> String {
+    package static func validateAppStoreID(_ text: String) throws(ValidationError) -> String {
         let digits = text.hasPrefix("id") ? String(text.dropFirst(2)) : text
         guard (1...12).contains(digits.utf8.count), digits.utf8.allSatisfy(URLRules.isDigit) else {
             throw ValidationError(field: "appStoreID", "App Store id must be digits, such as 1234567890")
@@ -71,7 +71,7 @@ public enum AppRules {
     }
 
     /// Validates a custom URL scheme (without `://`).
-    public static func validateURLScheme(_ text: String) throws(ValidationError) -> String {
+    package static func validateURLScheme(_ text: String) throws(ValidationError) -> String {
         let scheme = text.hasSuffix("://") ? String(text.dropLast(3)) : text
         guard !scheme.contains(":"), let s = try? URLRules.scheme(of: scheme + ":", field: "urlScheme"),
               !URLRules.forbiddenSchemes.contains(s), s != "http", s != "https"
@@ -82,7 +82,7 @@ public enum AppRules {
     }
 
     /// Validates and normalises a SHA-256 certificate fingerprint to `AB:CD:…` (32 bytes).
-    public static func normalizeFingerprint(_ text: String) throws(ValidationError) -> String {
+    package static func normalizeFingerprint(_ text: String) throws(ValidationError) -> String {
         let hex = text.uppercased().filter { $0 != ":" }
         guard hex.utf8.count == 64, hex.utf8.allSatisfy({ URLRules.isDigit($0) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) else {
             throw ValidationError(field: "sha256", "SHA-256 fingerprint must be 32 bytes of hex, such as 14:6D:E9:…")

@@ -2,36 +2,36 @@ import FerryAPI
 import Foundation
 
 /// What is known about one click when an install asks to be matched.
-public struct ClickEvidence: Sendable, Hashable {
+package struct ClickEvidence: Sendable, Hashable {
     /// The click.
-    public var clickID: String
+    package var clickID: String
     /// The link clicked.
-    public var linkID: String
+    package var linkID: String
     /// When.
-    public var createdAt: Date
+    package var createdAt: Date
     /// Keyed hash of the clicking address.
-    public var addressHash: String?
+    package var addressHash: String?
     /// Keyed hash of its /24 or /64 network.
-    public var networkHash: String?
+    package var networkHash: String?
     /// OS version read from the click's user agent (`18.1`).
-    public var osVersion: String?
+    package var osVersion: String?
     /// `iphone`, `ipad`, `ipod` from the user agent.
-    public var appleDevice: String?
+    package var appleDevice: String?
     /// What the interstitial's script reported (absent when scripts were off).
-    public var screenWidth: Int?
+    package var screenWidth: Int?
     /// Screen height in points.
-    public var screenHeight: Int?
+    package var screenHeight: Int?
     /// Device pixel ratio.
-    public var screenScale: Double?
+    package var screenScale: Double?
     /// IANA time zone.
-    public var timeZone: String?
+    package var timeZone: String?
     /// UTC offset in seconds.
-    public var timeZoneOffsetSeconds: Int?
+    package var timeZoneOffsetSeconds: Int?
     /// Preferred languages (from the script, else from Accept-Language).
-    public var languages: [String]
+    package var languages: [String]
 
     /// Creates evidence.
-    public init(
+    package init(
         clickID: String, linkID: String, createdAt: Date, addressHash: String? = nil, networkHash: String? = nil,
         osVersion: String? = nil, appleDevice: String? = nil, screenWidth: Int? = nil, screenHeight: Int? = nil,
         screenScale: Double? = nil, timeZone: String? = nil, timeZoneOffsetSeconds: Int? = nil, languages: [String] = []
@@ -53,18 +53,18 @@ public struct ClickEvidence: Sendable, Hashable {
 }
 
 /// What an installed app says about itself on its first launch, plus where the request came from.
-public struct InstallEvidence: Sendable, Hashable {
+package struct InstallEvidence: Sendable, Hashable {
     /// Keyed hash of the request's address.
-    public var addressHash: String?
+    package var addressHash: String?
     /// Keyed hash of its network.
-    public var networkHash: String?
+    package var networkHash: String?
     /// The device's signals.
-    public var signals: DeviceSignals
+    package var signals: DeviceSignals
     /// When the app asked.
-    public var at: Date
+    package var at: Date
 
     /// Creates evidence.
-    public init(addressHash: String?, networkHash: String?, signals: DeviceSignals, at: Date) {
+    package init(addressHash: String?, networkHash: String?, signals: DeviceSignals, at: Date) {
         self.addressHash = addressHash
         self.networkHash = networkHash
         self.signals = signals
@@ -73,18 +73,18 @@ public struct InstallEvidence: Sendable, Hashable {
 }
 
 /// The clicks worth comparing with one install, and how common its network is among all recent clicks.
-public struct CandidateSet: Sendable, Hashable {
+package struct CandidateSet: Sendable, Hashable {
     /// Unconsumed clicks in the window that share the install's address, network or device fingerprint.
-    public var clicks: [ClickEvidence]
+    package var clicks: [ClickEvidence]
     /// All clicks of the app (and platform) in the window: the size of the crowd the install hides in.
-    public var clicksInWindow: Int
+    package var clicksInWindow: Int
     /// Clicks in the window from the install's address.
-    public var sameAddressClicks: Int
+    package var sameAddressClicks: Int
     /// Clicks in the window from the install's network.
-    public var sameNetworkClicks: Int
+    package var sameNetworkClicks: Int
 
     /// Creates a candidate set.
-    public init(clicks: [ClickEvidence], clicksInWindow: Int, sameAddressClicks: Int, sameNetworkClicks: Int) {
+    package init(clicks: [ClickEvidence], clicksInWindow: Int, sameAddressClicks: Int, sameNetworkClicks: Int) {
         self.clicks = clicks
         self.clicksInWindow = clicksInWindow
         self.sameAddressClicks = sameAddressClicks
@@ -93,33 +93,33 @@ public struct CandidateSet: Sendable, Hashable {
 }
 
 /// How the store picks candidate clicks for an install: one definition for the server and the simulator.
-public struct CandidateQuery: Sendable, Hashable {
+package struct CandidateQuery: Sendable, Hashable {
     /// Most clicks taken per key (address, network, fingerprint).
-    public static let limitPerKey = 200
+    package static let limitPerKey = 200
     /// The platforms whose clicks can lead to an install: a click from a desktop browser, a bot or a TV is never a
     /// candidate (and stores need not index such clicks by address or network).
-    public static let attributablePlatforms: [ClientPlatform] = [.iOS, .android]
+    package static let attributablePlatforms: [ClientPlatform] = [.iOS, .android]
     /// `attributablePlatforms` as an SQL condition on the `platform` column of clicks (the condition of SQLite's
     /// partial indexes by address and network, which a query must repeat for them to be used).
-    public static let attributablePlatformsSQL = "platform IN ('ios', 'android')"
+    package static let attributablePlatformsSQL = "platform IN ('ios', 'android')"
 
     /// Clicks of this app…
-    public var appID: String
+    package var appID: String
     /// …and environment…
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// …made at or after this instant…
-    public var since: Date
+    package var since: Date
     /// …and at most a minute after the install asked (clock skew).
-    public var until: Date
+    package var until: Date
     /// Clicks from this address.
-    public var addressHash: String?
+    package var addressHash: String?
     /// Clicks from this network.
-    public var networkHash: String?
+    package var networkHash: String?
     /// Clicks whose page reported this device fingerprint.
-    public var fingerprint: String?
+    package var fingerprint: String?
 
     /// The query for an install.
-    public init(appID: String, environment: APIEnvironment, install: InstallEvidence, window: TimeInterval) {
+    package init(appID: String, environment: APIEnvironment, install: InstallEvidence, window: TimeInterval) {
         self.appID = appID
         self.environment = environment
         self.since = install.at.addingTimeInterval(-window)
@@ -133,9 +133,9 @@ public struct CandidateQuery: Sendable, Hashable {
 }
 
 /// A coarse device fingerprint (screen and time zone) that indexes clicks for installs that changed networks.
-public enum DeviceFingerprint {
+package enum DeviceFingerprint {
     /// `393x852@3|America/New_York` (portrait size), or nil when a part is unknown.
-    public static func key(width: Int?, height: Int?, scale: Double?, timeZone: String?) -> String? {
+    package static func key(width: Int?, height: Int?, scale: Double?, timeZone: String?) -> String? {
         Parts(width: width, height: height, scale: scale, timeZone: timeZone)?.key
     }
 

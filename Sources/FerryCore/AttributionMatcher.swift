@@ -2,14 +2,14 @@ import FerryAPI
 import Foundation
 
 /// The matcher's answer.
-public enum MatchOutcome: Sendable, Hashable {
+package enum MatchOutcome: Sendable, Hashable {
     /// The install is attributed to this click.
     case matched(clickID: String, linkID: String, confidence: Double)
     /// No click is likely enough.
     case declined(reason: DeclineReason)
 
     /// Why no click was chosen.
-    public enum DeclineReason: String, Sendable, Hashable {
+    package enum DeclineReason: String, Sendable, Hashable {
         /// No click shares the install's address, network or fingerprint inside the window.
         case noCandidates = "no_candidates"
         /// The likeliest click is not likely enough (organic installs mostly end here).
@@ -24,20 +24,20 @@ public enum MatchOutcome: Sendable, Hashable {
 /// A naive-Bayes model: for each candidate click, how much likelier the install's signals are if that click caused
 /// it than if it did not, weighed against every other click in the window and against the install being
 /// organic. Pure: the store finds the candidates, the server binds the answer.
-public struct AttributionMatcher: Sendable {
+package struct AttributionMatcher: Sendable {
     /// The model.
-    public var model: MatchModel
+    package var model: MatchModel
     /// Maps posteriors to the confidence the answer states (from the simulator's calibration).
-    public var calibration: Calibration
+    package var calibration: Calibration
 
     /// Creates a matcher.
-    public init(model: MatchModel = MatchModel(), calibration: Calibration = .default) {
+    package init(model: MatchModel = MatchModel(), calibration: Calibration = .default) {
         self.model = model
         self.calibration = calibration
     }
 
     /// Posterior probability per candidate that it caused the install.
-    public func posteriors(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval) -> [(click: ClickEvidence, posterior: Double)] {
+    package func posteriors(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval) -> [(click: ClickEvidence, posterior: Double)] {
         weigh(install: install, candidates: candidates, window: window).map { (candidates.clicks[$0.index], $0.posterior) }
     }
 
@@ -82,7 +82,7 @@ public struct AttributionMatcher: Sendable {
 
     /// The decision for one install: the best click when its posterior reaches `acceptThreshold` (the model's by
     /// default) and no click of another link comes close.
-    public func match(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval, acceptThreshold: Double? = nil) -> MatchOutcome {
+    package func match(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval, acceptThreshold: Double? = nil) -> MatchOutcome {
         let threshold = acceptThreshold ?? model.acceptThreshold
         let weighed = weigh(install: install, candidates: candidates, window: window)
         // The likeliest click (the first of equals, in the candidates' order).

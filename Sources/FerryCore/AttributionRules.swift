@@ -2,26 +2,26 @@ import FerryAPI
 import Foundation
 
 /// A stored answer to an install's match request: matched or not, it is given again to the same install.
-public struct AttributionRecord: Sendable, Hashable {
+package struct AttributionRecord: Sendable, Hashable {
     /// The app.
-    public var appID: String
+    package var appID: String
     /// Live or test.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// The install.
-    public var installID: String
+    package var installID: String
     /// The click it was tied to (consumed: no other install gets it); nil when not matched.
-    public var clickID: String?
+    package var clickID: String?
     /// The link of that click.
-    public var linkID: String?
+    package var linkID: String?
     /// How it was tied.
-    public var matchType: MatchType?
+    package var matchType: MatchType?
     /// How sure.
-    public var confidence: Double?
+    package var confidence: Double?
     /// When the answer was first given.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// Creates a record.
-    public init(appID: String, environment: APIEnvironment, installID: String, clickID: String?, linkID: String?, matchType: MatchType?, confidence: Double?, createdAt: Date) {
+    package init(appID: String, environment: APIEnvironment, installID: String, clickID: String?, linkID: String?, matchType: MatchType?, confidence: Double?, createdAt: Date) {
         self.appID = appID
         self.environment = environment
         self.installID = installID
@@ -33,13 +33,13 @@ public struct AttributionRecord: Sendable, Hashable {
     }
 
     /// Whether a click was found.
-    public var matched: Bool { clickID != nil }
+    package var matched: Bool { clickID != nil }
 }
 
 /// An app user bound to the attribution of the install they signed up on.
-public struct UserBinding: Sendable, Hashable {
+package struct UserBinding: Sendable, Hashable {
     /// Who made a binding, and so how far it is believed.
-    public enum Authority: String, Sendable, Hashable {
+    package enum Authority: String, Sendable, Hashable {
         /// An install, with the app's publishable key: anyone holding the app can send any user id, so such a binding
         /// is provisional (a binding from the app's backend replaces it) and is shown only to the install it names.
         case device
@@ -49,16 +49,16 @@ public struct UserBinding: Sendable, Hashable {
     }
 
     /// The app's user id.
-    public var userID: String
+    package var userID: String
     /// The install the user was on at the first binding.
-    public var installID: String
+    package var installID: String
     /// That install's attribution, copied at binding time (nil link when it was organic).
-    public var attribution: AttributionRecord
+    package var attribution: AttributionRecord
     /// Who bound it.
-    public var authority: Authority
+    package var authority: Authority
 
     /// Creates a binding.
-    public init(userID: String, installID: String, attribution: AttributionRecord, authority: Authority = .server) {
+    package init(userID: String, installID: String, attribution: AttributionRecord, authority: Authority = .server) {
         self.userID = userID
         self.installID = installID
         self.attribution = attribution
@@ -67,26 +67,26 @@ public struct UserBinding: Sendable, Hashable {
 }
 
 /// One SDK event, as stored.
-public struct EventRecord: Sendable, Hashable {
+package struct EventRecord: Sendable, Hashable {
     /// The app.
-    public var appID: String
+    package var appID: String
     /// Live or test.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// `install`, `open`, `reinstall`, `link_open` or a custom name.
-    public var name: String
+    package var name: String
     /// The install.
-    public var installID: String?
+    package var installID: String?
     /// The link involved.
-    public var linkID: String?
+    package var linkID: String?
     /// Small properties.
-    public var properties: [String: String]
+    package var properties: [String: String]
     /// When it happened.
-    public var occurredAt: Date
+    package var occurredAt: Date
     /// When the server got it.
-    public var receivedAt: Date
+    package var receivedAt: Date
 
     /// Creates an event.
-    public init(appID: String, environment: APIEnvironment, name: String, installID: String?, linkID: String?, properties: [String: String], occurredAt: Date, receivedAt: Date) {
+    package init(appID: String, environment: APIEnvironment, name: String, installID: String?, linkID: String?, properties: [String: String], occurredAt: Date, receivedAt: Date) {
         self.appID = appID
         self.environment = environment
         self.name = name
@@ -99,20 +99,20 @@ public struct EventRecord: Sendable, Hashable {
 }
 
 /// Rules for what apps and browsers send about devices, installs and events.
-public enum AttributionRules {
+package enum AttributionRules {
     /// Longest install id.
-    public static let maxInstallIDLength = 128
+    package static let maxInstallIDLength = 128
     /// Longest user id.
-    public static let maxUserIDLength = 128
+    package static let maxUserIDLength = 128
     /// Most events in one request.
-    public static let maxEventsPerRequest = 100
+    package static let maxEventsPerRequest = 100
     /// Most properties on one event.
-    public static let maxEventProperties = 20
+    package static let maxEventProperties = 20
     /// The names the SDK's own events use; custom names follow the same alphabet.
-    public static let standardEvents: Set<String> = ["install", "open", "reinstall"]
+    package static let standardEvents: Set<String> = ["install", "open", "reinstall"]
 
     /// An install or user id: 1 to `max` printable ASCII characters, no spaces.
-    public static func validateIdentifier(_ text: String, field: String, max: Int) throws(ValidationError) -> String {
+    package static func validateIdentifier(_ text: String, field: String, max: Int) throws(ValidationError) -> String {
         guard !text.isEmpty, text.utf8.count <= max, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw ValidationError(field: field, "\(field) must be 1 to \(max) printable ASCII characters without spaces")
         }
@@ -120,7 +120,7 @@ public enum AttributionRules {
     }
 
     /// Checks device signals; absurd values are refused by name.
-    public static func validate(_ signals: DeviceSignals, field: String = "signals") throws(ValidationError) -> DeviceSignals {
+    package static func validate(_ signals: DeviceSignals, field: String = "signals") throws(ValidationError) -> DeviceSignals {
         var clean = signals
         if let platform = signals.platform {
             guard !platform.isEmpty else { throw ValidationError(field: "\(field).platform", "\(field).platform must not be empty") }
@@ -170,7 +170,7 @@ public enum AttributionRules {
 
     /// What a browser reported, with every field that breaks the rules dropped rather than refused: a page's
     /// report is best effort, and one odd value (a screen of 0 points) should not lose the rest.
-    public static func sanitize(_ signals: DeviceSignals) -> DeviceSignals {
+    package static func sanitize(_ signals: DeviceSignals) -> DeviceSignals {
         var clean = DeviceSignals()
         func keep<T>(_ value: T?, _ apply: (inout DeviceSignals, T) -> Void) {
             guard let value else { return }
@@ -191,13 +191,13 @@ public enum AttributionRules {
     }
 
     /// The click id in a pasteboard token (`ferry:clk_…` or `clk_…`), when it is well-formed.
-    public static func clickID(fromToken token: String) -> String? {
+    package static func clickID(fromToken token: String) -> String? {
         let text = token.hasPrefix("ferry:") ? String(token.dropFirst(6)) : token
         return isClickID(text) ? text : nil
     }
 
     /// The click id carried by a Play Store install referrer (`ferry_click_id=clk_…&utm_source=…`).
-    public static func clickID(fromReferrer referrer: String) -> String? {
+    package static func clickID(fromReferrer referrer: String) -> String? {
         guard referrer.utf8.count <= 2048 else { return nil }
         // The referrer may arrive still percent-encoded once more.
         let query = QueryString(referrer)
@@ -208,14 +208,14 @@ public enum AttributionRules {
     }
 
     /// `clk_` and 22 letters or digits.
-    public static func isClickID(_ text: String) -> Bool {
+    package static func isClickID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count == 26, text.hasPrefix("clk_") else { return false }
         return bytes[4...].allSatisfy { URLRules.isLetter($0) || URLRules.isDigit($0) }
     }
 
     /// Validates a batch of SDK events into records.
-    public static func events(_ request: EventsRequest, appID: String, environment: APIEnvironment, now: Date) throws(ValidationError) -> [EventRecord] {
+    package static func events(_ request: EventsRequest, appID: String, environment: APIEnvironment, now: Date) throws(ValidationError) -> [EventRecord] {
         guard !request.events.isEmpty else { throw ValidationError(field: "events", "events must hold at least one event") }
         guard request.events.count <= maxEventsPerRequest else {
             throw ValidationError(field: "events", "events may hold at most \(maxEventsPerRequest) events")

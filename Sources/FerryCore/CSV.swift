@@ -4,14 +4,14 @@ import Foundation
 /// quoted, quotes doubled, lines end with CRLF. A field that a spreadsheet would run as a formula (starting with
 /// `=`, `+`, `-`, `@`, a tab or a carriage return) gets a leading `'`, so a hostile referrer or query cannot become
 /// a formula in the marketing team's spreadsheet.
-public enum CSV {
+package enum CSV {
     /// One line, CRLF included.
-    public static func line(_ fields: [String?]) -> String {
+    package static func line(_ fields: [String?]) -> String {
         fields.map { field($0 ?? "") }.joined(separator: ",") + "\r\n"
     }
 
     /// One field, quoted and neutralised as needed.
-    public static func field(_ value: String) -> String {
+    package static func field(_ value: String) -> String {
         var text = value
         if let first = text.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
             // Negative numbers stay numbers.
@@ -24,7 +24,7 @@ public enum CSV {
     /// Parses CSV text into rows of fields: quoted fields may hold commas, doubled quotes and line breaks; CRLF, LF
     /// and CR end lines; a byte-order mark at the start is skipped. Throws on a quote left open or text after a
     /// closing quote.
-    public static func parse(_ text: String) throws(CSVError) -> [[String]] {
+    package static func parse(_ text: String) throws(CSVError) -> [[String]] {
         var rows: [[String]] = []
         var row: [String] = []
         var field = ""
@@ -93,10 +93,10 @@ public enum CSV {
 }
 
 /// CSV text that cannot be read.
-public struct CSVError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct CSVError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The line the problem is on (1-based).
-    public var line: Int
+    package var line: Int
     /// A sentence for people.
-    public var message: String
-    public var description: String { message }
+    package var message: String
+    package var description: String { message }
 }

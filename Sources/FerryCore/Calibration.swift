@@ -1,22 +1,22 @@
 /// A monotone map from the model's posterior to the confidence an answer states: for each band of posteriors, the
 /// share of matches the simulator found right.
-public struct Calibration: Sendable, Hashable {
+package struct Calibration: Sendable, Hashable {
     /// `(posterior, observed precision)` points, ascending; values between are interpolated.
-    public var points: [(posterior: Double, confidence: Double)]
+    package var points: [(posterior: Double, confidence: Double)]
 
     /// Creates a calibration from points.
-    public init(points: [(posterior: Double, confidence: Double)]) {
+    package init(points: [(posterior: Double, confidence: Double)]) {
         self.points = points.sorted { $0.posterior < $1.posterior }
     }
 
     /// The identity: the posterior is the confidence.
-    public static let identity = Calibration(points: [(0, 0), (1, 1)])
+    package static let identity = Calibration(points: [(0, 0), (1, 1)])
 
     /// The calibration measured by the simulator (docs/attribution.md): an isotonic fit of observed precision
     /// against the posterior over the matches of seed 1 (`swift run -c release AttributionSimulator --seed 1 --fit
     /// --raw`), checked on seed 3. Below the fitted range it follows the posterior, which the simulator finds nearly
     /// calibrated; it never states more than 0.998, certainty being for deterministic matches.
-    public static let `default` = Calibration(points: [
+    package static let `default` = Calibration(points: [
         (0, 0),
         (0.892445, 0.8975),
         (0.939096, 0.9175),
@@ -31,7 +31,7 @@ public struct Calibration: Sendable, Hashable {
     ])
 
     /// The stated confidence for a posterior, in 0…1.
-    public func confidence(forPosterior posterior: Double) -> Double {
+    package func confidence(forPosterior posterior: Double) -> Double {
         let p = min(1, max(0, posterior))
         guard let first = points.first, let last = points.last else { return p }
         if p <= first.posterior { return first.confidence }
@@ -43,11 +43,11 @@ public struct Calibration: Sendable, Hashable {
         return last.confidence
     }
 
-    public static func == (lhs: Calibration, rhs: Calibration) -> Bool {
+    package static func == (lhs: Calibration, rhs: Calibration) -> Bool {
         lhs.points.map(\.posterior) == rhs.points.map(\.posterior) && lhs.points.map(\.confidence) == rhs.points.map(\.confidence)
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for point in points { hasher.combine(point.posterior); hasher.combine(point.confidence) }
     }
 }

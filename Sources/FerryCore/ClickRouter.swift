@@ -2,7 +2,7 @@ import FerryAPI
 import Foundation
 
 /// What to answer a click with.
-public enum ClickDecision: Sendable, Hashable {
+package enum ClickDecision: Sendable, Hashable {
     /// 200 with the preview HTML (link-unfurling bots).
     case preview(PreviewPage)
     /// 200 with the interstitial HTML (iOS without the app, in-app browsers).
@@ -13,19 +13,19 @@ public enum ClickDecision: Sendable, Hashable {
     case status(StatusPage)
 
     /// Whether the click should be recorded (visits of dead links are not).
-    public var records: Bool {
+    package var records: Bool {
         if case .status = self { return false }
         return true
     }
 }
 
 /// Decides, without I/O, where a click goes: the heart of the edge.
-public struct ClickRouter: Sendable {
+package struct ClickRouter: Sendable {
     /// Name of the Play Store referrer parameter that carries the click id.
-    public static let referrerClickParameter = "ferry_click_id"
+    package static let referrerClickParameter = "ferry_click_id"
 
     /// Creates a router.
-    public init() {}
+    package init() {}
 
     /// The decision for one click.
     /// - Parameters:
@@ -35,7 +35,7 @@ public struct ClickRouter: Sendable {
     ///   - query: the click's own raw query string (without `?`), if any.
     ///   - clickID: the id the click will be stored under.
     ///   - now: the current time.
-    public func decide(link: Link, app: App, client: ClientInfo, query: String?, clickID: String, now: Date) -> ClickDecision {
+    package func decide(link: Link, app: App, client: ClientInfo, query: String?, clickID: String, now: Date) -> ClickDecision {
         switch link.status(at: now) {
         case .expired: return .status(.expired)
         case .disabled: return .status(.disabled)
@@ -57,7 +57,7 @@ public struct ClickRouter: Sendable {
 
     /// The destination with the link's UTM parameters (where the destination has none of its own) and the click's
     /// query on top (the click wins).
-    public func webDestination(link: Link, clickQuery: QueryString) -> String {
+    package func webDestination(link: Link, clickQuery: QueryString) -> String {
         var parts = URLParts(link.destination)
         for (name, value) in link.utm.queryItems { parts.query.setIfAbsent(name, value) }
         parts.query.overlay(clickQuery)

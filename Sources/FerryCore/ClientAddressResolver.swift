@@ -5,23 +5,23 @@
 /// proxies; the first untrusted entry is the client. The walk never moves past something it
 /// cannot verify: an unparsable entry, an oversized header value, or the entry limit ends the
 /// walk at the last trusted hop seen. The returned address is always ``IPAddress/unmapped``.
-public struct ClientAddressResolver: Sendable {
+package struct ClientAddressResolver: Sendable {
     /// The most X-Forwarded-For entries examined per request.
-    public static let maximumEntries = 32
+    package static let maximumEntries = 32
     /// Header values longer than this many bytes are not parsed.
-    public static let maximumHeaderValueLength = 4096
+    package static let maximumHeaderValueLength = 4096
 
-    public let trustedProxies: [IPNetwork]
-    public let trustLoopback: Bool
+    package let trustedProxies: [IPNetwork]
+    package let trustLoopback: Bool
 
     /// `trustedProxies`: networks whose X-Forwarded-For we believe. Loopback is trusted by default (`trustLoopback: true`).
-    public init(trustedProxies: [IPNetwork] = [], trustLoopback: Bool = true) {
+    package init(trustedProxies: [IPNetwork] = [], trustLoopback: Bool = true) {
         self.trustedProxies = trustedProxies
         self.trustLoopback = trustLoopback
     }
 
     /// Whether X-Forwarded-For entries added by `address` are believed.
-    public func isTrusted(_ address: IPAddress) -> Bool {
+    package func isTrusted(_ address: IPAddress) -> Bool {
         if trustLoopback && address.isLoopback { return true }
         return trustedProxies.contains { $0.contains(address) }
     }
@@ -32,7 +32,7 @@ public struct ClientAddressResolver: Sendable {
     /// A nil peer (unix socket) is a local connection and is trusted exactly when loopback is;
     /// an unparsable peer yields nil. If every entry is trusted the leftmost one is the client;
     /// with no usable entries the trusted peer itself is.
-    public func clientAddress(peer: String?, forwardedFor: [String]) -> IPAddress? {
+    package func clientAddress(peer: String?, forwardedFor: [String]) -> IPAddress? {
         var lastTrusted: IPAddress?
         if let peer {
             guard let address = IPText.host(Array(peer.utf8)[...]) else { return nil }

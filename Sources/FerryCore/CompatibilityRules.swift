@@ -3,12 +3,12 @@ import Foundation
 
 /// The pure part of the routes that answer apps written for other deep-linking platforms: turning what their SDKs
 /// send into Ferry's terms (device signals, an app URL), and checking their request bodies.
-public enum CompatibilityRules {
+package enum CompatibilityRules {
     /// The app URL with the query of the URL the app was opened with carried over, as the dynamic-link lookup answers
     /// it: `abc123://test` and `https://abc123.example.com/link/test?campaign=summer&source=email` give
     /// `abc123://test?campaign=summer&source=email`. The query is carried as it was encoded; a fragment of the app
     /// URL stays at the end.
-    public static func appURI(_ appURL: String, carryingQueryOf fullRequestURL: String?) -> String {
+    package static func appURI(_ appURL: String, carryingQueryOf fullRequestURL: String?) -> String {
         guard let fullRequestURL, let query = rawQuery(of: fullRequestURL), !query.isEmpty else { return appURL }
         var base = appURL, fragment = ""
         if let hash = base.firstIndex(of: "#") {
@@ -30,7 +30,7 @@ public enum CompatibilityRules {
     /// or not (`https://host/link/test?campaign=summer&source=email`, as the platform's own examples write it, so
     /// that the URL's own parameters follow it unencoded), or half-encoded as `URLQueryItem` writes it. Parameters the
     /// route itself takes (`event_type`) are not taken for the URL's. Nil when absent or empty.
-    public static func fullRequestURL(inRawQuery rawQuery: String?, ownParameters: Set<String> = ["event_type"]) -> String? {
+    package static func fullRequestURL(inRawQuery rawQuery: String?, ownParameters: Set<String> = ["event_type"]) -> String? {
         guard let rawQuery else { return nil }
         let name = "full_request_url="
         var start: String.Index?
@@ -79,7 +79,7 @@ public enum CompatibilityRules {
     /// from the request's `Accept-Language`.
     ///
     /// - Throws: a ``ValidationError`` naming `width`, `height` or `user_agent` when one is unusable.
-    public static func deviceSignals(width: String?, height: String?, userAgent: String?, acceptLanguage: String?) throws(ValidationError) -> DeviceSignals {
+    package static func deviceSignals(width: String?, height: String?, userAgent: String?, acceptLanguage: String?) throws(ValidationError) -> DeviceSignals {
         var signals = DeviceSignals()
         signals.screenWidth = try dimension(width, field: "width")
         signals.screenHeight = try dimension(height, field: "height")
@@ -108,7 +108,7 @@ public enum CompatibilityRules {
     /// `okhttp/4.12.0`, `Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8 Build/…)`): the platform and, where the agent
     /// tells it, the OS version (Darwin 24.1 is iOS 18.1). Languages come from `Accept-Language`, which URLSession
     /// fills in from the user's preferences.
-    public static func appClientSignals(userAgent: String?, acceptLanguage: String?) -> DeviceSignals {
+    package static func appClientSignals(userAgent: String?, acceptLanguage: String?) -> DeviceSignals {
         var signals = DeviceSignals()
         let agent = String((userAgent ?? "").prefix(512))
         if let darwin = agent.range(of: "Darwin/") {
@@ -160,11 +160,11 @@ public enum CompatibilityRules {
     }
 
     /// The most pairs a referral link's `customPayload` may carry.
-    public static let maxCustomPayloadPairs = 3
+    package static let maxCustomPayloadPairs = 3
 
     /// Checks a referral link's identifier and campaign, and its custom payload (at most three pairs of strings,
     /// each key up to 64 characters and each value up to 256).
-    public static func checkReferral(referrerIdentifier: String?, campaign: String?, customPayload: [String: String]?) throws(ValidationError) {
+    package static func checkReferral(referrerIdentifier: String?, campaign: String?, customPayload: [String: String]?) throws(ValidationError) {
         guard let referrerIdentifier, !referrerIdentifier.isEmpty else {
             throw ValidationError(field: "referrerIdentifier", "referrerIdentifier is required: who shares the link")
         }

@@ -1,17 +1,17 @@
 /// Link domains: a lowercase host name with an optional port (`go.example.com`, `localhost:8080`).
-public enum DomainName {
+package enum DomainName {
     /// Longest domain accepted.
-    public static let maxLength = 253
+    package static let maxLength = 253
 
     /// The host part of `host[:port]` (IPv6 literals keep their brackets).
-    public static func hostPart(of domain: String) -> Substring {
+    package static func hostPart(of domain: String) -> Substring {
         if domain.hasPrefix("["), let end = domain.firstIndex(of: "]") { return domain[...end] }
         if let colon = domain.lastIndex(of: ":") { return domain[..<colon] }
         return domain[...]
     }
 
     /// Validates and lowercases a domain given by a user.
-    public static func validate(_ text: String, field: String = "domain") throws(ValidationError) -> String {
+    package static func validate(_ text: String, field: String = "domain") throws(ValidationError) -> String {
         // ASCII only, checked before lowercasing: the Kelvin sign (U+212A) would lowercase to `k`.
         guard text.utf8.allSatisfy({ $0 < 0x80 }) else {
             throw ValidationError(field: field, "domain '\(text)' is not a valid host name (letters, digits, '-' and '.', punycode for international names, optional :port)")
@@ -40,7 +40,7 @@ public enum DomainName {
     }
 
     /// The lookup form of a Host header: lowercased, a trailing dot removed, bounded. Nil for an absent or absurd header.
-    public static func normalizeHostHeader(_ header: String?) -> String? {
+    package static func normalizeHostHeader(_ header: String?) -> String? {
         guard var host = header, !host.isEmpty, host.utf8.count <= maxLength + 6 else { return nil }
         // Most Host headers are already in lookup form: lowercase, no dot before the end or the port.
         var previous: UInt8 = 0
@@ -86,7 +86,7 @@ extension DomainName {
 
     /// Whether a domain is a development host of this machine: `localhost`, a name under `.localhost`, or a loopback
     /// address, with or without a port.
-    public static func isLoopback(_ domain: String) -> Bool {
+    package static func isLoopback(_ domain: String) -> Bool {
         let host = hostPart(of: domain)
         if host == "localhost" || host.hasSuffix(".localhost") { return true }
         let address = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : String(host)
@@ -96,7 +96,7 @@ extension DomainName {
     /// Whether two link domains could answer the same request: the same host, or one a subdomain of the other (a
     /// domain also serves its subdomains, where links are shared as `/link/{slug}`), on ports that can meet (a domain
     /// without a port answers on every port). Two apps never own overlapping domains.
-    public static func overlap(_ a: String, _ b: String) -> Bool {
+    package static func overlap(_ a: String, _ b: String) -> Bool {
         let (hostA, portA) = parts(a), (hostB, portB) = parts(b)
         if let portA, let portB, portA != portB { return false }
         if hostA == hostB { return true }
@@ -108,7 +108,7 @@ extension DomainName {
     /// or a public suffix (`co.uk`, `github.io`) would answer for every domain under it that no other app claims.
     /// Development hosts (`localhost`, loopback addresses) and IP addresses may be owned. Without a suffix list
     /// (`suffixes` nil), only those may.
-    public static func ownershipRefusal(_ domain: String, suffixes: PublicSuffixList?) -> String? {
+    package static func ownershipRefusal(_ domain: String, suffixes: PublicSuffixList?) -> String? {
         let host = hostPart(of: domain)
         if isLoopback(domain) || isAddress(host) { return nil }
         if !host.contains(".") {

@@ -62,21 +62,21 @@ import Foundation
 /// Each request is then checked with ``LinkRules/makeLink(from:context:)``, so what the API would refuse is a
 /// skip with Ferry's message (`invalid_destination` for the destination, `invalid_link` for anything else), never
 /// a failure later. Notes are sentences without the row's URLs, so that a caller can count identical ones.
-public struct FirebaseLinkImport: Sendable {
+package struct FirebaseLinkImport: Sendable {
     /// How to import.
-    public struct Options: Sendable, Hashable {
+    package struct Options: Sendable, Hashable {
         /// Put every link on this Ferry domain, one of the app's (FDL `page.link` domains belong to Google and cannot
         /// move to Ferry). Nil keeps each short link's host, which must then be one of the app's domains.
-        public var domain: String?
+        package var domain: String?
 
         /// Creates options.
-        public init(domain: String? = nil) {
+        package init(domain: String? = nil) {
             self.domain = domain
         }
     }
 
     /// What becomes of a row.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// Create this link; `createdAt` is the FDL creation time when the file gave a readable one.
         case create(CreateLinkRequest, createdAt: Date?)
         /// Create nothing, for this reason.
@@ -84,42 +84,42 @@ public struct FirebaseLinkImport: Sendable {
     }
 
     /// One data row of the file and its outcome.
-    public struct Row: Sendable, Hashable {
+    package struct Row: Sendable, Hashable {
         /// The line of the file the row starts on (lines inside quoted fields counted; blank lines, which the CSV
         /// reader drops, not counted).
-        public let line: Int
+        package let line: Int
         /// The short link as the file has it (trimmed), possibly empty.
-        public let shortLink: String
+        package let shortLink: String
         /// The link to create or the reason for the skip.
-        public let outcome: Outcome
+        package let outcome: Outcome
         /// What did not carry over or differs from FDL: fields ignored, values that differ from the app's settings,
         /// visitors sent elsewhere than FDL sent them. Empty for a faithful import, and for a skipped row (its reason
         /// says it all).
-        public let notes: [String]
+        package let notes: [String]
 
         /// The request to send, when the row creates a link.
-        public var request: CreateLinkRequest? {
+        package var request: CreateLinkRequest? {
             if case .create(let request, _) = outcome { return request }
             return nil
         }
 
         /// The FDL creation time, when the row creates a link and the file gave a readable one.
-        public var createdAt: Date? {
+        package var createdAt: Date? {
             if case .create(_, let createdAt) = outcome { return createdAt }
             return nil
         }
 
         /// The reason, when the row is skipped.
-        public var skipReason: SkipReason? {
+        package var skipReason: SkipReason? {
             if case .skip(let reason) = outcome { return reason }
             return nil
         }
     }
 
     /// Why a row creates no link.
-    public struct SkipReason: Sendable, Hashable, CustomStringConvertible {
+    package struct SkipReason: Sendable, Hashable, CustomStringConvertible {
         /// A stable code.
-        public enum Code: String, Sendable, Hashable, CaseIterable {
+        package enum Code: String, Sendable, Hashable, CaseIterable {
             /// The row has no short link.
             case missingShortLink = "missing_short_link"
             /// The row has no deep link.
@@ -141,23 +141,23 @@ public struct FirebaseLinkImport: Sendable {
         }
 
         /// The code.
-        public var code: Code
+        package var code: Code
         /// A sentence for people.
-        public var message: String
+        package var message: String
 
         /// Creates a reason.
-        public init(_ code: Code, _ message: String) {
+        package init(_ code: Code, _ message: String) {
             self.code = code
             self.message = message
         }
 
-        public var description: String { "\(code.rawValue): \(message)" }
+        package var description: String { "\(code.rawValue): \(message)" }
     }
 
     /// A file (or options) that cannot be imported at all.
-    public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A stable code.
-        public enum Code: String, Sendable, Hashable {
+        package enum Code: String, Sendable, Hashable {
             /// The text is not valid CSV (a quote left open, text after a closing quote).
             case invalidCSV = "invalid_csv"
             /// The first row is neither a recognisable header nor a row of the 29 documented fields.
@@ -169,26 +169,26 @@ public struct FirebaseLinkImport: Sendable {
         }
 
         /// The code.
-        public var code: Code
+        package var code: Code
         /// The line at fault, when there is one.
-        public var line: Int?
+        package var line: Int?
         /// A sentence for people.
-        public var message: String
+        package var message: String
 
         /// Creates an error.
-        public init(_ code: Code, line: Int? = nil, _ message: String) {
+        package init(_ code: Code, line: Int? = nil, _ message: String) {
             self.code = code
             self.line = line
             self.message = message
         }
 
-        public var description: String { message }
+        package var description: String { message }
     }
 
     /// The rows of an FDL export, in file order, for `app`.
     /// - Throws: ``ImportError`` when the text is not CSV, has no usable header, or the options name a domain
     ///   that is not the app's.
-    public static func rows(csv text: String, app: App, options: Options = Options()) throws(ImportError) -> [Row] {
+    package static func rows(csv text: String, app: App, options: Options = Options()) throws(ImportError) -> [Row] {
         let target = try targetDomain(options.domain, app: app)
         let records: [[String]]
         do {

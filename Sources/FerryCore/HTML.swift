@@ -1,7 +1,7 @@
 /// HTML building blocks. Everything that reaches a page goes through `escape`.
-public enum HTML {
+package enum HTML {
     /// Escapes text for an element body or a double-quoted attribute.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -34,14 +34,14 @@ public enum HTML {
     }
 
     /// The Content-Security-Policy of every page Ferry serves: no inline script, scripts only from Ferry itself.
-    public static let contentSecurityPolicy =
+    package static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: http: data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// Where the interstitial's script is served (a path no slug can take).
-    public static let interstitialScriptPath = "/.ferry/interstitial.js"
+    package static let interstitialScriptPath = "/.ferry/interstitial.js"
 
     /// Where the interstitial's script reports the device's signals for its click.
-    public static let signalsPath = "/.ferry/signals"
+    package static let signalsPath = "/.ferry/signals"
 
     static let style = """
     body{font-family:-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif;margin:0;padding:48px 24px;\
@@ -67,22 +67,22 @@ public enum HTML {
 }
 
 /// The page link-unfurling bots get: Open Graph and Twitter Card tags, and a plain link for any person who lands on it.
-public struct PreviewPage: Sendable, Hashable {
+package struct PreviewPage: Sendable, Hashable {
     /// Preview title.
-    public var title: String
+    package var title: String
     /// Preview description.
-    public var description: String?
+    package var description: String?
     /// Absolute image URL.
-    public var imageURL: String?
+    package var imageURL: String?
     /// The short URL (`og:url`).
-    public var shortURL: String
+    package var shortURL: String
     /// Where people go (`link rel=canonical` and the visible link).
-    public var destination: String
+    package var destination: String
     /// The app's name (`og:site_name`).
-    public var siteName: String
+    package var siteName: String
 
     /// Creates a preview page.
-    public init(title: String, description: String?, imageURL: String?, shortURL: String, destination: String, siteName: String) {
+    package init(title: String, description: String?, imageURL: String?, shortURL: String, destination: String, siteName: String) {
         self.title = title
         self.description = description
         self.imageURL = imageURL
@@ -92,7 +92,7 @@ public struct PreviewPage: Sendable, Hashable {
     }
 
     /// The HTML.
-    public func render() -> String {
+    package func render() -> String {
         var meta = [
             ("property", "og:title", title), ("property", "og:type", "website"), ("property", "og:url", shortURL),
             ("property", "og:site_name", siteName), ("name", "twitter:title", title),
@@ -120,37 +120,37 @@ public struct PreviewPage: Sendable, Hashable {
 
 /// The page an iPhone or iPad without the app gets: it leads to the App Store (or the fallback), and where the
 /// browser blocks Universal Links it offers "Open in app" instead of sending the visitor on blindly.
-public struct InterstitialPage: Sendable, Hashable {
+package struct InterstitialPage: Sendable, Hashable {
     /// The app's name.
-    public var appName: String
+    package var appName: String
     /// Heading.
-    public var title: String
+    package var title: String
     /// Optional description.
-    public var description: String?
+    package var description: String?
     /// Optional image.
-    public var imageURL: String?
+    package var imageURL: String?
     /// App Store page, or the fallback when the app has no App Store id.
-    public var storeURL: String
+    package var storeURL: String
     /// Whether `storeURL` is the App Store (changes the button's words).
-    public var isAppStore: Bool
+    package var isAppStore: Bool
     /// The app's own deep link, for "Open in app".
-    public var openInAppURL: String?
+    package var openInAppURL: String?
     /// The web destination.
-    public var webURL: String
+    package var webURL: String
     /// The click this page belongs to (posted back by the page's script).
-    public var clickID: String
+    package var clickID: String
     /// Whether the page leads on by itself (false inside in-app browsers that block Universal Links).
-    public var autoRedirect: Bool
+    package var autoRedirect: Bool
     /// The in-app browser the visitor is in, when known.
-    public var inAppBrowser: String?
+    package var inAppBrowser: String?
     /// With "copy to open": the token the store button puts on the pasteboard (`ferry:clk_…`) for the app to read.
-    public var copyToken: String?
+    package var copyToken: String?
     /// Whether the visitor is in an in-app browser that keeps Universal Links from the app: the page then offers
     /// "Open in app" and explains how to reach the real browser.
-    public var inBlockingBrowser: Bool
+    package var inBlockingBrowser: Bool
 
     /// Creates an interstitial page.
-    public init(
+    package init(
         appName: String, title: String, description: String?, imageURL: String?, storeURL: String, isAppStore: Bool,
         openInAppURL: String?, webURL: String, clickID: String, autoRedirect: Bool, inAppBrowser: String?, copyToken: String? = nil
     ) {
@@ -170,7 +170,7 @@ public struct InterstitialPage: Sendable, Hashable {
     }
 
     /// The HTML. Its only script is Ferry's own file; the data it needs travels in `data-` attributes.
-    public func render() -> String {
+    package func render() -> String {
         var head = "<script src=\"\(HTML.interstitialScriptPath)\" defer></script>\n"
         if autoRedirect {
             head += "<noscript><meta http-equiv=\"refresh\" content=\"0;url=\(HTML.attributeURL(storeURL))\"></noscript>\n"
@@ -203,7 +203,7 @@ public struct InterstitialPage: Sendable, Hashable {
     /// The script the page loads. It reports what the browser can tell about the device for this click (screen,
     /// pixel ratio, time zone, languages, platform) with `sendBeacon`, then leads on to the store after a moment when
     /// the page says so; with "copy to open" its button first puts the click token on the pasteboard.
-    public static let script = """
+    package static let script = """
     (function () {
       "use strict";
       var body = document.body;
@@ -255,41 +255,41 @@ public struct InterstitialPage: Sendable, Hashable {
 }
 
 /// Friendly pages for links that are gone or never existed.
-public struct StatusPage: Sendable, Hashable {
+package struct StatusPage: Sendable, Hashable {
     /// HTTP status.
-    public var status: Int
+    package var status: Int
     /// Heading.
-    public var title: String
+    package var title: String
     /// Explanation.
-    public var message: String
+    package var message: String
 
     /// Creates a status page.
-    public init(status: Int, title: String, message: String) {
+    package init(status: Int, title: String, message: String) {
         self.status = status
         self.title = title
         self.message = message
     }
 
     /// 400 for a request that names two hosts (two `Host` fields, or an absolute target on another host).
-    public static let conflictingHost = StatusPage(status: 400, title: "Bad request", message: "This request names more than one host, so it cannot be answered.")
+    package static let conflictingHost = StatusPage(status: 400, title: "Bad request", message: "This request names more than one host, so it cannot be answered.")
     /// 404 for an unknown slug or host.
-    public static let notFound = StatusPage(status: 404, title: "Link not found", message: "This link does not exist. Check that it was copied completely.")
+    package static let notFound = StatusPage(status: 404, title: "Link not found", message: "This link does not exist. Check that it was copied completely.")
     // An expired or disabled link is answered 404, not 410 Gone: a PATCH can bring it back, and 410 is for what is gone for
     // good (RFC 9110, 15.5.11). The page says which it is.
     /// 404 for an expired link.
-    public static let expired = StatusPage(status: 404, title: "This link has expired", message: "The link you followed is no longer active.")
+    package static let expired = StatusPage(status: 404, title: "This link has expired", message: "The link you followed is no longer active.")
     /// 404 for a disabled link.
-    public static let disabled = StatusPage(status: 404, title: "This link is no longer available", message: "The owner of this link has turned it off.")
+    package static let disabled = StatusPage(status: 404, title: "This link is no longer available", message: "The owner of this link has turned it off.")
     /// 410 for a link on a domain its app no longer serves (a dropped domain, or one another app took since): unlike an
     /// expired or disabled link, nothing its owner does brings it back on this host.
-    public static let domainRetired = StatusPage(status: 410, title: "This link is no longer available", message: "The site that made this link no longer serves links on this address.")
+    package static let domainRetired = StatusPage(status: 410, title: "This link is no longer available", message: "The site that made this link no longer serves links on this address.")
     /// 429 when a client clicked too many links that do not exist in a short time.
-    public static let tooManyRequests = StatusPage(status: 429, title: "Too many requests", message: "Too many links that do not exist were opened from your network. Please wait a moment and try again.")
+    package static let tooManyRequests = StatusPage(status: 429, title: "Too many requests", message: "Too many links that do not exist were opened from your network. Please wait a moment and try again.")
     /// 503 when a link cannot be looked up (its database is away and it was not cached).
-    public static let unavailable = StatusPage(status: 503, title: "Try again in a moment", message: "This link cannot be opened right now. Please try again shortly.")
+    package static let unavailable = StatusPage(status: 503, title: "Try again in a moment", message: "This link cannot be opened right now. Please try again shortly.")
 
     /// The HTML.
-    public func render() -> String {
+    package func render() -> String {
         HTML.document(title: title, body: "<h1>\(HTML.escape(title))</h1>\n<p>\(HTML.escape(message))</p>")
     }
 }

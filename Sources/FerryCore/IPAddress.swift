@@ -12,14 +12,14 @@
 ///
 /// Values compare by their bits and family: `::ffff:1.2.3.4` is not equal to `1.2.3.4`;
 /// use ``unmapped`` to fold the two together.
-public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
+package enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     case v4(UInt32)
     case v6(UInt64, UInt64)   // high, low
 
     /// The longest text ``init(_:)`` examines.
-    public static let maximumTextLength = 64
+    package static let maximumTextLength = 64
 
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         guard let bytes = IPText.boundedBytes(text, limit: IPAddress.maximumTextLength),
               let address = IPText.address(bytes[...], allowDecorations: true)
         else { return nil }
@@ -29,7 +29,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Canonical text: dotted decimal for IPv4; RFC 5952 for IPv6 (lowercase, no leading
     /// zeros, the longest run of two or more zero groups compressed — the first on a tie —
     /// and IPv4-mapped addresses as `::ffff:1.2.3.4`).
-    public var description: String {
+    package var description: String {
         switch self {
         case .v4(let value):
             return IPText.formatV4(value)
@@ -39,7 +39,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `127.0.0.0/8`, `::1`, and `::ffff:127.0.0.0/104`.
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         switch unmapped {
         case .v4(let value):
             return value >> 24 == 127
@@ -51,7 +51,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Whether the address belongs to the public internet: not loopback, private (RFC 1918, unique-local), shared
     /// (carrier-grade NAT), link-local (cloud metadata services live there), multicast, unspecified or reserved.
     /// IPv4 carried in IPv6 (mapped, or NAT64's `64:ff9b::/96`) is judged as the IPv4 address it carries.
-    public var isPublic: Bool {
+    package var isPublic: Bool {
         switch unmapped {
         case .v4(let value):
             let reserved: [(UInt32, UInt32)] = [
@@ -71,7 +71,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether this is an IPv4-mapped IPv6 address (`::ffff:0:0/96`).
-    public var isIPv4Mapped: Bool {
+    package var isIPv4Mapped: Bool {
         if case .v6(let high, let low) = self {
             return high == 0 && low >> 32 == 0xFFFF
         }
@@ -79,7 +79,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// IPv4-mapped IPv6 addresses become IPv4; everything else unchanged.
-    public var unmapped: IPAddress {
+    package var unmapped: IPAddress {
         if case .v6(_, let low) = self, isIPv4Mapped {
             return .v4(UInt32(truncatingIfNeeded: low))
         }
@@ -87,7 +87,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The IPv4-mapped IPv6 form of an IPv4 address; IPv6 addresses are unchanged.
-    public var mapped: IPAddress {
+    package var mapped: IPAddress {
         if case .v4(let value) = self {
             return .v6(0, 0xFFFF_0000_0000 | UInt64(value))
         }
@@ -99,7 +99,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     ///
     /// IPv4-mapped addresses are grouped as the IPv4 address they carry, so a client seen
     /// over a dual-stack socket lands in the same group as over an IPv4 socket.
-    public var networkPrefix: String {
+    package var networkPrefix: String {
         switch unmapped {
         case .v4(let value):
             return "\(IPAddress.v4(value & 0xFFFF_FF00))/24"

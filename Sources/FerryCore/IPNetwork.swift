@@ -5,15 +5,15 @@
 /// Host bits are allowed in the text and cleared, so "10.1.2.3/8" is "10.0.0.0/8".
 /// Brackets and zone ids are not accepted in network text, nor are prefix lengths with
 /// leading zeros ("/08").
-public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
+package struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     /// The network address, with every host bit cleared.
-    public let address: IPAddress
+    package let address: IPAddress
     /// 0...32 for IPv4, 0...128 for IPv6.
-    public let prefixLength: Int
+    package let prefixLength: Int
 
     /// A network from an address and a prefix length; host bits of `address` are cleared.
     /// Returns nil when the prefix length is out of range for the address family.
-    public init?(address: IPAddress, prefixLength: Int) {
+    package init?(address: IPAddress, prefixLength: Int) {
         switch address {
         case .v4(let value):
             guard (0...32).contains(prefixLength) else { return nil }
@@ -26,7 +26,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
         self.prefixLength = prefixLength
     }
 
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         // An address plus "/128".
         guard let bytes = IPText.boundedBytes(text, limit: IPAddress.maximumTextLength + 4) else {
             return nil
@@ -52,7 +52,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     /// contains the mapped form of its addresses, and an IPv6 network contains an IPv4 address
     /// when it contains that address's mapped form (so `::ffff:0:0/96` and `::/0` contain every
     /// IPv4 address).
-    public func contains(_ candidate: IPAddress) -> Bool {
+    package func contains(_ candidate: IPAddress) -> Bool {
         switch (address, candidate) {
         case (.v4(let network), .v4(let value)):
             return value & IPNetwork.mask32(prefixLength) == network
@@ -68,7 +68,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// "address/prefix" with the canonical address text, e.g. "2001:db8::/32".
-    public var description: String {
+    package var description: String {
         "\(address)/\(prefixLength)"
     }
 
@@ -76,7 +76,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     /// `"10.0.0.0/8, 192.168.1.7, 2001:db8::/32"`. Whitespace around entries and empty
     /// entries (a trailing comma, an empty setting) are ignored.
     /// - Throws: ``IPNetworkListError`` naming the first entry that is not a network.
-    public static func parseList(_ text: String) throws -> [IPNetwork] {
+    package static func parseList(_ text: String) throws -> [IPNetwork] {
         var networks: [IPNetwork] = []
         for rawEntry in text.split(separator: ",", omittingEmptySubsequences: false) {
             let entry = IPText.trimmingWhitespace(rawEntry)
@@ -102,17 +102,17 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A network list entry that is not an address or CIDR block.
-public struct IPNetworkListError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct IPNetworkListError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The offending entry, trimmed of surrounding whitespace.
-    public let entry: String
+    package let entry: String
     /// A human-readable explanation naming the entry.
-    public let message: String
+    package let message: String
 
-    public init(entry: String) {
+    package init(entry: String) {
         self.entry = entry
         let shown = entry.count > 80 ? String(entry.prefix(80)) + "…" : entry
         self.message = "invalid network \"\(shown)\": expected an IP address or a CIDR block such as 10.0.0.0/8 or 2001:db8::/32"
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -2,14 +2,14 @@ import Foundation
 
 /// Random identifiers and secrets. The generator is passed in: the system's CSPRNG in production,
 /// a seeded one in tests.
-public enum Identifiers {
+package enum Identifiers {
     static let alphanumerics = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
     static let base36 = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
 
     /// `count` characters drawn uniformly from `alphabet` (at most 256 symbols). Each 64-bit draw of the generator
     /// gives eight bytes; a byte at or above the largest multiple of the alphabet's size is skipped, so that every
     /// symbol is equally likely. (Drawing per character would cost a system call each on the system's generator.)
-    public static func random(count: Int, from alphabet: [UInt8], using generator: inout some RandomNumberGenerator) -> String {
+    package static func random(count: Int, from alphabet: [UInt8], using generator: inout some RandomNumberGenerator) -> String {
         String(unsafeUninitializedCapacity: count) { buffer in
             fill(buffer, from: 0, count: count, alphabet: alphabet, using: &generator)
             return count
@@ -38,7 +38,7 @@ public enum Identifiers {
     }
 
     /// An id such as `lnk_3fJ9…` with 22 random alphanumerics (about 131 bits).
-    public static func make(prefix: String, using generator: inout some RandomNumberGenerator) -> String {
+    package static func make(prefix: String, using generator: inout some RandomNumberGenerator) -> String {
         "\(prefix)_\(random(count: 22, from: alphanumerics, using: &generator))"
     }
 
@@ -49,7 +49,7 @@ public enum Identifiers {
     /// 8888) in byte order, then 14 random alphanumerics (about 83 bits), so that it stays unguessable while an
     /// index on it grows at its end, as a time index does, rather than at random places (a click is one write to the
     /// end of the index instead of a page rewritten anywhere in it).
-    public static func makeTimeOrdered(prefix: String, at date: Date, using generator: inout some RandomNumberGenerator) -> String {
+    package static func makeTimeOrdered(prefix: String, at date: Date, using generator: inout some RandomNumberGenerator) -> String {
         var milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
         let prefixBytes = prefix.utf8.count
         let randomCount = 14
@@ -72,12 +72,12 @@ public enum Identifiers {
     }
 
     /// A random base36 slug of the given length.
-    public static func slug(length: Int, using generator: inout some RandomNumberGenerator) -> String {
+    package static func slug(length: Int, using generator: inout some RandomNumberGenerator) -> String {
         random(count: length, from: base36, using: &generator)
     }
 
     /// The random part of an API key (32 alphanumerics).
-    public static func apiKeySecret(using generator: inout some RandomNumberGenerator) -> String {
+    package static func apiKeySecret(using generator: inout some RandomNumberGenerator) -> String {
         random(count: 32, from: alphanumerics, using: &generator)
     }
 }

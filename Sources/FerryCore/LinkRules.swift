@@ -2,39 +2,39 @@ import FerryAPI
 import Foundation
 
 /// Turns API requests into stored links, checking every field against Ferry's bounds.
-public enum LinkRules {
+package enum LinkRules {
     /// Most params a link may carry.
-    public static let maxParams = 50
+    package static let maxParams = 50
     // Lengths are counted in characters as JSON Schema counts them (Unicode scalars), so that the API description's
     // `maxLength` is the rule itself.
     /// Longest param name, in characters.
-    public static let maxParamKeyLength = 128
+    package static let maxParamKeyLength = 128
     /// Longest param value, in characters.
-    public static let maxParamValueLength = 1024
+    package static let maxParamValueLength = 1024
     /// Largest params dictionary, keys and values together, in characters.
-    public static let maxParamsTotalLength = 16 * 1024
+    package static let maxParamsTotalLength = 16 * 1024
     /// Longest short text (campaign, referrer, each UTM field), in characters.
-    public static let maxShortTextLength = 256
+    package static let maxShortTextLength = 256
     /// Longest social title, in characters.
-    public static let maxTitleLength = 300
+    package static let maxTitleLength = 300
     /// Longest social description, in characters.
-    public static let maxDescriptionLength = 1000
+    package static let maxDescriptionLength = 1000
 
     /// Everything a new link needs beyond the request.
-    public struct Context: Sendable {
+    package struct Context: Sendable {
         /// The app the key belongs to.
-        public var app: App
+        package var app: App
         /// The key's environment.
-        public var environment: APIEnvironment
+        package var environment: APIEnvironment
         /// The new link's id.
-        public var id: String
+        package var id: String
         /// A fresh random slug, used when the request has none.
-        public var generatedSlug: String
+        package var generatedSlug: String
         /// Now.
-        public var now: Date
+        package var now: Date
 
         /// Creates a context.
-        public init(app: App, environment: APIEnvironment, id: String, generatedSlug: String, now: Date) {
+        package init(app: App, environment: APIEnvironment, id: String, generatedSlug: String, now: Date) {
             self.app = app
             self.environment = environment
             self.id = id
@@ -44,7 +44,7 @@ public enum LinkRules {
     }
 
     /// Validates a create request and builds the link it describes.
-    public static func makeLink(from request: CreateLinkRequest, context: Context) throws(ValidationError) -> Link {
+    package static func makeLink(from request: CreateLinkRequest, context: Context) throws(ValidationError) -> Link {
         let domain: String
         if let requested = request.domain {
             let normalized = try DomainName.validate(requested)
@@ -73,7 +73,7 @@ public enum LinkRules {
     }
 
     /// Applies a merge-patch to a stored link, validating the result.
-    public static func apply(_ update: UpdateLinkRequest, to link: Link, now: Date) throws(ValidationError) -> Link {
+    package static func apply(_ update: UpdateLinkRequest, to link: Link, now: Date) throws(ValidationError) -> Link {
         if update.domain != .unchanged { throw ValidationError(field: "domain", "a link's domain cannot change; create a new link") }
         if update.slug != .unchanged { throw ValidationError(field: "slug", "a link's slug cannot change; create a new link") }
         var next = link
@@ -117,7 +117,7 @@ public enum LinkRules {
     }
 
     /// Checks preview fields (also used for an app's defaults).
-    public static func validateSocial(_ social: SocialMetadata, field: String) throws(ValidationError) {
+    package static func validateSocial(_ social: SocialMetadata, field: String) throws(ValidationError) {
         try checkText(social.title, field: "\(field).title", max: maxTitleLength)
         try checkText(social.description, field: "\(field).description", max: maxDescriptionLength, allowNewlines: true)
         if let image = social.imageURL {
@@ -150,7 +150,7 @@ public enum LinkRules {
 
     /// Bounded single-line text (newlines optionally allowed), no other control characters; `max` counts characters
     /// (Unicode scalars, as JSON Schema's `maxLength` does).
-    public static func checkText(_ text: String?, field: String, max: Int, allowNewlines: Bool = false) throws(ValidationError) {
+    package static func checkText(_ text: String?, field: String, max: Int, allowNewlines: Bool = false) throws(ValidationError) {
         guard let text else { return }
         if text.unicodeScalars.count > max { throw ValidationError(field: field, "\(field) must be at most \(max) characters") }
         for scalar in text.unicodeScalars where scalar.properties.generalCategory == .control {

@@ -4,63 +4,63 @@ import Foundation
 /// install it caused; each `q…` how often it agrees between unrelated devices. The defaults come from the
 /// attribution simulator (`Benchmarks/AttributionSimulator`), which also measures how well they are calibrated
 /// (docs/attribution.md).
-public struct MatchModel: Sendable, Hashable {
+package struct MatchModel: Sendable, Hashable {
     /// Prior probability that an install reaching the probabilistic tier came from some click at all (the rest are
     /// organic).
-    public var clickedShare = 0.52
+    package var clickedShare = 0.52
     /// The same prior for Android installs: clicks there carry the Play Store referrer, so the Android installs
     /// left for this tier are mostly organic.
-    public var androidClickedShare = 0.06
+    package var androidClickedShare = 0.06
     /// Share of click-caused installs that come from another network than their click's once a long time has
     /// passed (Wi-Fi at home, cellular on the way, the office by day)…
-    public var networkChangeShare = 0.59
+    package var networkChangeShare = 0.59
     /// …approached as `1 - exp(-delay / networkChangeTime)`: minutes after a click, almost everyone is still
     /// where they clicked.
-    public var networkChangeTime: TimeInterval = 3.25 * 3600
+    package var networkChangeTime: TimeInterval = 3.25 * 3600
     /// Of the installs still on their click's network, the share that comes from another address of it (IPv6
     /// privacy addresses renewed daily, a DHCP lease, a carrier's NAT pool) once a long time has passed…
-    public var addressChangeShare = 0.50
+    package var addressChangeShare = 0.50
     /// …approached the same way.
-    public var addressChangeTime: TimeInterval = 14.25 * 3600
+    package var addressChangeTime: TimeInterval = 14.25 * 3600
     /// The install shares neither address, network nor device fingerprint with its click, so its click is not
     /// even a candidate: the weight left to the clicks the store did not hand over.
-    public var pNoSharedKey = 0.015
+    package var pNoSharedKey = 0.015
     /// OS versions (major.minor) agree between a click and its install.
-    public var pSameOS = 0.98
+    package var pSameOS = 0.98
     /// How often unrelated devices share an OS version (before the candidates say how common the install's is).
-    public var qSameOS = 0.17
+    package var qSameOS = 0.17
     /// How many iOS clicks report Safari's frozen `18.6`.
-    public var qFrozenOS = 0.62
+    package var qFrozenOS = 0.62
     /// Screens agree.
-    public var pSameScreen = 0.99
+    package var pSameScreen = 0.99
     /// How often unrelated devices share a screen, when the candidates cannot tell how common the install's is.
-    public var qSameScreen = 0.16
+    package var qSameScreen = 0.16
     /// Time zones agree.
-    public var pSameTimeZone = 0.99
+    package var pSameTimeZone = 0.99
     /// How often unrelated devices share a time zone, when the candidates cannot tell.
-    public var qSameTimeZone = 0.24
+    package var qSameTimeZone = 0.24
     /// First languages agree.
-    public var pSameLanguage = 0.98
+    package var pSameLanguage = 0.98
     /// How often unrelated devices share a first language (before the candidates say how common the install's is).
-    public var qSameLanguage = 0.53
+    package var qSameLanguage = 0.53
     /// How many candidates' worth of weight the `q` numbers above carry against what the candidate set shows
     /// (how common the install's OS version and language are among the clicks around it).
-    public var priorWeight = 20.0
+    package var priorWeight = 20.0
     /// Share of clicks whose first launch comes soon (minutes); the rest come hours later.
-    public var quickDelayShare = 0.67
+    package var quickDelayShare = 0.67
     /// Median delay between a click and the first launch, for quick launches.
-    public var medianDelay: TimeInterval = 6 * 60
+    package var medianDelay: TimeInterval = 6 * 60
     /// Spread of that delay (standard deviation of its natural logarithm).
-    public var delaySpread = 0.7
+    package var delaySpread = 0.7
     /// Median delay of the later launches.
-    public var slowMedianDelay: TimeInterval = 3.37 * 3600
+    package var slowMedianDelay: TimeInterval = 3.37 * 3600
     /// Spread of the later launches' delay.
-    public var slowDelaySpread = 1.08
+    package var slowDelaySpread = 1.08
     /// A match is made only at or above this posterior.
-    public var acceptThreshold = 0.85
+    package var acceptThreshold = 0.85
     /// Declines when a click of another link comes within this factor of the best.
-    public var ambiguityRatio = 0.25
+    package var ambiguityRatio = 0.25
 
     /// The defaults.
-    public init() {}
+    package init() {}
 }

@@ -2,18 +2,18 @@ import FerryAPI
 import Foundation
 
 /// iOS settings of an app: what its association file and App Store redirects are built from.
-public struct IOSSettings: Sendable, Hashable, Codable {
+package struct IOSSettings: Sendable, Hashable, Codable {
     /// The Apple developer team id (10 characters), such as `ABCDE12345`.
-    public var teamID: String?
+    package var teamID: String?
     /// Bundle ids of the apps that open this app's links.
-    public var bundleIDs: [String]
+    package var bundleIDs: [String]
     /// The numeric App Store id, for `https://apps.apple.com/app/id…`.
-    public var appStoreID: String?
+    package var appStoreID: String?
     /// The app's custom URL scheme (without `://`), for "Open in app" where Universal Links are blocked.
-    public var urlScheme: String?
+    package var urlScheme: String?
 
     /// Creates iOS settings.
-    public init(teamID: String? = nil, bundleIDs: [String] = [], appStoreID: String? = nil, urlScheme: String? = nil) {
+    package init(teamID: String? = nil, bundleIDs: [String] = [], appStoreID: String? = nil, urlScheme: String? = nil) {
         self.teamID = teamID
         self.bundleIDs = bundleIDs
         self.appStoreID = appStoreID
@@ -21,71 +21,71 @@ public struct IOSSettings: Sendable, Hashable, Codable {
     }
 
     /// `TEAMID.bundle.id` for every bundle id, as the association file lists them.
-    public var appIDs: [String] {
+    package var appIDs: [String] {
         guard let teamID else { return [] }
         return bundleIDs.map { "\(teamID).\($0)" }
     }
 
     /// The App Store page of the app, when its id is known.
-    public var appStoreURL: String? { appStoreID.map { "https://apps.apple.com/app/id\($0)" } }
+    package var appStoreURL: String? { appStoreID.map { "https://apps.apple.com/app/id\($0)" } }
 }
 
 /// Android settings of an app.
-public struct AndroidSettings: Sendable, Hashable, Codable {
+package struct AndroidSettings: Sendable, Hashable, Codable {
     /// The application id, such as `com.example.app`.
-    public var packageName: String?
+    package var packageName: String?
     /// SHA-256 fingerprints of the signing certificates, as `AB:CD:…` (32 bytes).
-    public var sha256Fingerprints: [String]
+    package var sha256Fingerprints: [String]
 
     /// Creates Android settings.
-    public init(packageName: String? = nil, sha256Fingerprints: [String] = []) {
+    package init(packageName: String? = nil, sha256Fingerprints: [String] = []) {
         self.packageName = packageName
         self.sha256Fingerprints = sha256Fingerprints
     }
 }
 
 /// How an app attributes installs to clicks.
-public struct AttributionSettings: Sendable, Hashable, Codable {
+package struct AttributionSettings: Sendable, Hashable, Codable {
     /// Shortest window allowed: one hour.
-    public static let minimumWindow: TimeInterval = 3600
+    package static let minimumWindow: TimeInterval = 3600
     /// Longest window allowed: seven days.
-    public static let maximumWindow: TimeInterval = 7 * 86400
+    package static let maximumWindow: TimeInterval = 7 * 86400
 
     /// How long after a click an install may still be attributed to it (default 24 hours).
-    public var window: TimeInterval
+    package var window: TimeInterval
     /// Whether the interstitial offers "copy and open", putting a click token on the pasteboard for the app to read.
-    public var copyToOpen: Bool
+    package var copyToOpen: Bool
 
     /// Creates settings.
-    public init(window: TimeInterval = 86400, copyToOpen: Bool = false) {
+    package init(window: TimeInterval = 86400, copyToOpen: Bool = false) {
         self.window = window
         self.copyToOpen = copyToOpen
     }
 }
 
 /// An app: the owner of link domains, keys and links.
-public struct App: Sendable, Hashable {
+package struct App: Sendable, Hashable {
     /// `app_…`.
-    public var id: String
+    package var id: String
     /// A name for people.
-    public var name: String
+    package var name: String
     /// Link hosts (`go.example.com`, or `localhost:8080` in development), first one the default. A host belongs to one app.
-    public var domains: [String]
+    package var domains: [String]
     /// iOS settings.
-    public var ios: IOSSettings
+    package var ios: IOSSettings
     /// Android settings.
-    public var android: AndroidSettings
+    package var android: AndroidSettings
     /// Where the domain's root and store-less iOS visitors go.
-    public var fallbackURL: String?
+    package var fallbackURL: String?
     /// Preview fields used where a link has none of its own.
-    public var social: SocialMetadata
+    package var social: SocialMetadata
     /// Attribution settings.
-    public var attribution: AttributionSettings
+    package var attribution: AttributionSettings
     /// When the app was created.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// Creates an app.
-    public init(
+    package init(
         id: String, name: String, domains: [String], ios: IOSSettings = IOSSettings(), android: AndroidSettings = AndroidSettings(),
         fallbackURL: String? = nil, social: SocialMetadata = SocialMetadata(), attribution: AttributionSettings = AttributionSettings(),
         createdAt: Date
@@ -106,7 +106,7 @@ extension App {
     /// The domain of this app a request host stands for: the host itself, the host without its port (an app on
     /// `localhost` answers on any port), or, for a subdomain (`abc123.go.example.com`, where links are reached in the
     /// `/link/{slug}` form), the longest of the app's domains it is under; nil when the host is not one of the app's.
-    public func linkDomain(forHost host: String) -> String? {
+    package func linkDomain(forHost host: String) -> String? {
         if domains.contains(host) { return host }
         let bare = String(DomainName.hostPart(of: host))
         if domains.contains(bare) { return bare }
@@ -115,7 +115,7 @@ extension App {
 
     /// The domains a host may be a subdomain of, nearest first: `a.b.example.com` gives `b.example.com`, `example.com`
     /// and `com` (at most `limit`; `abc.localhost` gives `localhost`). None for IP addresses.
-    public static func parentDomains(of host: String, limit: Int = 4) -> [String] {
+    package static func parentDomains(of host: String, limit: Int = 4) -> [String] {
         let bare = DomainName.hostPart(of: host)
         guard !bare.hasPrefix("["), !bare.allSatisfy({ $0.isNumber || $0 == "." }) else { return [] }
         var labels = bare.split(separator: ".")
@@ -129,44 +129,44 @@ extension App {
 }
 
 /// A short link as stored.
-public struct Link: Sendable, Hashable {
+package struct Link: Sendable, Hashable {
     /// `lnk_…`.
-    public var id: String
+    package var id: String
     /// The owning app.
-    public var appID: String
+    package var appID: String
     /// Live or test, from the key that created it.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// The link host.
-    public var domain: String
+    package var domain: String
     /// Lowercase slug.
-    public var slug: String
+    package var slug: String
     /// Web destination.
-    public var destination: String
+    package var destination: String
     /// iOS deep link.
-    public var iosURL: String?
+    package var iosURL: String?
     /// Android deep link.
-    public var androidURL: String?
+    package var androidURL: String?
     /// Data for the app.
-    public var params: [String: String]
+    package var params: [String: String]
     /// Campaign parameters.
-    public var utm: UTMParameters
+    package var utm: UTMParameters
     /// Campaign name.
-    public var campaign: String?
+    package var campaign: String?
     /// Who shared it.
-    public var referrer: String?
+    package var referrer: String?
     /// Preview fields of the link itself.
-    public var social: SocialMetadata
+    package var social: SocialMetadata
     /// Expiry.
-    public var expiresAt: Date?
+    package var expiresAt: Date?
     /// Disabled links answer 404.
-    public var disabled: Bool
+    package var disabled: Bool
     /// Creation time.
-    public var createdAt: Date
+    package var createdAt: Date
     /// Last change.
-    public var updatedAt: Date
+    package var updatedAt: Date
 
     /// Creates a link.
-    public init(
+    package init(
         id: String, appID: String, environment: APIEnvironment, domain: String, slug: String, destination: String,
         iosURL: String? = nil, androidURL: String? = nil, params: [String: String] = [:], utm: UTMParameters = UTMParameters(),
         campaign: String? = nil, referrer: String? = nil, social: SocialMetadata = SocialMetadata(), expiresAt: Date? = nil,
@@ -192,22 +192,22 @@ public struct Link: Sendable, Hashable {
     }
 
     /// Whether the link still sends visitors on.
-    public enum Status: Sendable, Hashable {
+    package enum Status: Sendable, Hashable {
         case active, expired, disabled
     }
 
     /// The status at a given instant.
-    public func status(at now: Date) -> Status {
+    package func status(at now: Date) -> Status {
         if disabled { return .disabled }
         if let expiresAt, expiresAt <= now { return .expired }
         return .active
     }
 
     /// The full short URL of the link.
-    public var shortURL: String { ShortURL.make(domain: domain, slug: slug) }
+    package var shortURL: String { ShortURL.make(domain: domain, slug: slug) }
 
     /// What an app is handed for this link.
-    public var data: LinkData {
+    package var data: LinkData {
         LinkData(
             id: id, slug: slug, url: shortURL, destination: destination, iosURL: iosURL, androidURL: androidURL,
             params: params, utm: utm, campaign: campaign, referrer: referrer
@@ -215,7 +215,7 @@ public struct Link: Sendable, Hashable {
     }
 
     /// The API representation.
-    public var response: LinkResponse {
+    package var response: LinkResponse {
         LinkResponse(
             id: id, url: shortURL, domain: domain, slug: slug, environment: environment, destination: destination,
             iosURL: iosURL, androidURL: androidURL, params: params, utm: utm, campaign: campaign, referrer: referrer,
@@ -225,9 +225,9 @@ public struct Link: Sendable, Hashable {
 }
 
 /// Builds short URLs: `https://` for real hosts, `http://` for loopback development hosts.
-public enum ShortURL {
+package enum ShortURL {
     /// The scheme a link host is served on.
-    public static func scheme(forDomain domain: String) -> String {
+    package static func scheme(forDomain domain: String) -> String {
         let host = DomainName.hostPart(of: domain)
         if host == "localhost" || host.hasSuffix(".localhost") || IPAddress(host)?.isLoopback == true {
             return "http"
@@ -236,32 +236,32 @@ public enum ShortURL {
     }
 
     /// `scheme://domain/slug`.
-    public static func make(domain: String, slug: String) -> String {
+    package static func make(domain: String, slug: String) -> String {
         "\(scheme(forDomain: domain))://\(domain)/\(slug)"
     }
 }
 
 /// A stored API key (only its hash is kept).
-public struct APIKeyRecord: Sendable, Hashable {
+package struct APIKeyRecord: Sendable, Hashable {
     /// `key_…`.
-    public var id: String
+    package var id: String
     /// The owning app.
-    public var appID: String
+    package var appID: String
     /// Publishable or secret.
-    public var kind: APIKeyKind
+    package var kind: APIKeyKind
     /// Live or test.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// Hex SHA-256 of the key text.
-    public var hash: String
+    package var hash: String
     /// The first characters of the key, for people to recognise it (`fs_live_AbCd…`).
-    public var hint: String
+    package var hint: String
     /// Creation time.
-    public var createdAt: Date
+    package var createdAt: Date
     /// Set once the key is revoked.
-    public var revokedAt: Date?
+    package var revokedAt: Date?
 
     /// Creates a key record.
-    public init(id: String, appID: String, kind: APIKeyKind, environment: APIEnvironment, hash: String, hint: String, createdAt: Date, revokedAt: Date? = nil) {
+    package init(id: String, appID: String, kind: APIKeyKind, environment: APIEnvironment, hash: String, hint: String, createdAt: Date, revokedAt: Date? = nil) {
         self.id = id
         self.appID = appID
         self.kind = kind
@@ -274,38 +274,38 @@ public struct APIKeyRecord: Sendable, Hashable {
 }
 
 /// One visit of a short link, as the click recorder stores it.
-public struct Click: Sendable, Hashable {
+package struct Click: Sendable, Hashable {
     /// `clk_…`: unguessable, handed to stores and pages.
-    public var id: String
+    package var id: String
     /// The link clicked.
-    public var linkID: String
+    package var linkID: String
     /// Its app.
-    public var appID: String
+    package var appID: String
     /// Its environment.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// When.
-    public var createdAt: Date
+    package var createdAt: Date
     /// Keyed hash of the client address; never the address itself.
-    public var ipHash: String?
+    package var ipHash: String?
     /// Keyed hash of the client's network prefix (/24 or /64), for grouping devices on one network.
-    public var networkHash: String?
+    package var networkHash: String?
     /// The User-Agent, bounded.
-    public var userAgent: String?
+    package var userAgent: String?
     /// The client platform decided at the click.
-    public var platform: ClientPlatform
+    package var platform: ClientPlatform
     /// The Referer header, bounded.
-    public var referer: String?
+    package var referer: String?
     /// The click's own query string, bounded.
-    public var query: String?
+    package var query: String?
     /// Accept-Language, bounded.
-    public var acceptLanguage: String?
+    package var acceptLanguage: String?
     /// OS version read from the user agent.
-    public var osVersion: String?
+    package var osVersion: String?
     /// `iphone`, `ipad` or `ipod`, from the user agent.
-    public var appleDevice: String?
+    package var appleDevice: String?
 
     /// Creates a click.
-    public init(
+    package init(
         id: String, linkID: String, appID: String, environment: APIEnvironment, createdAt: Date, ipHash: String?, networkHash: String?,
         userAgent: String?, platform: ClientPlatform, referer: String?, query: String?, acceptLanguage: String?,
         osVersion: String? = nil, appleDevice: String? = nil
@@ -329,18 +329,18 @@ public struct Click: Sendable, Hashable {
 
 /// A link domain an app asked for and has not yet proved it controls: nothing is served on it, and other apps may
 /// claim it too (the first to prove control gets it).
-public struct DomainClaim: Sendable, Hashable {
+package struct DomainClaim: Sendable, Hashable {
     /// The app that asked.
-    public var appID: String
+    package var appID: String
     /// The domain (validated, lowercase).
-    public var domain: String
+    package var domain: String
     /// The secret the proof must show: in a DNS TXT record or a file on the domain's web server.
-    public var token: String
+    package var token: String
     /// When it was asked for.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// Creates a claim.
-    public init(appID: String, domain: String, token: String, createdAt: Date) {
+    package init(appID: String, domain: String, token: String, createdAt: Date) {
         self.appID = appID
         self.domain = domain
         self.token = token
@@ -348,9 +348,9 @@ public struct DomainClaim: Sendable, Hashable {
     }
 
     /// The DNS name of the TXT record that proves control: `_ferry-challenge.` and the host (without a port).
-    public var dnsName: String { "_ferry-challenge." + DomainName.hostPart(of: domain) }
+    package var dnsName: String { "_ferry-challenge." + DomainName.hostPart(of: domain) }
     /// The value that record (or the file) must hold.
-    public var proof: String { "ferry-verification=" + token }
+    package var proof: String { "ferry-verification=" + token }
     /// Where the file that proves control is read, on the domain's current web server.
-    public var httpURL: String { "\(ShortURL.scheme(forDomain: domain))://\(domain)/.well-known/ferry-verification.txt" }
+    package var httpURL: String { "\(ShortURL.scheme(forDomain: domain))://\(domain)/.well-known/ferry-verification.txt" }
 }

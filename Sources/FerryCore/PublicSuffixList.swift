@@ -5,7 +5,7 @@
 /// Built from the list's own text format: one rule a line, `//` comments, `*.` wildcard rules and `!` exceptions,
 /// international rules in Unicode (matched here in their punycode form, the only form link domains take). Both the
 /// ICANN and the private sections count: `github.io` is as shared as `co.uk`.
-public struct PublicSuffixList: Sendable {
+package struct PublicSuffixList: Sendable {
     private var rules: Set<String> = []
     /// `ck` for the rule `*.ck`.
     private var wildcards: Set<String> = []
@@ -13,10 +13,10 @@ public struct PublicSuffixList: Sendable {
     private var exceptions: Set<String> = []
 
     /// How many rules the list holds.
-    public var count: Int { rules.count + wildcards.count + exceptions.count }
+    package var count: Int { rules.count + wildcards.count + exceptions.count }
 
     /// Reads the list's text format.
-    public init(text: String) {
+    package init(text: String) {
         for rawLine in text.split(whereSeparator: \.isNewline) {
             // A rule ends at the first white space; a comment line starts with `//`.
             guard let word = rawLine.split(whereSeparator: \.isWhitespace).first, !word.hasPrefix("//") else { continue }
@@ -33,7 +33,7 @@ public struct PublicSuffixList: Sendable {
 
     /// Whether `host` (lowercase, punycode, without a port) is itself a public suffix. A name of one label always is
     /// (the list's implicit `*` rule).
-    public func isPublicSuffix(_ host: some StringProtocol) -> Bool {
+    package func isPublicSuffix(_ host: some StringProtocol) -> Bool {
         let host = String(host)
         if exceptions.contains(host) { return false }
         if rules.contains(host) { return true }

@@ -8,7 +8,7 @@ extension QRCode {
     /// (default 4, clamped to 0...64). Each module is the largest whole number of pixels that keeps the image
     /// at most `pixels` wide (`pixels` is capped at 4096), but at least one pixel, so a too-small `pixels`
     /// gives an image one pixel per module. The image data is zlib-compressed (fixed-Huffman deflate).
-    public func png(pixels: Int, quietZone: Int = 4) -> [UInt8] {
+    package func png(pixels: Int, quietZone: Int = 4) -> [UInt8] {
         let quiet = min(max(quietZone, 0), Self.maxQuietZone)
         let modulesAcross = size + 2 * quiet
         let scale = max(1, min(pixels, Self.maxPNGPixels) / modulesAcross)

@@ -5,7 +5,7 @@ extension QRCode {
     /// `M x y h w v 1 h -w z` rectangle per horizontal run. `quietZone` is in modules (default 4,
     /// clamped to 0...64). Colours must be `#rrggbb`; anything else falls back to black and white.
     /// There is no XML declaration, so the document can also be embedded in HTML.
-    public func svg(pixels: Int, quietZone: Int = 4, foreground: String = "#000000", background: String = "#ffffff") -> String {
+    package func svg(pixels: Int, quietZone: Int = 4, foreground: String = "#000000", background: String = "#ffffff") -> String {
         let quiet = min(max(quietZone, 0), Self.maxQuietZone)
         let across = size + 2 * quiet
         let width = max(1, pixels)

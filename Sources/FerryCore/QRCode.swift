@@ -3,9 +3,9 @@
 /// The input is encoded as one segment: numeric mode when it is all digits, alphanumeric mode when it is
 /// all `0-9 A-Z $%*+-./:` and space, byte mode otherwise (raw bytes, so UTF-8 text stays UTF-8; no ECI).
 /// The smallest version that fits is used, and the mask with the lowest penalty score is applied.
-public struct QRCode: Sendable, Hashable {
+package struct QRCode: Sendable, Hashable {
     /// How much damage the symbol survives; higher levels make bigger symbols.
-    public enum ErrorCorrection: String, Sendable, CaseIterable {
+    package enum ErrorCorrection: String, Sendable, CaseIterable {
         /// Recovers about 7% of the codewords.
         case low = "L"
         /// Recovers about 15% of the codewords.
@@ -17,26 +17,26 @@ public struct QRCode: Sendable, Hashable {
     }
 
     /// The symbol version, 1...40: the symbol is `17 + 4 * version` modules across.
-    public let version: Int
+    package let version: Int
     /// The error-correction level the symbol was made with.
-    public let errorCorrection: ErrorCorrection
+    package let errorCorrection: ErrorCorrection
     /// The data mask applied, 0...7: the one with the lowest penalty under the standard's four rules.
-    public let mask: Int
+    package let mask: Int
     /// Row-major, `size * size`, `true` for dark.
     let modules: [Bool]
 
     /// Modules per side: `17 + 4 * version` (21...177), without the quiet zone.
-    public var size: Int { 17 + 4 * version }
+    package var size: Int { 17 + 4 * version }
 
     /// Encodes the UTF-8 bytes of `text`; picks the smallest version (1...40) that fits at the chosen level.
     /// Throws when the text does not fit even in version 40.
-    public init(text: String, errorCorrection: ErrorCorrection = .medium) throws(QRCodeError) {
+    package init(text: String, errorCorrection: ErrorCorrection = .medium) throws(QRCodeError) {
         try self.init(bytes: Array(text.utf8), errorCorrection: errorCorrection)
     }
 
     /// Encodes `bytes`; picks the smallest version (1...40) that fits at the chosen level.
     /// Throws when the bytes do not fit even in version 40.
-    public init(bytes: [UInt8], errorCorrection: ErrorCorrection = .medium) throws(QRCodeError) {
+    package init(bytes: [UInt8], errorCorrection: ErrorCorrection = .medium) throws(QRCodeError) {
         let mode = Mode(for: bytes)
         guard let version = (1...40).first(where: { bytes.count <= Self.capacity(mode: mode, version: $0, level: errorCorrection) }) else {
             throw QRCodeError(
@@ -57,7 +57,7 @@ public struct QRCode: Sendable, Hashable {
 
     /// Whether the module at column `x`, row `y` (from the top-left corner) is dark;
     /// `false` outside `0..<size`, as in the quiet zone.
-    public func isDark(x: Int, y: Int) -> Bool {
+    package func isDark(x: Int, y: Int) -> Bool {
         let size = size
         guard x >= 0, y >= 0, x < size, y < size else { return false }
         return modules[y * size + x]
@@ -65,18 +65,18 @@ public struct QRCode: Sendable, Hashable {
 }
 
 /// The input does not fit in a QR code (version 40) at the chosen error-correction level.
-public struct QRCodeError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct QRCodeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The error-correction level asked for.
-    public let errorCorrection: QRCode.ErrorCorrection
+    package let errorCorrection: QRCode.ErrorCorrection
     /// The length of the input, in bytes.
-    public let length: Int
+    package let length: Int
     /// The longest input that fits at that level, for this kind of input: bytes in general,
     /// more when the input is only digits or only uppercase alphanumerics.
-    public let maxLength: Int
+    package let maxLength: Int
     let mode: QRCode.Mode
 
     /// For example `text is too long for a QR code at level M (max 2331 bytes)`.
-    public var description: String {
+    package var description: String {
         let unit = switch mode {
         case .numeric: "digits"
         case .alphanumeric: "characters"

@@ -1,7 +1,7 @@
 /// Percent-encoded query strings, handled as text so that what a visitor sent reaches the destination byte for byte.
-public struct QueryString: Sendable, Hashable {
+package struct QueryString: Sendable, Hashable {
     /// The raw `name=value` pairs, still percent-encoded.
-    public var items: [(name: String, value: String?)] {
+    package var items: [(name: String, value: String?)] {
         get { storage.map { ($0.name, $0.value) } }
     }
 
@@ -14,17 +14,17 @@ public struct QueryString: Sendable, Hashable {
     private var storage: [Item]
 
     /// Most pairs kept from an incoming query; the rest are dropped.
-    public static let maxItems = 64
+    package static let maxItems = 64
     /// Longest incoming query kept, in bytes.
-    public static let maxBytes = 4096
+    package static let maxBytes = 4096
 
     /// Parses a raw query (without `?`). Over-long queries and pairs beyond the limit are dropped.
-    public init(_ text: some StringProtocol) {
+    package init(_ text: some StringProtocol) {
         self.init(text, maxItems: Self.maxItems, maxBytes: Self.maxBytes)
     }
 
     /// Parses an `application/x-www-form-urlencoded` body (at most 500 fields and 256 KiB).
-    public static func form(_ text: some StringProtocol) -> QueryString {
+    package static func form(_ text: some StringProtocol) -> QueryString {
         QueryString(text, maxItems: 500, maxBytes: 256 * 1024)
     }
 
@@ -52,18 +52,18 @@ public struct QueryString: Sendable, Hashable {
     }
 
     /// True when there are no pairs.
-    public var isEmpty: Bool { storage.isEmpty }
+    package var isEmpty: Bool { storage.isEmpty }
 
     /// Whether a pair with this (decoded) name exists.
-    public func contains(_ name: String) -> Bool { storage.contains { $0.decodedName == name } }
+    package func contains(_ name: String) -> Bool { storage.contains { $0.decodedName == name } }
 
     /// The decoded value of the first pair with this name.
-    public func value(of name: String) -> String? {
+    package func value(of name: String) -> String? {
         storage.first { $0.decodedName == name }.flatMap { $0.value.map { Self.decode(Substring($0)) } }
     }
 
     /// Sets a pair, encoding the value, replacing any pairs of that name.
-    public mutating func set(_ name: String, _ value: String) {
+    package mutating func set(_ name: String, _ value: String) {
         let encoded = Self.encode(value)
         if let index = storage.firstIndex(where: { $0.decodedName == name }) {
             var kept = storage[index]
@@ -76,24 +76,24 @@ public struct QueryString: Sendable, Hashable {
     }
 
     /// Adds a pair only when no pair of that name exists.
-    public mutating func setIfAbsent(_ name: String, _ value: String) {
+    package mutating func setIfAbsent(_ name: String, _ value: String) {
         if !contains(name) { set(name, value) }
     }
 
     /// Overlays another query: its pairs replace same-named pairs here, the rest are appended, raw encoding kept.
-    public mutating func overlay(_ other: QueryString) {
+    package mutating func overlay(_ other: QueryString) {
         let names = Set(other.storage.map(\.decodedName))
         storage.removeAll { names.contains($0.decodedName) }
         storage.append(contentsOf: other.storage)
     }
 
     /// The query text, without `?`.
-    public var encoded: String {
+    package var encoded: String {
         storage.map { item in item.value.map { "\(item.name)=\($0)" } ?? item.name }.joined(separator: "&")
     }
 
     /// Percent-encodes everything but unreserved characters.
-    public static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         var out = [UInt8]()
         out.reserveCapacity(text.utf8.count)
         let hex = Array("0123456789ABCDEF".utf8)
@@ -113,19 +113,19 @@ public struct QueryString: Sendable, Hashable {
 
     /// Whether every name and value decodes to valid UTF-8 (a pair such as `title=%FF` would otherwise decode to a
     /// replacement character instead of what was sent).
-    public var decodesAsUTF8: Bool {
+    package var decodesAsUTF8: Bool {
         storage.allSatisfy { item in
             Self.isUTF8(Self.decodedBytes(Substring(item.name))) && (item.value.map { Self.isUTF8(Self.decodedBytes(Substring($0))) } ?? true)
         }
     }
 
     /// Whether bytes are valid UTF-8.
-    public static func isUTF8(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isUTF8(_ bytes: some Collection<UInt8>) -> Bool {
         String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
     }
 
     /// Decodes `%XX` and `+` (as a space); invalid escapes are kept as they are.
-    public static func decode(_ text: Substring) -> String {
+    package static func decode(_ text: Substring) -> String {
         String(decoding: decodedBytes(text), as: UTF8.self)
     }
 
@@ -157,21 +157,21 @@ public struct QueryString: Sendable, Hashable {
         }
     }
 
-    public static func == (lhs: QueryString, rhs: QueryString) -> Bool { lhs.storage == rhs.storage }
-    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
+    package static func == (lhs: QueryString, rhs: QueryString) -> Bool { lhs.storage == rhs.storage }
+    package func hash(into hasher: inout Hasher) { hasher.combine(storage) }
 }
 
 /// Splits a URL into the part before its query, its query and its fragment, and puts them back together.
-public struct URLParts: Sendable, Hashable {
+package struct URLParts: Sendable, Hashable {
     /// Scheme, authority and path.
-    public var base: String
+    package var base: String
     /// The query.
-    public var query: QueryString
+    package var query: QueryString
     /// The fragment, without `#`.
-    public var fragment: String?
+    package var fragment: String?
 
     /// Splits a URL.
-    public init(_ url: String) {
+    package init(_ url: String) {
         let bytes = url.utf8
         var end = bytes.endIndex
         if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) {
@@ -191,7 +191,7 @@ public struct URLParts: Sendable, Hashable {
     }
 
     /// The URL text.
-    public var url: String {
+    package var url: String {
         var text = base
         if !query.isEmpty { text += "?" + query.encoded }
         if let fragment { text += "#" + fragment }

@@ -1,12 +1,12 @@
 /// Slug rules: `[a-z0-9_-]`, 1 to 64 characters, case-insensitive (stored lowercase).
-public enum Slug {
+package enum Slug {
     /// The longest slug.
-    public static let maxLength = 64
+    package static let maxLength = 64
     /// Generated slugs have this many base36 characters (36^7 ≈ 7.8e10).
-    public static let generatedLength = 7
+    package static let generatedLength = 7
 
     /// Words that name Ferry's own routes on a link domain and cannot be slugs.
-    public static let reserved: Set<String> = [
+    package static let reserved: Set<String> = [
         "v1", "v2", "api", "dashboard", "healthz", "readyz", "metrics", "link", "links", "static", "assets",
         "favicon", "robots", "well-known", "admin", "login", "logout", "openapi", "_ferry", "ferry",
         // Apple's association file at the root, where older iOS versions look for it.
@@ -22,7 +22,7 @@ public enum Slug {
 
     /// The canonical (lowercase) form of a slug taken from a request path, or nil when it cannot be a slug.
     /// Cheap: used on every click, before any cache lookup.
-    public static func normalize(_ text: some StringProtocol) -> String? {
+    package static func normalize(_ text: some StringProtocol) -> String? {
         let count = text.utf8.count
         guard (1...maxLength).contains(count) else { return nil }
         var valid = true
@@ -43,7 +43,7 @@ public enum Slug {
     }
 
     /// Validates a custom slug chosen by a user; returns it lowercased.
-    public static func validateCustom(_ text: String, field: String = "slug") throws(ValidationError) -> String {
+    package static func validateCustom(_ text: String, field: String = "slug") throws(ValidationError) -> String {
         if text.isEmpty { throw ValidationError(field: field, "slug must not be empty") }
         if text.utf8.count > maxLength { throw ValidationError(field: field, "slug must be at most \(maxLength) characters") }
         guard let slug = normalize(text) else {

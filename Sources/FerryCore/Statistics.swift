@@ -2,7 +2,7 @@ import FerryAPI
 import Foundation
 
 /// What a statistics roll-up row counts.
-public enum StatsMetric: String, Sendable, Hashable, CaseIterable {
+package enum StatsMetric: String, Sendable, Hashable, CaseIterable {
     /// Clicks (dimension empty).
     case clicks
     /// Distinct visitors of a day (dimension empty); bots are not visitors.
@@ -24,26 +24,26 @@ public enum StatsMetric: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One cell of the daily roll-up: a count for an app, environment, link (empty for none), UTC day, metric and value.
-public struct StatsKey: Sendable, Hashable {
+package struct StatsKey: Sendable, Hashable {
     /// The app.
-    public var appID: String
+    package var appID: String
     /// Live or test.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// The link; "" for what belongs to no link (organic installs, events without a link); ``appWide`` for the
     /// app's totals, which every increment also adds to (so an app's report reads as few rows as a link's).
-    public var linkID: String
+    package var linkID: String
     /// Days since 1970-01-01 (UTC).
-    public var day: Int
+    package var day: Int
     /// What is counted.
-    public var metric: StatsMetric
+    package var metric: StatsMetric
     /// The value counted under the metric ("" for plain counts).
-    public var dimension: String
+    package var dimension: String
 
     /// The link id of an app's totals.
-    public static let appWide = "*"
+    package static let appWide = "*"
 
     /// Creates a key.
-    public init(appID: String, environment: APIEnvironment, linkID: String, day: Int, metric: StatsMetric, dimension: String = "") {
+    package init(appID: String, environment: APIEnvironment, linkID: String, day: Int, metric: StatsMetric, dimension: String = "") {
         self.appID = appID
         self.environment = environment
         self.linkID = linkID
@@ -54,49 +54,49 @@ public struct StatsKey: Sendable, Hashable {
 }
 
 /// A visitor seen on a day, for counting distinct visitors: per link, and app-wide under ``StatsKey/appWide``.
-public struct VisitorKey: Sendable, Hashable {
+package struct VisitorKey: Sendable, Hashable {
     /// The app.
-    public var appID: String
+    package var appID: String
     /// Live or test.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// The link, or ``StatsKey/appWide``.
-    public var linkID: String
+    package var linkID: String
     /// Days since 1970-01-01 (UTC).
-    public var day: Int
+    package var day: Int
     /// A hash of the click's (already keyed-hashed) address and user agent.
-    public var visitor: String
+    package var visitor: String
 
     /// The roll-up cell a new visitor adds one to.
-    public var statsKey: StatsKey { StatsKey(appID: appID, environment: environment, linkID: linkID, day: day, metric: .visitors) }
+    package var statsKey: StatsKey { StatsKey(appID: appID, environment: environment, linkID: linkID, day: day, metric: .visitors) }
 }
 
 /// Turns clicks, installs and events into roll-up increments. Statistics are read from the roll-up only, so a
 /// report costs the number of days and values asked for, not the number of clicks.
-public enum StatsRollup {
+package enum StatsRollup {
     /// Longest dimension value kept (a referrer host, a UTM value, an event name); longer ones are cut.
-    public static let maxDimensionLength = 100
+    package static let maxDimensionLength = 100
     /// The referrer of a click without one.
-    public static let directReferrer = "direct"
+    package static let directReferrer = "direct"
     /// A UTM value a click does not have.
-    public static let noValue = "none"
+    package static let noValue = "none"
     /// The `clicks` dimension of clicks whose `direct` referrer and `none` UTM values are not stored but implied:
     /// such a value counts the clicks that no stored value of its metric accounts for. Clicks counted before this
     /// (dimension "") had every value stored.
-    public static let impliedDefaults = "implied"
+    package static let impliedDefaults = "implied"
 
     /// Days since 1970-01-01 (UTC) of a date.
-    public static func day(of date: Date) -> Int {
+    package static func day(of date: Date) -> Int {
         Int((date.timeIntervalSince1970 / 86400).rounded(.down))
     }
 
     /// The start of a day number.
-    public static func date(ofDay day: Int) -> Date {
+    package static func date(ofDay day: Int) -> Date {
         Date(timeIntervalSince1970: Double(day) * 86400)
     }
 
     /// The increments of a batch of clicks, with the UTM parameters of each click's link (the click's own
     /// `utm_*` query parameters win over them).
-    public static func increments(clicks: [Click], linkUTM: (Click) -> UTMParameters?) -> [StatsKey: Int] {
+    package static func increments(clicks: [Click], linkUTM: (Click) -> UTMParameters?) -> [StatsKey: Int] {
         // Clicks alike in every counted respect are grouped first (one hash per click), then each group is spread
         // over its counters; referrer hosts are parsed once per distinct Referer.
         struct Group: Hashable {
@@ -144,7 +144,7 @@ public enum StatsRollup {
     }
 
     /// The visitors of a batch of clicks: each human click names its visitor for its link and for its app.
-    public static func visitors(clicks: [Click]) -> [VisitorKey] {
+    package static func visitors(clicks: [Click]) -> [VisitorKey] {
         var keys: [VisitorKey] = []
         var seen = Set<VisitorKey>()
         for click in clicks where click.platform != .bot {
@@ -159,7 +159,7 @@ public enum StatsRollup {
     }
 
     /// The increments of an answered install: by match type, or `organic` when nothing matched.
-    public static func increments(attribution: AttributionRecord) -> [StatsKey] {
+    package static func increments(attribution: AttributionRecord) -> [StatsKey] {
         [attribution.linkID ?? "", StatsKey.appWide].map { linkID in
             StatsKey(appID: attribution.appID, environment: attribution.environment, linkID: linkID,
                      day: day(of: attribution.createdAt), metric: .installs, dimension: attribution.matchType?.rawValue ?? "organic")
@@ -167,7 +167,7 @@ public enum StatsRollup {
     }
 
     /// The increments of SDK events, by name.
-    public static func increments(events: [EventRecord]) -> [StatsKey: Int] {
+    package static func increments(events: [EventRecord]) -> [StatsKey: Int] {
         var counts: [StatsKey: Int] = [:]
         for event in events {
             for linkID in [event.linkID ?? "", StatsKey.appWide] {
@@ -180,14 +180,14 @@ public enum StatsRollup {
     }
 
     /// The host of a Referer header, lowercased and without `www.`; `direct` when there is none or it is unreadable.
-    public static func referrerHost(_ referer: String?) -> String {
+    package static func referrerHost(_ referer: String?) -> String {
         guard let referer, let host = URLComponents(string: referer)?.host?.lowercased(), !host.isEmpty else { return directReferrer }
         let bare = host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
         return String(bare.prefix(maxDimensionLength))
     }
 
     /// A dimension value: trimmed, cut to the longest kept, `none` when empty.
-    public static func dimension(_ value: String?) -> String {
+    package static func dimension(_ value: String?) -> String {
         let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         return trimmed.isEmpty ? noValue : String(trimmed.prefix(maxDimensionLength))
     }
@@ -205,18 +205,18 @@ public enum StatsRollup {
 }
 
 /// One row read back from the roll-up: a count of a day, metric and value (summed over the links asked for).
-public struct StatsRow: Sendable, Hashable {
+package struct StatsRow: Sendable, Hashable {
     /// Days since 1970-01-01 (UTC).
-    public var day: Int
+    package var day: Int
     /// What is counted.
-    public var metric: StatsMetric
+    package var metric: StatsMetric
     /// The value counted.
-    public var dimension: String
+    package var dimension: String
     /// The count.
-    public var count: Int
+    package var count: Int
 
     /// Creates a row.
-    public init(day: Int, metric: StatsMetric, dimension: String, count: Int) {
+    package init(day: Int, metric: StatsMetric, dimension: String, count: Int) {
         self.day = day
         self.metric = metric
         self.dimension = dimension
@@ -225,19 +225,19 @@ public struct StatsRow: Sendable, Hashable {
 }
 
 /// A range of whole UTC days, as asked for with `to` (`YYYY-MM-DD`, the last day, included) and `days` (how many).
-public struct StatsRange: Sendable, Hashable {
+package struct StatsRange: Sendable, Hashable {
     /// First day (days since 1970-01-01).
-    public var fromDay: Int
+    package var fromDay: Int
     /// Last day, included.
-    public var toDay: Int
+    package var toDay: Int
 
     /// Longest range a report may cover, in days.
-    public static let maxDays = 731
+    package static let maxDays = 731
     /// Range used when none is given: the last 30 days, today included.
-    public static let defaultDays = 30
+    package static let defaultDays = 30
 
     /// Creates a range.
-    public init(fromDay: Int, toDay: Int) {
+    package init(fromDay: Int, toDay: Int) {
         self.fromDay = fromDay
         self.toDay = toDay
     }
@@ -245,7 +245,7 @@ public struct StatsRange: Sendable, Hashable {
     /// The `days` days that end with `to`, defaulting to the 30 days up to `now`; a reason naming the parameter when
     /// one is not valid. Every `to` from 1970 on and every `days` from 1 to ``maxDays`` make a range, so a request
     /// that is well formed is never refused for the pair.
-    public static func parse(to: String?, days: String?, now: Date) -> Result<StatsRange, StatsRangeError> {
+    package static func parse(to: String?, days: String?, now: Date) -> Result<StatsRange, StatsRangeError> {
         var last = StatsRollup.day(of: now)
         if let to {
             guard let day = day(from: to) else { return .failure(StatsRangeError(field: "to", message: "to must be a date written YYYY-MM-DD, from 1970 on")) }
@@ -263,7 +263,7 @@ public struct StatsRange: Sendable, Hashable {
     }
 
     /// The day number of `YYYY-MM-DD` (a real calendar date between 1970 and 9999).
-    public static func day(from text: String) -> Int? {
+    package static func day(from text: String) -> Int? {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
@@ -280,7 +280,7 @@ public struct StatsRange: Sendable, Hashable {
     }
 
     /// `YYYY-MM-DD` of a day number.
-    public static func text(ofDay day: Int) -> String {
+    package static func text(ofDay day: Int) -> String {
         let (year, month, dayOfMonth) = civil(fromDays: day)
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
@@ -322,21 +322,21 @@ public struct StatsRange: Sendable, Hashable {
 }
 
 /// Why a statistics range was refused.
-public struct StatsRangeError: Error, Sendable, Hashable {
+package struct StatsRangeError: Error, Sendable, Hashable {
     /// The query parameter at fault.
-    public var field: String
+    package var field: String
     /// A sentence for people.
-    public var message: String
+    package var message: String
 }
 
 extension StatsReport {
     /// Event names that count as opens of the app by a link.
-    public static let openEvents: Set<String> = ["link_open", "open", "link_stats"]
+    package static let openEvents: Set<String> = ["link_open", "open", "link_stats"]
     /// Event names the SDK and the compatibility routes send; any other is the app's own.
-    public static let builtInEvents: Set<String> = ["install", "open", "reinstall", "link_open", "link_stats"]
+    package static let builtInEvents: Set<String> = ["install", "open", "reinstall", "link_open", "link_stats"]
 
     /// The report of roll-up rows over a range.
-    public init(rows: [StatsRow], range: StatsRange, linkID: String?) {
+    package init(rows: [StatsRow], range: StatsRange, linkID: String?) {
         var totals = StatsTotals()
         var breakdown: [StatsMetric: [String: Int]] = [:]
         var days = (range.fromDay...range.toDay).map { StatsDay(date: StatsRange.text(ofDay: $0)) }

@@ -3,9 +3,9 @@ import Foundation
 
 /// A line chart of clicks and installs per day, as SVG markup made only of numbers and escaped dates (no script, no
 /// style attributes: it sits inside a page whose CSP allows neither).
-public enum StatsChart {
+package enum StatsChart {
     /// The chart of a report's days.
-    public static func svg(days: [StatsDay], width: Int = 720, height: Int = 220) -> String {
+    package static func svg(days: [StatsDay], width: Int = 720, height: Int = 220) -> String {
         let left = 44.0, right = 24.0, top = 12.0, bottom = 28.0
         let plotWidth = Double(width) - left - right, plotHeight = Double(height) - top - bottom
         let peak = max(1, days.map { max($0.clicks, $0.installs) }.max() ?? 1)

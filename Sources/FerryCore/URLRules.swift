@@ -1,19 +1,19 @@
 import Foundation
 
 /// The rules URLs must follow before Ferry stores them or sends a visitor to them.
-public enum URLRules {
+package enum URLRules {
     /// Longest URL accepted, in bytes.
-    public static let maxLength = 4096
+    package static let maxLength = 4096
 
     /// Schemes that run code or read local data in a browser: never a destination, never an app link.
-    public static let forbiddenSchemes: Set<String> = [
+    package static let forbiddenSchemes: Set<String> = [
         "javascript", "data", "vbscript", "file", "about", "blob", "filesystem", "view-source", "chrome", "chrome-extension",
         "resource", "jar", "ms-its", "mhtml",
     ]
 
     /// Validates a web destination: an absolute `http` or `https` URL with a host, no credentials, printable ASCII only.
     @discardableResult
-    public static func validateWebURL(_ text: String, field: String) throws(ValidationError) -> String {
+    package static func validateWebURL(_ text: String, field: String) throws(ValidationError) -> String {
         try checkCharacters(text, field: field)
         let scheme = try scheme(of: text, field: field)
         guard scheme == "http" || scheme == "https" else {
@@ -25,7 +25,7 @@ public enum URLRules {
 
     /// Validates an app deep link: a custom scheme (`myapp://path`) or an https URL.
     @discardableResult
-    public static func validateAppURL(_ text: String, field: String) throws(ValidationError) -> String {
+    package static func validateAppURL(_ text: String, field: String) throws(ValidationError) -> String {
         try checkCharacters(text, field: field)
         let scheme = try scheme(of: text, field: field)
         if forbiddenSchemes.contains(scheme) {
@@ -43,7 +43,7 @@ public enum URLRules {
     }
 
     /// The lowercased scheme of a URL, such as `custom` in `Custom://x`.
-    public static func scheme(of text: String, field: String) throws(ValidationError) -> String {
+    package static func scheme(of text: String, field: String) throws(ValidationError) -> String {
         guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else {
             throw ValidationError(field: field, "\(field) must be an absolute URL with a scheme")
         }

@@ -21,7 +21,7 @@
 //  9. anything else                                 -> other
 
 /// What kind of client sent a request, decided from its User-Agent alone.
-public enum ClientPlatform: String, Sendable, Codable, Hashable, CaseIterable {
+package enum ClientPlatform: String, Sendable, Codable, Hashable, CaseIterable {
     /// iPhone, iPad, iPod. An iPad that asks for desktop sites (the iPadOS
     /// default in Safari) sends a "Macintosh" User-Agent that cannot be told
     /// apart from a Mac, so it is classified as `.desktop`.
@@ -39,33 +39,33 @@ public enum ClientPlatform: String, Sendable, Codable, Hashable, CaseIterable {
 }
 
 /// The classification of one User-Agent header.
-public struct ClientInfo: Sendable, Hashable {
-    public var platform: ClientPlatform
+package struct ClientInfo: Sendable, Hashable {
+    package var platform: ClientPlatform
     /// For bots: a stable short name, e.g. "facebook", "twitter", "slack",
     /// "linkedin", "whatsapp", "telegram", "discord", "imessage", "google",
     /// "googleother", "bing", "applebot", "yandex", "baidu", "duckduckgo",
     /// "pinterest", "redditbot", "skype", "curl", "python", "go-http" ...;
     /// "generic" when only a generic crawler token was found. Nil otherwise.
-    public var botName: String?
+    package var botName: String?
     /// For iOS and Android clients inside an app's built-in browser: "facebook",
     /// "messenger", "instagram", "threads", "tiktok", "linkedin", "snapchat",
     /// "twitter", "wechat", "line", "pinterest", "google" (the Google app),
     /// "kakaotalk", "naver", "telegram", "viber", "whatsapp". Nil for normal
     /// browsers, and always nil on other platforms.
-    public var inAppBrowser: String?
+    package var inAppBrowser: String?
     /// True when the in-app browser is known not to hand Universal Links /
     /// App Links to the installed app, so the visitor has to be sent out of
     /// it (for example with an "Open in browser" prompt).
-    public var blocksUniversalLinks: Bool
+    package var blocksUniversalLinks: Bool
     /// OS version as reported by iOS and Android clients ("18.1", "14",
     /// "4.4.2"); nil for other platforms or when the header carries none.
     /// iOS versions like "CPU iPhone OS 18_1 like Mac OS X" become "18.1".
     /// Safari 26 and later freeze the reported iOS version at 18.6.
-    public var osVersion: String?
+    package var osVersion: String?
     /// "iphone", "ipad" or "ipod" for iOS; nil otherwise.
-    public var appleDevice: String?
+    package var appleDevice: String?
 
-    public init(
+    package init(
         platform: ClientPlatform,
         botName: String? = nil,
         inAppBrowser: String? = nil,
@@ -82,22 +82,22 @@ public struct ClientInfo: Sendable, Hashable {
     }
 
     /// True for crawlers, link-preview fetchers and scripted HTTP clients.
-    public var isBot: Bool { platform == .bot }
+    package var isBot: Bool { platform == .bot }
 
     /// True for iOS and Android clients.
-    public var isMobile: Bool { platform == .iOS || platform == .android }
+    package var isMobile: Bool { platform == .iOS || platform == .android }
 }
 
 /// Classifies HTTP `User-Agent` headers. Stateless and cheap to create; the
 /// token tables are shared by all instances.
-public struct UserAgentClassifier: Sendable {
+package struct UserAgentClassifier: Sendable {
     /// Only this many leading bytes of a header are examined. Real headers are
     /// well under 1 KB; the cap bounds the work done for hostile input.
-    public static let maximumScannedBytes = 4096
+    package static let maximumScannedBytes = 4096
 
-    public init() {}
+    package init() {}
 
-    public func classify(_ userAgent: String?) -> ClientInfo {
+    package func classify(_ userAgent: String?) -> ClientInfo {
         guard var text = userAgent, !text.isEmpty else {
             return ClientInfo(platform: .other)
         }

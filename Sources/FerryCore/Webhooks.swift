@@ -5,24 +5,24 @@ import Glibc
 #endif
 
 /// A URL of the app's that receives signed `POST`s about its links.
-public struct Webhook: Sendable, Hashable {
+package struct Webhook: Sendable, Hashable {
     /// `wh_…`.
-    public var id: String
+    package var id: String
     /// The app.
-    public var appID: String
+    package var appID: String
     /// Only events of this environment are sent.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// Where deliveries go.
-    public var url: String
+    package var url: String
     /// The HMAC-SHA256 key deliveries are signed with (`whsec_…`).
-    public var secret: String
+    package var secret: String
     /// What is sent.
-    public var events: [WebhookEventType]
+    package var events: [WebhookEventType]
     /// When it was made.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// Creates a webhook.
-    public init(id: String, appID: String, environment: APIEnvironment, url: String, secret: String, events: [WebhookEventType], createdAt: Date) {
+    package init(id: String, appID: String, environment: APIEnvironment, url: String, secret: String, events: [WebhookEventType], createdAt: Date) {
         self.id = id
         self.appID = appID
         self.environment = environment
@@ -33,40 +33,40 @@ public struct Webhook: Sendable, Hashable {
     }
 
     /// As the API shows it (with the secret only when asked, right after creation).
-    public func response(showingSecret: Bool = false) -> WebhookResponse {
+    package func response(showingSecret: Bool = false) -> WebhookResponse {
         WebhookResponse(id: id, url: url, events: events, createdAt: createdAt, secret: showingSecret ? secret : nil)
     }
 }
 
 /// One event to send to one webhook, until it is accepted or given up.
-public struct WebhookDelivery: Sendable, Hashable {
+package struct WebhookDelivery: Sendable, Hashable {
     /// `dlv_…`.
-    public var id: String
+    package var id: String
     /// The webhook.
-    public var webhookID: String
+    package var webhookID: String
     /// The app (for listing).
-    public var appID: String
+    package var appID: String
     /// What happened.
-    public var event: WebhookEventType
+    package var event: WebhookEventType
     /// The JSON body, fixed when the event happened (the same on every attempt).
-    public var payload: String
+    package var payload: String
     /// Attempts made so far.
-    public var attempts: Int
+    package var attempts: Int
     /// When the next attempt is due.
-    public var nextAttemptAt: Date
+    package var nextAttemptAt: Date
     /// When it was accepted (a 2xx answer), if it was.
-    public var deliveredAt: Date?
+    package var deliveredAt: Date?
     /// When it was given up, if it was.
-    public var failedAt: Date?
+    package var failedAt: Date?
     /// The last answer's status, if any.
-    public var lastStatus: Int?
+    package var lastStatus: Int?
     /// What went wrong the last time, if anything.
-    public var lastError: String?
+    package var lastError: String?
     /// When the event happened.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// Creates a delivery.
-    public init(id: String, webhookID: String, appID: String, event: WebhookEventType, payload: String, attempts: Int = 0, nextAttemptAt: Date,
+    package init(id: String, webhookID: String, appID: String, event: WebhookEventType, payload: String, attempts: Int = 0, nextAttemptAt: Date,
                 deliveredAt: Date? = nil, failedAt: Date? = nil, lastStatus: Int? = nil, lastError: String? = nil, createdAt: Date) {
         self.id = id
         self.webhookID = webhookID
@@ -84,19 +84,19 @@ public struct WebhookDelivery: Sendable, Hashable {
 }
 
 /// What webhooks accept and how deliveries are retried.
-public enum WebhookRules {
+package enum WebhookRules {
     /// Webhooks an app may have per environment.
-    public static let maxPerApp = 10
+    package static let maxPerApp = 10
     /// Attempts before a delivery is given up.
-    public static let maxAttempts = 8
+    package static let maxAttempts = 8
     /// Longest URL accepted.
-    public static let maxURLLength = 2048
+    package static let maxURLLength = 2048
 
     /// Checks a create request: an absolute http(s) URL without credentials or fragment, and known events (all when
     /// none are named; duplicates removed, order kept).
     /// With `allowingPrivateDestinations` false, a URL ``destinationRefusal(url:)`` refuses is refused too, and so is one
     /// whose host is not a name (an IP address in any form).
-    public static func validate(_ request: CreateWebhookRequest, allowingPrivateDestinations: Bool = false) throws(ValidationError)
+    package static func validate(_ request: CreateWebhookRequest, allowingPrivateDestinations: Bool = false) throws(ValidationError)
         -> (url: String, events: [WebhookEventType]) {
         guard request.url.utf8.count <= maxURLLength else {
             throw ValidationError(field: "url", "url must be at most \(maxURLLength) bytes")
@@ -121,7 +121,7 @@ public enum WebhookRules {
     /// Why a webhook may not be sent to `url`, or nil when it may: a host named `localhost` (or under it), or an
     /// address — written in any form a resolver reads as one, such as `127.1` or `0x7f000001` — that is not public.
     /// Names are judged by what they resolve to when a delivery is made (``refusal(addresses:)``).
-    public static func destinationRefusal(url: String) -> String? {
+    package static func destinationRefusal(url: String) -> String? {
         guard var host = URLComponents(string: url)?.host?.lowercased() else { return nil }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         while host.hasSuffix(".") { host.removeLast() }
@@ -133,7 +133,7 @@ public enum WebhookRules {
     }
 
     /// Why a delivery may not go to a host that resolved to `addresses`, or nil when all of them are public.
-    public static func refusal(addresses: [IPAddress]) -> String? {
+    package static func refusal(addresses: [IPAddress]) -> String? {
         guard let inside = addresses.first(where: { !$0.isPublic }) else { return nil }
         return "url must not point at this server or its network (\(inside) is not a public address); webhooks go to public addresses"
     }
@@ -141,7 +141,7 @@ public enum WebhookRules {
     /// When attempt `attempts + 1` is due after `attempts` failed ones: `base` × 3^(attempts − 1), at most six
     /// hours apart (with the default base of ten seconds: 10 s, 30 s, 1.5 min, 4.5 min, 13.5 min, 40 min, 2 h), or
     /// nil when the delivery is given up.
-    public static func retryDelay(afterAttempts attempts: Int, base: Double) -> Double? {
+    package static func retryDelay(afterAttempts attempts: Int, base: Double) -> Double? {
         guard attempts < maxAttempts else { return nil }
         var delay = base
         for _ in 1..<max(1, attempts) { delay *= 3 }
@@ -149,24 +149,24 @@ public enum WebhookRules {
     }
 
     /// The body of a delivery.
-    public static func payload(id: String, type: WebhookEventType, at date: Date, environment: APIEnvironment, data: WebhookEventData) -> String {
+    package static func payload(id: String, type: WebhookEventType, at date: Date, environment: APIEnvironment, data: WebhookEventData) -> String {
         let body = (try? FerryJSON.makeEncoder().encode(WebhookPayload(id: id, type: type, createdAt: date, environment: environment, data: data))) ?? Data("{}".utf8)
         return String(decoding: body, as: UTF8.self)
     }
 }
 
 /// The system resolver's view of host names: numeric forms without a lookup, names with one.
-public enum NumericHost {
+package enum NumericHost {
     /// The addresses a host is when it is written as an address in any form the resolver accepts (`127.1`,
     /// `0x7f.0.0.1`, `2130706433`, `::1`); nil for a name, which only a lookup can turn into addresses.
-    public static func addresses(_ host: String) -> [IPAddress]? {
+    package static func addresses(_ host: String) -> [IPAddress]? {
         let found = lookUp(host, numericOnly: true)
         return found.isEmpty ? nil : found
     }
 
     /// Every address a name resolves to (a DNS lookup: blocking, call it off the event loops); empty when it
     /// resolves to none.
-    public static func resolve(_ host: String) -> [IPAddress] {
+    package static func resolve(_ host: String) -> [IPAddress] {
         lookUp(host, numericOnly: false)
     }
 

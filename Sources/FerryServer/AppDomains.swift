@@ -6,7 +6,7 @@ import HTTPTypes
 
 /// Who may add a link domain to an app through the API and the dashboard. The operator always can, with
 /// `ferry app update --add-domain`.
-public enum DomainSelfService: String, Sendable, Hashable, CaseIterable {
+package enum DomainSelfService: String, Sendable, Hashable, CaseIterable {
     /// An app's live secret key may ask for a domain, which serves nothing until the app proves it controls it (a DNS
     /// TXT record, or a file on the domain's current web server).
     case verified

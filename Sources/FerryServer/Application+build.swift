@@ -14,7 +14,7 @@ import NIOCore
 ///   - configuration: settings read at the entry point.
 ///   - store: an open store; the configured database is opened when nil.
 ///   - onServerRunning: called with the bound port once the server listens.
-public func buildApplication(
+package func buildApplication(
     _ configuration: FerryConfiguration,
     store providedStore: (any FerryDatabase)? = nil,
     logger providedLogger: Logger? = nil,

@@ -5,11 +5,11 @@ import HTTPTypes
 import Hummingbird
 
 /// The key a request was made with, once checked.
-public struct AuthenticatedKey: Sendable {
+package struct AuthenticatedKey: Sendable {
     /// The stored key.
-    public var key: APIKeyRecord
+    package var key: APIKeyRecord
     /// Its app.
-    public var app: App
+    package var app: App
 }
 
 /// Checks `Authorization: Bearer KEY` or `x-api-key: KEY` against the stored hashes.

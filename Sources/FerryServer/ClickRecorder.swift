@@ -13,7 +13,7 @@ import Synchronization
 
 /// Where a click came from, as its connection told it. The client's address, and the keyed hashes that are all the
 /// database keeps of it, are worked out when the click is written, not while its visitor waits for the redirect.
-public struct ClickOrigin: Sendable {
+package struct ClickOrigin: Sendable {
     /// The socket peer: its address as text, or the socket address itself (made text only when the click is written).
     enum Peer: Sendable {
         case text(String?)
@@ -22,10 +22,10 @@ public struct ClickOrigin: Sendable {
 
     let peerAddress: Peer
     /// Every `X-Forwarded-For` field, in order.
-    public var forwardedFor: [String]
+    package var forwardedFor: [String]
 
     /// Creates an origin from the socket peer's address text.
-    public init(peer: String?, forwardedFor: [String]) {
+    package init(peer: String?, forwardedFor: [String]) {
         self.init(peer: .text(peer), forwardedFor: forwardedFor)
     }
 
@@ -35,7 +35,7 @@ public struct ClickOrigin: Sendable {
     }
 
     /// The socket peer's address.
-    public var peer: String? {
+    package var peer: String? {
         switch peerAddress {
         case .text(let text): text
         case .socket(let address): address?.ipAddress
@@ -52,7 +52,7 @@ public struct ClickOrigin: Sendable {
 /// whose scheduling priority is lowered by `writerPriority`: when the processor is saturated, answering clicks comes
 /// before recording them (the buffer then fills and the excess is counted as dropped), and whenever the processor
 /// has time to spare the writer gets all of it.
-public final class ClickRecorder: Service, Sendable {
+package final class ClickRecorder: Service, Sendable {
     private struct Pending {
         var click: Click
         var origin: ClickOrigin?
@@ -88,7 +88,7 @@ public final class ClickRecorder: Service, Sendable {
     ///
     /// Clicks recorded with an origin get their address hashes from `addresses` and `hasher` when written.
     /// `writerPriority` is how the writing thread is scheduled against the rest of the process.
-    public init(store: any ClickStore, flushInterval: Duration, batchSize: Int, bufferLimit: Int, logger: Logger,
+    package init(store: any ClickStore, flushInterval: Duration, batchSize: Int, bufferLimit: Int, logger: Logger,
                 addresses: ClientAddressResolver = ClientAddressResolver(), hasher: AddressHasher? = nil, writerPriority: ClickWriterPriority = .nice(0),
                 afterWrite: (@Sendable ([Click]) async -> Void)? = nil) {
         self.afterWrite = afterWrite
@@ -105,7 +105,7 @@ public final class ClickRecorder: Service, Sendable {
     /// Hands a click over; returns at once. False when the buffer was full and the click was dropped. With an
     /// `origin`, the click's address hashes are filled in when it is written.
     @discardableResult
-    public func record(_ click: Click, origin: ClickOrigin? = nil) -> Bool {
+    package func record(_ click: Click, origin: ClickOrigin? = nil) -> Bool {
         state.withLock { state in
             guard state.pending.count < bufferLimit else {
                 state.dropped += 1
@@ -117,7 +117,7 @@ public final class ClickRecorder: Service, Sendable {
     }
 
     /// Whether a click is still waiting to be written, or being written.
-    public func isPending(clickID: String) -> Bool {
+    package func isPending(clickID: String) -> Bool {
         state.withLock { state in
             state.inFlight.values.contains { $0.contains { $0.click.id == clickID } } || state.pending.contains { $0.click.id == clickID }
         }
@@ -125,7 +125,7 @@ public final class ClickRecorder: Service, Sendable {
 
     /// Writes a click that is waiting now, and waits (at most `timeout`) while another flush is writing it; true
     /// when it is no longer pending.
-    public func waitUntilWritten(clickID: String, timeout: Duration = .seconds(2)) async -> Bool {
+    package func waitUntilWritten(clickID: String, timeout: Duration = .seconds(2)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while isPending(clickID: clickID) {
             await flush()
@@ -137,12 +137,12 @@ public final class ClickRecorder: Service, Sendable {
     }
 
     /// Counters: clicks not written yet (waiting, or in the batch being written), written, and dropped since start.
-    public var statistics: (pending: Int, recorded: Int, dropped: Int) {
+    package var statistics: (pending: Int, recorded: Int, dropped: Int) {
         state.withLock { ($0.pending.count + $0.inFlight.values.reduce(0) { $0 + $1.count }, $0.recorded, $0.dropped) }
     }
 
     /// Writes until the buffer is empty or a write fails.
-    public func flush() async {
+    package func flush() async {
         while true {
             let (number, taken): (Int, [Pending]) = state.withLock { state in
                 let count = min(batchSize, state.pending.count)
@@ -248,7 +248,7 @@ public final class ClickRecorder: Service, Sendable {
     }
 
     /// Runs until shutdown, flushing every `flushInterval`, then flushes what is left.
-    public func run() async throws {
+    package func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await cancelWhenGracefulShutdown {
                 try await Task.sleep(for: self.flushInterval)
@@ -268,7 +268,7 @@ public final class ClickRecorder: Service, Sendable {
 }
 
 /// How the thread that writes clicks is scheduled against the threads that answer them.
-public enum ClickWriterPriority: Sendable, Equatable {
+package enum ClickWriterPriority: Sendable, Equatable {
     /// Runs only when the processor would otherwise be idle (Linux's `SCHED_IDLE`): a thread answering a click takes
     /// the processor from it the moment it wakes. Elsewhere, the lowest nice value.
     case idle
@@ -276,7 +276,7 @@ public enum ClickWriterPriority: Sendable, Equatable {
     case nice(Int32)
 
     /// Parses `idle` or a nice value from 0 to 19.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         if text.lowercased() == "idle" { self = .idle; return }
         guard let value = Int32(text), (0...19).contains(value) else { return nil }
         self = .nice(value)
@@ -315,14 +315,14 @@ private let PRIO_PROCESS_WHO = PRIO_PROCESS
 /// node): a changed link is forgotten by itself, read from the log of link changes; a change to an app, a domain or
 /// a key empties the cache. It looks every `interval`, and at once on each of the store's change notices
 /// (PostgreSQL's LISTEN/NOTIFY, when the store has them).
-public struct CacheRefresher: Service {
+package struct CacheRefresher: Service {
     let cache: LinkCache
     let store: any FerryDatabase
     let interval: Duration
     let logger: Logger
 
     /// Creates a refresher.
-    public init(cache: LinkCache, store: any FerryDatabase, interval: Duration, logger: Logger) {
+    package init(cache: LinkCache, store: any FerryDatabase, interval: Duration, logger: Logger) {
         self.cache = cache
         self.store = store
         self.interval = interval
@@ -338,7 +338,7 @@ public struct CacheRefresher: Service {
     }
 
     /// Looks every `interval` and on each change notice, until shutdown.
-    public func run() async throws {
+    package func run() async throws {
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withTaskGroup(of: Void.self) { group in
             if let notices = store.changeNotifications() {
@@ -389,14 +389,14 @@ public struct CacheRefresher: Service {
 }
 
 /// Purges click signals and client hashes once they are older than their app's attribution window.
-public struct AttributionJanitor: Service {
+package struct AttributionJanitor: Service {
     let store: any FerryDatabase
     let interval: Duration
     let clickRetention: Duration?
     let logger: Logger
 
     /// Creates a janitor; `clickRetention` nil keeps clicks for ever.
-    public init(store: any FerryDatabase, interval: Duration, clickRetention: Duration? = nil, logger: Logger) {
+    package init(store: any FerryDatabase, interval: Duration, clickRetention: Duration? = nil, logger: Logger) {
         self.store = store
         self.interval = interval
         self.clickRetention = clickRetention
@@ -405,7 +405,7 @@ public struct AttributionJanitor: Service {
 
     /// Purges at start and then every `interval` until shutdown: click signals past their window, clicks past the
     /// retention; and readies the storage of the coming days' clicks.
-    public func run() async throws {
+    package func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let now = FerryAdmin.wallClock()
             do {

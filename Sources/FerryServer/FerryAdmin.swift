@@ -5,45 +5,45 @@ import Foundation
 
 /// The operations shared by the API and the command-line tool: creating apps, keys and links with every rule
 /// applied. One implementation, so `ferry link create` and `POST /v1/links` cannot disagree.
-public struct FerryAdmin: Sendable {
+package struct FerryAdmin: Sendable {
     /// The store changed.
-    public let store: any FerryDatabase
+    package let store: any FerryDatabase
     /// The clock.
-    public let now: @Sendable () -> Date
+    package let now: @Sendable () -> Date
 
     /// Creates the admin over a store.
-    public init(store: any FerryDatabase, now: @escaping @Sendable () -> Date = { FerryAdmin.wallClock() }) {
+    package init(store: any FerryDatabase, now: @escaping @Sendable () -> Date = { FerryAdmin.wallClock() }) {
         self.store = store
         self.now = now
     }
 
     /// Now, to the millisecond (what the API prints is what is stored).
-    public static func wallClock() -> Date {
+    package static func wallClock() -> Date {
         Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 
     /// What an app is created from.
-    public struct AppSpec: Sendable {
-        public var name: String
-        public var domains: [String]
-        public var teamID: String?
-        public var bundleIDs: [String] = []
-        public var appStoreID: String?
-        public var urlScheme: String?
-        public var androidPackage: String?
-        public var androidFingerprints: [String] = []
-        public var fallbackURL: String?
-        public var social = SocialMetadata()
-        public var attribution = AttributionSettings()
+    package struct AppSpec: Sendable {
+        package var name: String
+        package var domains: [String]
+        package var teamID: String?
+        package var bundleIDs: [String] = []
+        package var appStoreID: String?
+        package var urlScheme: String?
+        package var androidPackage: String?
+        package var androidFingerprints: [String] = []
+        package var fallbackURL: String?
+        package var social = SocialMetadata()
+        package var attribution = AttributionSettings()
 
         /// Creates a spec with a name and domains.
-        public init(name: String, domains: [String]) {
+        package init(name: String, domains: [String]) {
             self.name = name
             self.domains = domains
         }
 
         /// The spec an existing app was made from.
-        public init(app: App) {
+        package init(app: App) {
             name = app.name
             domains = app.domains
             teamID = app.ios.teamID
@@ -59,7 +59,7 @@ public struct FerryAdmin: Sendable {
     }
 
     /// Validates a spec and stores the app.
-    public func createApp(_ spec: AppSpec) async throws -> App {
+    package func createApp(_ spec: AppSpec) async throws -> App {
         var generator = SystemRandomNumberGenerator()
         let app = try Self.makeApp(spec, id: Identifiers.make(prefix: "app", using: &generator), createdAt: now())
         try await store.createApp(app)
@@ -67,7 +67,7 @@ public struct FerryAdmin: Sendable {
     }
 
     /// Validates a changed spec and replaces the app's settings and domains.
-    public func updateApp(id: String, _ change: (inout AppSpec) -> Void) async throws -> App {
+    package func updateApp(id: String, _ change: (inout AppSpec) -> Void) async throws -> App {
         guard let current = try await store.app(id: id) else { throw ValidationError(code: .notFound, field: "app", "no app with id '\(id)'") }
         var spec = AppSpec(app: current)
         change(&spec)
@@ -119,7 +119,7 @@ public struct FerryAdmin: Sendable {
     }
 
     /// Creates a key for an app; returns the record and the key text, which is never stored and never shown again.
-    public func createKey(appID: String, kind: APIKeyKind, environment: APIEnvironment) async throws -> (record: APIKeyRecord, key: String) {
+    package func createKey(appID: String, kind: APIKeyKind, environment: APIEnvironment) async throws -> (record: APIKeyRecord, key: String) {
         guard try await store.app(id: appID) != nil else { throw ValidationError(code: .notFound, field: "app", "no app with id '\(appID)'") }
         var generator = SystemRandomNumberGenerator()
         let key = APIKeyFormat(kind: kind, environment: environment).prefix + Identifiers.apiKeySecret(using: &generator)
@@ -132,7 +132,7 @@ public struct FerryAdmin: Sendable {
     }
 
     /// Validates a request and stores the link; a generated slug that collides is drawn again.
-    public func createLink(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil) async throws -> Link {
+    package func createLink(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil) async throws -> Link {
         var generator = SystemRandomNumberGenerator()
         let id = Identifiers.make(prefix: "lnk", using: &generator)
         for attempt in 0..<6 {
@@ -152,41 +152,41 @@ public struct FerryAdmin: Sendable {
     }
 
     /// An app by id.
-    public func app(id: String) async throws -> App? {
+    package func app(id: String) async throws -> App? {
         try await store.app(id: id)
     }
 
     /// Every app.
-    public func listApps() async throws -> [App] {
+    package func listApps() async throws -> [App] {
         try await store.listApps()
     }
 
     /// An app's keys, revoked ones included.
-    public func keys(appID: String) async throws -> [APIKeyRecord] {
+    package func keys(appID: String) async throws -> [APIKeyRecord] {
         try await store.keys(appID: appID)
     }
 
     /// Revokes a key; false when there is no active key with that id.
-    public func revokeKey(id: String) async throws -> Bool {
+    package func revokeKey(id: String) async throws -> Bool {
         try await store.revokeKey(id: id, at: now())
     }
 
     /// The first app, when there is exactly one: what the CLI uses when `--app` is left out.
-    public func soleApp() async throws -> App? {
+    package func soleApp() async throws -> App? {
         let apps = try await store.listApps()
         return apps.count == 1 ? apps[0] : nil
     }
 
     /// What `ferry serve` prints the first time it starts on an empty database.
-    public struct Bootstrap: Sendable {
-        public var app: App
-        public var secretKey: String
-        public var publishableKey: String
+    package struct Bootstrap: Sendable {
+        package var app: App
+        package var secretKey: String
+        package var publishableKey: String
     }
 
     /// On a database with no app, creates a default app for `domains` with a live secret and publishable key.
     /// Returns nil when an app exists already.
-    public func bootstrapIfEmpty(domains: [String]) async throws -> Bootstrap? {
+    package func bootstrapIfEmpty(domains: [String]) async throws -> Bootstrap? {
         guard try await store.listApps().isEmpty else { return nil }
         // Several nodes may start together on one empty database: the one whose mark is stored first sets up.
         let mark = UUID().uuidString

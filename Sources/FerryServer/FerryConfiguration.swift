@@ -4,17 +4,17 @@ import Foundation
 import Logging
 
 /// Where Ferry keeps its data: `sqlite:PATH` (or a bare path), or `postgres://…`.
-public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
+package enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     /// A SQLite file.
     case sqlite(path: String)
     /// A PostgreSQL server URL.
     case postgres(url: String)
 
     /// The default: `./ferry.sqlite`.
-    public static let `default` = DatabaseLocation.sqlite(path: "ferry.sqlite")
+    package static let `default` = DatabaseLocation.sqlite(path: "ferry.sqlite")
 
     /// Parses `sqlite:PATH`, `sqlite://PATH`, `postgres://…`, `postgresql://…` or a plain file path.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.hasPrefix("postgres://") || trimmed.hasPrefix("postgresql://") {
             self = .postgres(url: trimmed)
@@ -31,7 +31,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The location without credentials, for logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .sqlite(let path): "sqlite:\(path)"
         case .postgres(let url):
@@ -40,7 +40,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Opens the store this location names, running its migrations.
-    public func open(logger: Logger = PostgresStore.quietLogger) async throws -> any FerryDatabase {
+    package func open(logger: Logger = PostgresStore.quietLogger) async throws -> any FerryDatabase {
         switch self {
         case .sqlite(let path):
             return try SQLiteStore(path: path)
@@ -59,85 +59,85 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A configuration mistake, explained.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+package struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public var description: String
+    package var description: String
 
     /// Creates an error.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// Everything `ferry serve` can be told, with defaults for a laptop. Read from flags and the environment at the
 /// entry point, then passed down.
-public struct FerryConfiguration: Sendable {
+package struct FerryConfiguration: Sendable {
     /// Address to bind.
-    public var host = "127.0.0.1"
+    package var host = "127.0.0.1"
     /// Port to bind (0 picks a free one).
-    public var port = 8080
+    package var port = 8080
     /// Where data lives.
-    public var database = DatabaseLocation.default
+    package var database = DatabaseLocation.default
     /// Proxies whose `X-Forwarded-For` is believed (loopback always is).
-    public var trustedProxies: [IPNetwork] = []
+    package var trustedProxies: [IPNetwork] = []
     /// Key for the keyed hash of client addresses; generated once and kept in the database when nil.
-    public var ipHashKey: String?
+    package var ipHashKey: String?
     /// How often the click recorder writes a batch.
-    public var clickFlushInterval: Duration = .milliseconds(250)
+    package var clickFlushInterval: Duration = .milliseconds(250)
     /// Largest click batch written in one transaction.
-    public var clickBatchSize = 5000
+    package var clickBatchSize = 5000
     /// Clicks held in memory at most while the database is slow; beyond that new clicks are counted and dropped.
-    public var clickBufferLimit = 50_000
+    package var clickBufferLimit = 50_000
     /// How the thread that writes clicks is scheduled against the threads that answer them (SQLite only): a nice
     /// value (0…19) gives it a share under load, `idle` runs it only on processor time nothing else wants. When the
     /// processor is saturated, redirects come first and the clicks the writer cannot keep up with are counted as
     /// dropped; 0 lets the writer compete evenly.
-    public var clickWriterPriority = ClickWriterPriority.nice(19)
+    package var clickWriterPriority = ClickWriterPriority.nice(19)
     /// Links held by the link cache.
-    public var linkCacheCapacity = 20_000
+    package var linkCacheCapacity = 20_000
     /// How often the cache checks whether another process changed links.
-    public var cacheRefreshInterval: Duration = .seconds(1)
+    package var cacheRefreshInterval: Duration = .seconds(1)
     /// How long a click waits for the database to look up what the cache does not know; past it (or when the
     /// database is away) the edge answers from what it knew before, or with a 503 page.
-    public var edgeLookupTimeout: Duration = .seconds(2)
+    package var edgeLookupTimeout: Duration = .seconds(2)
     /// How often each node looks for webhook deliveries that are due.
-    public var webhookPollInterval: Duration = .seconds(1)
+    package var webhookPollInterval: Duration = .seconds(1)
     /// The first retry delay of a failed webhook delivery, in seconds; each next one is three times longer.
-    public var webhookRetryBase: Double = 10
+    package var webhookRetryBase: Double = 10
     /// How often click signals older than their app's attribution window are purged.
-    public var purgeInterval: Duration = .seconds(600)
+    package var purgeInterval: Duration = .seconds(600)
     /// How long clicks are kept (for statistics); nil keeps them for ever. Default: 400 days.
-    public var clickRetention: Duration? = .seconds(400 * 86400)
+    package var clickRetention: Duration? = .seconds(400 * 86400)
     /// Largest request body accepted, in bytes.
-    public var maxBodyBytes = 64 * 1024
+    package var maxBodyBytes = 64 * 1024
     /// How long a client may leave its connection silent while Ferry waits on it (a request head or body that stalls,
     /// a keep-alive connection left idle) before Ferry closes it. Longer than the 60 s idle timeout load balancers
     /// commonly use, so that a balancer, not Ferry, closes the idle connections it keeps (`FERRY_READ_TIMEOUT`, seconds).
-    public var readTimeout: Duration = .seconds(75)
+    package var readTimeout: Duration = .seconds(75)
     /// Log level.
-    public var logLevel: Logger.Level = .info
+    package var logLevel: Logger.Level = .info
     /// Networks besides loopback that may read `/metrics` (a Prometheus scraper's).
-    public var metricsAllowed: [IPNetwork] = []
+    package var metricsAllowed: [IPNetwork] = []
     /// Whether webhooks may be sent, and domains' proof files read, from loopback, private and link-local addresses (a
     /// receiver on the operator's own network); off, an app's owner cannot make the server call into the network it
     /// runs in.
-    public var webhookAllowPrivateDestinations = false
+    package var webhookAllowPrivateDestinations = false
     /// How webhook attempts, and reads of domains' proof files, are made: the resolver, the certificates `https`
     /// hosts are checked against, each attempt's deadline, how much of an answer is read, and how many webhook
     /// attempts run at once.
-    public var webhookDelivery = WebhookDeliverySettings()
+    package var webhookDelivery = WebhookDeliverySettings()
     /// Request limits per client address and per API key (`FERRY_RATE_LIMITS`).
-    public var rateLimits = RateLimitSettings.defaults
+    package var rateLimits = RateLimitSettings.defaults
     /// Whether apps may add link domains through the API and the dashboard, with a proof of control
     /// (`FERRY_DOMAIN_SELF_SERVICE=verified`, the default), or only the operator may (`off`).
-    public var domainSelfService = DomainSelfService.verified
+    package var domainSelfService = DomainSelfService.verified
     /// The DNS server asked for the TXT records that prove control of a domain (`FERRY_DNS_SERVER`, an IP address with
     /// an optional port); the system's first nameserver when nil.
-    public var dnsServer: String?
+    package var dnsServer: String?
 
     /// The defaults.
-    public init() {}
+    package init() {}
 
     /// Reads the `FERRY_*` environment variables over these values.
-    public mutating func apply(environment: [String: String]) throws {
+    package mutating func apply(environment: [String: String]) throws {
         if let value = environment["FERRY_DATABASE_URL"], !value.isEmpty { database = try DatabaseLocation(parsing: value) }
         if let value = environment["FERRY_HOST"], !value.isEmpty { host = value }
         if let value = environment["FERRY_PORT"], !value.isEmpty {

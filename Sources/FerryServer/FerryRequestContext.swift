@@ -6,30 +6,30 @@ import Hummingbird
 import NIOCore
 
 /// The request context of every Ferry route: the socket peer's address, for the client-address rules.
-public struct FerryRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct FerryRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The address of the socket peer (a proxy, or the client itself).
-    public let peerAddress: String?
+    package let peerAddress: String?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Bodies are read with Ferry's own limit (see `FerryConfiguration.maxBodyBytes`); this is only the framework's ceiling.
-    public var maxUploadSize: Int { 1024 * 1024 }
+    package var maxUploadSize: Int { 1024 * 1024 }
 }
 
 /// An error answered as `{"error": {"code", "message", "field"}}`, with the status its code comes with.
-public struct APIError: HTTPResponseError, Sendable {
-    public var status: HTTPResponse.Status
+package struct APIError: HTTPResponseError, Sendable {
+    package var status: HTTPResponse.Status
     /// The body.
-    public var body: ErrorResponse
+    package var body: ErrorResponse
     /// Extra headers, such as `Allow` on a 405.
-    public var headers: HTTPFields
+    package var headers: HTTPFields
 
     /// Creates an error answer; its status is the code's (see ``APIErrorCode/httpStatus``).
-    public init(_ code: APIErrorCode, message: String, field: String? = nil, headers: HTTPFields = [:]) {
+    package init(_ code: APIErrorCode, message: String, field: String? = nil, headers: HTTPFields = [:]) {
         self.init(status: HTTPResponse.Status(code: code.httpStatus ?? 500), code: code, message: message, field: field, headers: headers)
     }
 
@@ -42,11 +42,11 @@ public struct APIError: HTTPResponseError, Sendable {
 
     /// The answer to a refusal of the rules or of a service: the code's status (404 `not_found` for something the
     /// request names that the key's app does not have, 409 when the app lacks what the request needs, 400 for a field).
-    public init(_ error: ValidationError) {
+    package init(_ error: ValidationError) {
         self.init(error.code, message: error.message, field: error.field)
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         let data = (try? FerryJSON.makeEncoder().encode(body)) ?? Data()
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"

@@ -6,34 +6,34 @@ import Foundation
 /// Creates the links of a Firebase Dynamic Links export (``FirebaseLinkImport`` decides each row), idempotently:
 /// a row whose link is already there with the same destination is counted as done before, one whose domain and slug
 /// hold another link is skipped and says so.
-public struct FirebaseImporter: Sendable {
+package struct FirebaseImporter: Sendable {
     /// What an import did.
-    public struct Summary: Sendable {
+    package struct Summary: Sendable {
         /// Rows read.
-        public var rows = 0
+        package var rows = 0
         /// Links created.
-        public var created = 0
+        package var created = 0
         /// Rows whose link was there already (an earlier import).
-        public var alreadyThere = 0
+        package var alreadyThere = 0
         /// Rows skipped, by reason code, with the first lines and messages of each.
-        public var skipped: [String: [(line: Int, message: String)]] = [:]
+        package var skipped: [String: [(line: Int, message: String)]] = [:]
         /// Notes on created rows, by text, with how many rows had them.
-        public var notes: [String: Int] = [:]
+        package var notes: [String: Int] = [:]
 
         /// How many rows were skipped.
-        public var skippedCount: Int { skipped.values.reduce(0) { $0 + $1.count } }
+        package var skippedCount: Int { skipped.values.reduce(0) { $0 + $1.count } }
     }
 
     let links: LinkEditor
 
     /// Creates an importer.
-    public init(admin: FerryAdmin) {
+    package init(admin: FerryAdmin) {
         self.links = LinkEditor(admin: admin)
     }
 
     /// Imports `csv` into `app`; `progress` is called after each row with (rows done, rows in all). With `dryRun`
     /// nothing is written and the summary says what would be.
-    public func run(csv: String, app: App, environment: APIEnvironment, options: FirebaseLinkImport.Options, dryRun: Bool = false,
+    package func run(csv: String, app: App, environment: APIEnvironment, options: FirebaseLinkImport.Options, dryRun: Bool = false,
                     progress: (Int, Int) -> Void = { _, _ in }) async throws -> Summary {
         let rows = try FirebaseLinkImport.rows(csv: csv, app: app, options: options)
         var summary = Summary()

@@ -3,25 +3,25 @@ import Synchronization
 
 /// A value kept once and handed out by reference: a cached link or app reaches a click without its many fields
 /// being copied (and each of their strings retained and released) on every lookup.
-public final class Shared<Value: Sendable>: Sendable {
+package final class Shared<Value: Sendable>: Sendable {
     /// The value.
-    public let value: Value
+    package let value: Value
 
     /// Keeps a value.
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 }
 
 /// What the edge needs to answer a click, kept in memory.
-public struct ResolvedLink: Sendable {
+package struct ResolvedLink: Sendable {
     let sharedLink: Shared<Link>
     let sharedApp: Shared<App>
 
     /// The link.
-    public var link: Link { sharedLink.value }
+    package var link: Link { sharedLink.value }
     /// Its app.
-    public var app: App { sharedApp.value }
+    package var app: App { sharedApp.value }
 
     /// A link and its app, as the cache shares them.
     init(link: Shared<Link>, app: Shared<App>) {
@@ -30,7 +30,7 @@ public struct ResolvedLink: Sendable {
     }
 
     /// A link and its app.
-    public init(link: Link, app: App) {
+    package init(link: Link, app: App) {
         self.init(link: Shared(link), app: Shared(app))
     }
 
@@ -50,9 +50,9 @@ public struct ResolvedLink: Sendable {
 /// domain or a key changed. What an emptying drops is kept
 /// aside as *stale* entries, which the edge serves only when the database cannot be asked (an outage): a link is
 /// better redirected to where it pointed a moment ago than not at all.
-public final class LinkCache: Sendable {
+package final class LinkCache: Sendable {
     /// A cached answer: a value, or the knowledge that there is none.
-    public enum Entry<Value: Sendable>: Sendable {
+    package enum Entry<Value: Sendable>: Sendable {
         case found(Value)
         case missing
 
@@ -94,19 +94,19 @@ public final class LinkCache: Sendable {
     static let hostCapacity = 10_000
 
     /// Creates a cache holding at most `capacity` links.
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// A snapshot number that changes whenever the cache is emptied; a filler that read the store under an older
     /// generation does not write its (possibly stale) answer.
-    public var generation: UInt64 { state.withLock { $0.generation } }
+    package var generation: UInt64 { state.withLock { $0.generation } }
 
     private static func key(domain: String, slug: String) -> Key { Key(domain: domain, slug: slug) }
 
     /// The cached link for a domain and slug, or nil when the cache does not know. `countingMisses: false` is for a
     /// caller that asks again on a miss (the edge's fast path), so that a miss is counted once.
-    public func link(domain: String, slug: String, countingMisses: Bool = true) -> Entry<Shared<Link>>? {
+    package func link(domain: String, slug: String, countingMisses: Bool = true) -> Entry<Shared<Link>>? {
         let key = Self.key(domain: domain, slug: slug)
         return state.withLock { state in
             let entry = state.links[key]?.value
@@ -116,14 +116,14 @@ public final class LinkCache: Sendable {
     }
 
     /// Counters for `/metrics`: link lookups answered from memory and not, and links held now.
-    public var statistics: (hits: Int, misses: Int, links: Int) {
+    package var statistics: (hits: Int, misses: Int, links: Int) {
         state.withLock { ($0.hits, $0.misses, $0.links.count) }
     }
 
     /// Remembers a link (or its absence), unless the cache was emptied since `generation`: then the answer may be
     /// out of date and is kept only as a stale entry.
     @discardableResult
-    public func store(_ entry: Entry<Link>, domain: String, slug: String, generation: UInt64) -> Entry<Shared<Link>> {
+    package func store(_ entry: Entry<Link>, domain: String, slug: String, generation: UInt64) -> Entry<Shared<Link>> {
         let key = Self.key(domain: domain, slug: slug)
         let entry = entry.map(Shared.init)
         state.withLock { state in
@@ -149,14 +149,14 @@ public final class LinkCache: Sendable {
     }
 
     /// The cached app of a host, or nil when the cache does not know; a host found becomes the most recently used.
-    public func app(host: String) -> Entry<Shared<App>>? {
+    package func app(host: String) -> Entry<Shared<App>>? {
         state.withLock { $0.hosts.use(host) }
     }
 
     /// Remembers the app of a host (or that it has none); as a stale entry when the cache was emptied since
     /// `generation`.
     @discardableResult
-    public func store(_ entry: Entry<App>, host: String, generation: UInt64) -> Entry<Shared<App>> {
+    package func store(_ entry: Entry<App>, host: String, generation: UInt64) -> Entry<Shared<App>> {
         let entry = entry.map(Shared.init)
         state.withLock { state in
             guard state.generation == generation else {
@@ -169,7 +169,7 @@ public final class LinkCache: Sendable {
     }
 
     /// Forgets one link, stale copy included (this process changed it: what it knew is wrong, not old).
-    public func invalidate(domain: String, slug: String) {
+    package func invalidate(domain: String, slug: String) {
         state.withLock { state in
             let key = Self.key(domain: domain, slug: slug)
             state.links[key] = nil
@@ -180,7 +180,7 @@ public final class LinkCache: Sendable {
 
     /// Forgets everything, keeping what it held as stale entries for outages. Stale entries gathered by earlier
     /// emptyings stay too (an outage may bring several), within the cache's capacity.
-    public func removeAll() {
+    package func removeAll() {
         state.withLock { state in
             var staleLinks = state.staleLinks.count + state.links.count <= capacity ? state.staleLinks : [:]
             for (key, slot) in state.links { staleLinks[key] = slot.value }
@@ -191,12 +191,12 @@ public final class LinkCache: Sendable {
     }
 
     /// What the cache last knew of a link before it was emptied, for when the database cannot be asked.
-    public func staleLink(domain: String, slug: String) -> Entry<Shared<Link>>? {
+    package func staleLink(domain: String, slug: String) -> Entry<Shared<Link>>? {
         state.withLock { $0.staleLinks[Self.key(domain: domain, slug: slug)] }
     }
 
     /// What the cache last knew of a host's app before it was emptied, for when the database cannot be asked.
-    public func staleApp(host: String) -> Entry<Shared<App>>? {
+    package func staleApp(host: String) -> Entry<Shared<App>>? {
         state.withLock { $0.staleHosts[host] }
     }
 }

@@ -6,21 +6,21 @@ import Hummingbird
 import Synchronization
 
 /// A limit: at most `count` requests in `period`, with bursts up to `count` (a token bucket that refills evenly).
-public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
+package struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     /// Requests allowed per period, and the largest burst.
-    public var count: Int
+    package var count: Int
     /// The period, in seconds.
-    public var seconds: Int
+    package var seconds: Int
 
     /// Creates a limit of `count` requests per `seconds`.
-    public init(_ count: Int, per seconds: Int) {
+    package init(_ count: Int, per seconds: Int) {
         self.count = count
         self.seconds = seconds
     }
 
     /// Reads `COUNT/PERIOD`: `60/min`, `10/s`, `1000/h`, `10/5min`, or a number of seconds as in `300/60`; nil when
     /// malformed. Periods up to a day.
-    public init?(parsing text: some StringProtocol) {
+    package init?(parsing text: some StringProtocol) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let count = Int(parts[0].trimmingCharacters(in: .whitespaces)), count > 0, count <= 100_000_000 else { return nil }
         // The period: a unit (`min`), a number of seconds (`300`), or both (`5min`).
@@ -40,7 +40,7 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
         self.init(count, per: seconds)
     }
 
-    public var description: String {
+    package var description: String {
         switch seconds {
         case 1: "\(count)/s"
         case 60: "\(count)/min"
@@ -53,7 +53,7 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
 /// The rules Ferry limits requests by, each per client address or per API key. Routes that a flood could use to
 /// exhaust the database or guess secrets have both an address limit (a misbehaving device or network) and a key
 /// limit (a leaked publishable key used from many addresses).
-public enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
+package enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
     /// Install matches (`/v1/attribution/match` and the compatible deferred routes), per address.
     case matchAddress = "match"
     /// Install matches, per key.
@@ -85,7 +85,7 @@ public enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
 
     /// The limit used unless configured otherwise: generous for one device or one office behind one address, far
     /// below what would hurt the database.
-    public var defaultLimit: RateLimit {
+    package var defaultLimit: RateLimit {
         switch self {
         case .matchAddress: RateLimit(120, per: 60)
         case .matchKey: RateLimit(60_000, per: 60)
@@ -121,20 +121,20 @@ public enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
 }
 
 /// The limits in force: every rule's limit, or none at all (`FERRY_RATE_LIMITS=off`).
-public struct RateLimitSettings: Sendable, Hashable {
+package struct RateLimitSettings: Sendable, Hashable {
     /// Per rule; a rule left out is not limited.
-    public var limits: [RateLimitRule: RateLimit]
+    package var limits: [RateLimitRule: RateLimit]
 
     /// Every rule at its default.
-    public static let defaults = RateLimitSettings(limits: Dictionary(uniqueKeysWithValues: RateLimitRule.allCases.map { ($0, $0.defaultLimit) }))
+    package static let defaults = RateLimitSettings(limits: Dictionary(uniqueKeysWithValues: RateLimitRule.allCases.map { ($0, $0.defaultLimit) }))
     /// Nothing limited.
-    public static let off = RateLimitSettings(limits: [:])
+    package static let off = RateLimitSettings(limits: [:])
 
-    public init(limits: [RateLimitRule: RateLimit]) { self.limits = limits }
+    package init(limits: [RateLimitRule: RateLimit]) { self.limits = limits }
 
     /// Reads `off`, or a comma-separated list of `RULE=LIMIT` (`match=60/min,sign-in=5/min,unknown-slugs=off`)
     /// applied over the defaults.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.lowercased() == "off" {
             self = .off
@@ -175,7 +175,7 @@ enum RateLimitSubject: Hashable, Sendable {
 /// Token buckets per rule and subject, in memory on each node (a load balancer spreading one client over N nodes
 /// gives it up to N times the limit). Thread-safe; bounded: buckets that have refilled are forgotten, and when a
 /// flood of distinct subjects fills the table, the oldest are dropped.
-public final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     /// The answer to one request.
     enum Decision: Equatable {
         case allowed
@@ -206,7 +206,7 @@ public final class RateLimiter: Sendable {
     private let limitedCounts = Mutex<[RateLimitRule: Int]>([:])
 
     /// `capacity`: buckets kept at most (all rules and subjects together); `clock`: monotonic nanoseconds.
-    public init(settings: RateLimitSettings, capacity: Int = 200_000,
+    package init(settings: RateLimitSettings, capacity: Int = 200_000,
                 clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
         self.settings = settings
         shards = (0..<16).map { _ in Shard() }

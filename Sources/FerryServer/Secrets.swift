@@ -4,14 +4,14 @@ import FerryCore
 import Foundation
 
 /// Hashing of secrets and addresses.
-public enum Secrets {
+package enum Secrets {
     /// Hex SHA-256 of an API key: what the database keeps instead of the key.
-    public static func hashKey(_ key: String) -> String {
+    package static func hashKey(_ key: String) -> String {
         hex(SHA256.hash(data: Data(key.utf8)))
     }
 
     /// Compares two strings in time that depends only on their lengths.
-    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+    package static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
         guard x.count == y.count else { return false }
         var difference: UInt8 = 0
@@ -20,7 +20,7 @@ public enum Secrets {
     }
 
     /// A fresh 256-bit key as hex.
-    public static func makeHashKey() -> String {
+    package static func makeHashKey() -> String {
         var generator = SystemRandomNumberGenerator()
         return hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
@@ -37,7 +37,7 @@ public enum Secrets {
 }
 
 /// Keyed hashes of client addresses (HMAC-SHA256), so the database never holds an address.
-public struct AddressHasher: Sendable {
+package struct AddressHasher: Sendable {
     /// The HMAC with the key already taken in, so that the key's hashing is not redone per click. It is never
     /// changed: each hash updates a copy, and the digests copy their state on write, as arrays do.
     private struct Keyed: @unchecked Sendable {
@@ -46,22 +46,22 @@ public struct AddressHasher: Sendable {
     private let keyed: Keyed
 
     /// Creates a hasher with a secret key.
-    public init(key: String) {
+    package init(key: String) {
         keyed = Keyed(mac: HMAC<SHA256>(key: SymmetricKey(data: Array(key.utf8))))
     }
 
     /// The hash of an address (128 bits as hex).
-    public func hash(_ address: IPAddress) -> String {
+    package func hash(_ address: IPAddress) -> String {
         hash(text: address.unmapped.description)
     }
 
     /// The hash of an address's network (/24 or /64).
-    public func hashNetwork(_ address: IPAddress) -> String {
+    package func hashNetwork(_ address: IPAddress) -> String {
         hash(text: "net:" + address.unmapped.networkPrefix)
     }
 
     /// A keyed hash of any text (128 bits as hex), for identifiers derived from what a device sends.
-    public func hash(text: String) -> String {
+    package func hash(text: String) -> String {
         var mac = keyed.mac
         var text = text
         text.withUTF8 { mac.update(data: UnsafeRawBufferPointer($0)) }

@@ -28,5 +28,5 @@ extension PublicSuffixList {
     /// The list shipped with this binary (`public_suffix_list.dat`, from publicsuffix.org under the Mozilla Public
     /// License 2.0), read once; nil when the resource bundle was not deployed, and then only development hosts and
     /// IP addresses can be added as link domains.
-    public static let bundled: PublicSuffixList? = ServerResources.text(named: "public_suffix_list.dat").map(PublicSuffixList.init(text:))
+    package static let bundled: PublicSuffixList? = ServerResources.text(named: "public_suffix_list.dat").map(PublicSuffixList.init(text:))
 }

@@ -8,17 +8,17 @@ import Synchronization
 
 /// Turns a host name into addresses. A webhook attempt asks once, checks every address it gets, and connects to one
 /// of those addresses itself: the name is never resolved a second time behind the check's back.
-public protocol HostResolver: Sendable {
+package protocol HostResolver: Sendable {
     /// The addresses `host` resolves to now; empty when it resolves to none.
     func addresses(of host: String) async throws -> [IPAddress]
 }
 
 /// The system's resolver (`getaddrinfo`: the hosts file, then DNS), asked on a thread of its own since a lookup blocks.
-public struct SystemHostResolver: HostResolver {
+package struct SystemHostResolver: HostResolver {
     /// Creates the resolver.
-    public init() {}
+    package init() {}
 
-    public func addresses(of host: String) async -> [IPAddress] {
+    package func addresses(of host: String) async -> [IPAddress] {
         await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: NumericHost.resolve(host)) }.start()
         }
@@ -28,28 +28,28 @@ public struct SystemHostResolver: HostResolver {
 /// How webhook attempts are made: where names are resolved, which certificates are trusted, how long an attempt may
 /// take, how much of an answer is read, and how many attempts a node runs at once. Domains' proof files are read with
 /// the same resolver, certificates, deadline and answer limit (and at most 4 KiB of their body).
-public struct WebhookDeliverySettings: Sendable {
+package struct WebhookDeliverySettings: Sendable {
     /// Where receivers' host names are resolved.
-    public var resolver: any HostResolver = SystemHostResolver()
+    package var resolver: any HostResolver = SystemHostResolver()
     /// The certificates `https` receivers are verified against: the system's by default.
-    public var trustRoots: NIOSSLTrustRoots = .default
+    package var trustRoots: NIOSSLTrustRoots = .default
     /// The longest one attempt may take, from resolving the name to the last byte of the answer read: connecting,
     /// TLS, sending and the answer all count. At most a minute, half the time a claimed delivery is leased for.
-    public var deadline: Duration = .seconds(10)
+    package var deadline: Duration = .seconds(10)
     /// The most bytes of an answer read, its status line and headers included; an answer whose head does not fit
     /// fails the attempt.
-    public var maxAnswerBytes = 16 * 1024
+    package var maxAnswerBytes = 16 * 1024
     /// The most bytes of an answer's body read before the connection is closed: the status decides, the body is not
     /// kept.
-    public var maxAnswerBodyBytes = 4 * 1024
+    package var maxAnswerBodyBytes = 4 * 1024
     /// Attempts a node runs at once.
-    public var maxConcurrentAttempts = 64
+    package var maxConcurrentAttempts = 64
     /// Attempts a node runs at once for one app's webhooks, so that an app whose receivers are slow cannot take every
     /// slot from the others.
-    public var maxConcurrentAttemptsPerApp = 8
+    package var maxConcurrentAttemptsPerApp = 8
 
     /// The defaults.
-    public init() {}
+    package init() {}
 }
 
 /// Why an attempt failed, as it is recorded on the delivery.

@@ -10,7 +10,7 @@ import Synchronization
 
 /// Turns stored clicks and answered installs into queued webhook deliveries. Which webhooks an app has is cached
 /// for two seconds, so the click recorder's batches do not ask the database each time.
-public final class WebhookOutbox: Sendable {
+package final class WebhookOutbox: Sendable {
     let store: any FerryDatabase
     let now: @Sendable () -> Date
     let logger: Logger
@@ -19,7 +19,7 @@ public final class WebhookOutbox: Sendable {
     private let cache = Mutex<[String: (webhooks: [Webhook], until: ContinuousClock.Instant)]>([:])
 
     /// Creates an outbox.
-    public init(store: any FerryDatabase, now: @escaping @Sendable () -> Date, logger: Logger, allowPrivateDestinations: Bool = false) {
+    package init(store: any FerryDatabase, now: @escaping @Sendable () -> Date, logger: Logger, allowPrivateDestinations: Bool = false) {
         self.store = store
         self.now = now
         self.logger = logger
@@ -28,7 +28,7 @@ public final class WebhookOutbox: Sendable {
 
     /// Validates and stores a new webhook for an app's environment (its secret made here); throws the rules'
     /// `ValidationError`, with the code `too_many_webhooks` when the app has ``WebhookRules/maxPerApp`` already.
-    public func addWebhook(_ request: CreateWebhookRequest, appID: String, environment: APIEnvironment) async throws -> Webhook {
+    package func addWebhook(_ request: CreateWebhookRequest, appID: String, environment: APIEnvironment) async throws -> Webhook {
         let (url, events) = try WebhookRules.validate(request, allowingPrivateDestinations: allowPrivateDestinations)
         guard try await store.webhooks(appID: appID, environment: environment).count < WebhookRules.maxPerApp else {
             throw ValidationError(code: .tooManyWebhooks, field: nil, "an app has at most \(WebhookRules.maxPerApp) webhooks per environment")
@@ -42,7 +42,7 @@ public final class WebhookOutbox: Sendable {
     }
 
     /// Removes a webhook of an app's environment; false when there is none.
-    public func removeWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
+    package func removeWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
         guard id.utf8.count <= 64, try await store.deleteWebhook(id: id, appID: appID, environment: environment) else { return false }
         forget(appID: appID)
         return true
@@ -62,7 +62,7 @@ public final class WebhookOutbox: Sendable {
         return try await store.deliveries(webhookID: webhookID, appID: appID, limit: limit)
     }
 
-    public func forget(appID: String) {
+    package func forget(appID: String) {
         cache.withLock { cache in cache = cache.filter { !$0.key.hasPrefix(appID + "/") } }
     }
 
@@ -78,7 +78,7 @@ public final class WebhookOutbox: Sendable {
 
     /// Queues `link.clicked` for the clicks of apps that want it. The event id is made from the click id, so a
     /// receiver can tell a repeat from a new click.
-    public func clicksStored(_ clicks: [Click]) async {
+    package func clicksStored(_ clicks: [Click]) async {
         let groups = Dictionary(grouping: clicks) { "\($0.appID)/\($0.environment.rawValue)" }
         for group in groups.values {
             guard let first = group.first else { continue }
@@ -101,7 +101,7 @@ public final class WebhookOutbox: Sendable {
     }
 
     /// Queues `install.attributed` for a matched install.
-    public func installAttributed(_ record: AttributionRecord) async {
+    package func installAttributed(_ record: AttributionRecord) async {
         guard let matchType = record.matchType else { return }
         do {
             let webhooks = try await webhooks(appID: record.appID, environment: record.environment, event: .installAttributed)
@@ -132,7 +132,7 @@ public final class WebhookOutbox: Sendable {
 /// ``WebhookDeliverySettings/maxConcurrentAttemptsPerApp`` for one app: the dispatcher claims more as soon as a slot
 /// is free, leaving out apps that hold their share, so a receiver that is slow to answer delays its own app's
 /// deliveries and no one else's. Each attempt ends by its deadline (``WebhookClient``), well within the lease.
-public struct WebhookDispatcher: Service {
+package struct WebhookDispatcher: Service {
     let store: any FerryDatabase
     let pollInterval: Duration
     let retryBase: Double
@@ -148,7 +148,7 @@ public struct WebhookDispatcher: Service {
 
     /// Creates a dispatcher. With `allowPrivateDestinations` false, a webhook's host is resolved at each attempt and
     /// the attempt fails if any of its addresses is internal.
-    public init(store: any FerryDatabase, pollInterval: Duration, retryBase: Double, now: @escaping @Sendable () -> Date, logger: Logger,
+    package init(store: any FerryDatabase, pollInterval: Duration, retryBase: Double, now: @escaping @Sendable () -> Date, logger: Logger,
                 allowPrivateDestinations: Bool = false, settings: WebhookDeliverySettings = WebhookDeliverySettings()) {
         self.store = store
         self.pollInterval = pollInterval
@@ -160,7 +160,7 @@ public struct WebhookDispatcher: Service {
         maxConcurrentAttemptsPerApp = max(1, min(settings.maxConcurrentAttemptsPerApp, settings.maxConcurrentAttempts))
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let slots = WebhookSlots(total: maxConcurrentAttempts, perApp: maxConcurrentAttemptsPerApp)
         // A round of claiming starts at every poll interval, whenever an attempt ends, and right away after a round
         // that may have left due deliveries behind.
@@ -289,14 +289,14 @@ final class WebhookSlots: Sendable {
 
 /// `Ferry-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the webhook's secret>`.
 /// Receivers recompute it, compare in constant time, and refuse timestamps older than a few minutes.
-public enum WebhookSignature {
+package enum WebhookSignature {
     /// The header value for a body sent at `timestamp`.
-    public static func header(secret: String, timestamp: Int, body: Data) -> String {
+    package static func header(secret: String, timestamp: Int, body: Data) -> String {
         "t=\(timestamp),v1=\(signature(secret: secret, timestamp: timestamp, body: body))"
     }
 
     /// The hex signature alone.
-    public static func signature(secret: String, timestamp: Int, body: Data) -> String {
+    package static func signature(secret: String, timestamp: Int, body: Data) -> String {
         var message = Data("\(timestamp).".utf8)
         message.append(body)
         let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Data(secret.utf8)))

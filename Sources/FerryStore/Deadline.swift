@@ -1,19 +1,19 @@
 import Foundation
 
 /// A database that cannot be reached or did not answer in time.
-public struct DatabaseUnavailable: Error, CustomStringConvertible {
+package struct DatabaseUnavailable: Error, CustomStringConvertible {
     /// What happened.
-    public var message: String
+    package var message: String
     /// Creates the error.
-    public init(message: String) { self.message = message }
+    package init(message: String) { self.message = message }
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Runs `operation`, throwing `timeoutError()` when it has not finished after `deadline`. The operation is cancelled
 /// then but not waited for: a lease from a pool that cannot reach its server may take long to give up, and the
 /// caller must not wait for that. Cancelling the caller cancels the operation (which the deadline still bounds).
-public func withDeadline<T: Sendable>(
+package func withDeadline<T: Sendable>(
     _ deadline: Duration, timeoutError: @escaping @Sendable () -> any Error = { DatabaseUnavailable(message: "no answer from the database in time") },
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {

@@ -5,7 +5,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    public func createApp(_ app: App) async throws {
+    package func createApp(_ app: App) async throws {
         try await transaction { connection in
             try await connection.query("""
                 INSERT INTO apps (id, name, ios_team_id, ios_bundle_ids, ios_app_store_id, ios_url_scheme, android_package, android_sha256,
@@ -19,7 +19,7 @@ extension PostgresStore {
         }
     }
 
-    public func updateApp(_ app: App) async throws -> Bool {
+    package func updateApp(_ app: App) async throws -> Bool {
         try await transaction { connection in
             let updated = try await connection.query("""
                 UPDATE apps SET name = \(app.name), ios_team_id = \(app.ios.teamID), ios_bundle_ids = \(JSONText.encode(app.ios.bundleIDs)),
@@ -52,15 +52,15 @@ extension PostgresStore {
         }
     }
 
-    public func app(id: String) async throws -> App? {
+    package func app(id: String) async throws -> App? {
         try await apps("SELECT * FROM apps WHERE id = \(id)").first
     }
 
-    public func app(forDomain host: String) async throws -> App? {
+    package func app(forDomain host: String) async throws -> App? {
         try await apps("SELECT apps.* FROM apps JOIN domains ON domains.app_id = apps.id WHERE domains.host = \(host)").first
     }
 
-    public func listApps() async throws -> [App] {
+    package func listApps() async throws -> [App] {
         try await apps("SELECT * FROM apps ORDER BY created_at, id")
     }
 
@@ -76,7 +76,7 @@ extension PostgresStore {
 
     // MARK: Keys
 
-    public func createKey(_ key: APIKeyRecord) async throws {
+    package func createKey(_ key: APIKeyRecord) async throws {
         try await execute("""
             INSERT INTO api_keys (id, app_id, kind, environment, hash, hint, created_at, revoked_at)
             VALUES (\(key.id), \(key.appID), \(key.kind.rawValue), \(key.environment.rawValue), \(key.hash), \(key.hint),
@@ -84,15 +84,15 @@ extension PostgresStore {
             """)
     }
 
-    public func key(hash: String) async throws -> APIKeyRecord? {
+    package func key(hash: String) async throws -> APIKeyRecord? {
         try await first("SELECT * FROM api_keys WHERE hash = \(hash)", APIKeyRecord.init(row:))
     }
 
-    public func keys(appID: String) async throws -> [APIKeyRecord] {
+    package func keys(appID: String) async throws -> [APIKeyRecord] {
         try await all("SELECT * FROM api_keys WHERE app_id = \(appID) ORDER BY created_at, id", APIKeyRecord.init(row:))
     }
 
-    public func revokeKey(id: String, at date: Date) async throws -> Bool {
+    package func revokeKey(id: String, at date: Date) async throws -> Bool {
         try await !all("UPDATE api_keys SET revoked_at = \(date.timeIntervalSince1970) WHERE id = \(id) AND revoked_at IS NULL RETURNING id") { _ in () }.isEmpty
     }
 }

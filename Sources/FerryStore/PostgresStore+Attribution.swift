@@ -5,7 +5,7 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    public func recordClickSignals(_ record: ClickSignalsRecord) async throws {
+    package func recordClickSignals(_ record: ClickSignalsRecord) async throws {
         let signals = record.signals
         let fingerprint = DeviceFingerprint.key(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
         try await execute("""
@@ -18,7 +18,7 @@ extension PostgresStore {
             """)
     }
 
-    public func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
+    package func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
         let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
         let app = query.appID, env = query.environment.rawValue, platformName = platform?.rawValue, limit = CandidateQuery.limitPerKey
         var byID: [String: ClickEvidence] = [:]
@@ -76,7 +76,7 @@ extension PostgresStore {
         return CandidateSet(clicks: clicks, clicksInWindow: inWindow, sameAddressClicks: sameAddress, sameNetworkClicks: sameNetwork)
     }
 
-    public func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
+    package func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
         var languages = LanguageLists()
         return try await first("""
             SELECT \(unescaped: EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
@@ -85,12 +85,12 @@ extension PostgresStore {
             """) { try ClickEvidence(row: $0, languages: &languages) }
     }
 
-    public func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
+    package func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
         try await first("SELECT * FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)",
                         AttributionRecord.init(row:))
     }
 
-    public func insertAttribution(_ record: AttributionRecord) async throws {
+    package func insertAttribution(_ record: AttributionRecord) async throws {
         let logger = logger
         do {
             try await transaction { connection in
@@ -120,13 +120,13 @@ extension PostgresStore {
         return try UserBinding(row: row, attribution: record, appID: appID, environment: environment)
     }
 
-    public func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {
+    package func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {
         guard let row = try await first("SELECT * FROM user_bindings WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND user_id = \(userID)",
                                         { $0 }) else { return nil }
         return try await binding(row, appID: appID, environment: environment)
     }
 
-    public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, authority: UserBinding.Authority,
+    package func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, authority: UserBinding.Authority,
                          now: Date) async throws -> UserBinding {
         // The first binding wins, but for a backend's, which replaces one a publishable key made: a concurrent second
         // one does nothing, and both read the row that won.
@@ -145,7 +145,7 @@ extension PostgresStore {
         return binding
     }
 
-    public func recordEvents(_ events: [EventRecord]) async throws {
+    package func recordEvents(_ events: [EventRecord]) async throws {
         guard !events.isEmpty else { return }
         let logger = logger
         try await transaction { connection in
@@ -162,11 +162,11 @@ extension PostgresStore {
         }
     }
 
-    public func eventCount(appID: String, name: String) async throws -> Int {
+    package func eventCount(appID: String, name: String) async throws -> Int {
         try await first("SELECT COUNT(*) AS n FROM events WHERE app_id = \(appID) AND name = \(name)") { try $0["n"].decode(Int.self) } ?? 0
     }
 
-    public func purgeAttributionSignals(now: Date) async throws -> Int {
+    package func purgeAttributionSignals(now: Date) async throws -> Int {
         let moment = now.timeIntervalSince1970
         let signals = try await all("""
             DELETE FROM click_signals s USING apps a WHERE s.app_id = a.id AND s.received_at < \(moment) - a.attribution_window RETURNING s.click_id

@@ -3,11 +3,11 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    public func changeEpoch() async throws -> Int64 {
+    package func changeEpoch() async throws -> Int64 {
         try await first("SELECT value FROM change_epoch WHERE id = 1") { try $0["value"].decode(Int64.self) } ?? 0
     }
 
-    public func linkChanges(since mark: Int64?) async throws -> LinkChanges {
+    package func linkChanges(since mark: Int64?) async throws -> LinkChanges {
         // One statement, one snapshot: every transaction whose entries it cannot see yet has an id at or above its
         // xmin, which becomes the next mark.
         let rows = try await all("""
@@ -27,7 +27,7 @@ extension PostgresStore {
     }
 
     /// Entries of a transaction still open stay, whatever their age: the horizon stays below every node's mark.
-    public func pruneLinkChanges(before cutoff: Date) async throws -> Int {
+    package func pruneLinkChanges(before cutoff: Date) async throws -> Int {
         try await first("""
             WITH gone AS (
                 DELETE FROM link_changes
@@ -49,7 +49,7 @@ extension PostgresStore {
     /// Outside the pool, because a pooled connection that the server ends while it listens goes back to the pool
     /// as it closes, and a statement handed that connection is never sent; and because a listener that never gets
     /// its answer must be given up on rather than waited for.
-    public func changeNotifications() -> AsyncStream<Void>? {
+    package func changeNotifications() -> AsyncStream<Void>? {
         let listener = listener, logger = logger
         return AsyncStream { continuation in
             let task = Task {
@@ -103,7 +103,7 @@ extension PostgresStore {
     /// change notices; returns how many (for tests and operators checking that nodes recover). Ferry's installs in
     /// other schemas of the database are left alone: their connections carry another `application_name`. Needs the
     /// right to signal other backends.
-    public func terminateListeners() async throws -> Int {
+    package func terminateListeners() async throws -> Int {
         try await all("""
             SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
             WHERE datname = current_database() AND application_name = \(applicationName) AND pid <> pg_backend_pid()

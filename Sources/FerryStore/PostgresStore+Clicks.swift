@@ -4,7 +4,7 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStore {
-    public func recordClicks(_ clicks: [Click]) async throws {
+    package func recordClicks(_ clicks: [Click]) async throws {
         guard !clicks.isEmpty else { return }
         let logger = logger
         try await transaction { connection in
@@ -26,23 +26,23 @@ extension PostgresStore {
         }
     }
 
-    public func clickCount(linkID: String) async throws -> Int {
+    package func clickCount(linkID: String) async throws -> Int {
         try await first("SELECT COUNT(*) AS n FROM clicks WHERE link_id = \(linkID)") { try $0["n"].decode(Int.self) } ?? 0
     }
 
-    public func click(id: String) async throws -> Click? {
+    package func click(id: String) async throws -> Click? {
         try await first("SELECT * FROM clicks WHERE id = \(id)", Click.init(row:))
     }
 
     /// The name of a day's click partition: `clicks_20261123` (UTC).
-    public static func partitionName(dayStart: Double) -> String {
+    package static func partitionName(dayStart: Double) -> String {
         let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date(timeIntervalSince1970: dayStart))
         return String(format: "clicks_%04d%02d%02d", components.year ?? 0, components.month ?? 0, components.day ?? 0)
     }
 
     /// Makes the partitions of yesterday, today and the next two days (UTC) when missing. A day whose clicks already
     /// went to the default partition keeps them there (PostgreSQL refuses the partition); its expiry deletes them.
-    public func prepareClickStorage(now: Date) async throws {
+    package func prepareClickStorage(now: Date) async throws {
         let today = (now.timeIntervalSince1970 / 86400).rounded(.down) * 86400
         for offset in -1...2 {
             let start = today + Double(offset) * 86400
@@ -59,7 +59,7 @@ extension PostgresStore {
     }
 
     /// The day partitions of the clicks table, oldest first.
-    public func clickPartitions() async throws -> [String] {
+    package func clickPartitions() async throws -> [String] {
         try await all("""
             SELECT child.relname AS name FROM pg_inherits i
             JOIN pg_class child ON child.oid = i.inhrelid JOIN pg_class parent ON parent.oid = i.inhparent
@@ -69,7 +69,7 @@ extension PostgresStore {
             """) { try $0["name"].decode(String.self) }
     }
 
-    public func expireClicks(before cutoff: Date) async throws -> Int {
+    package func expireClicks(before cutoff: Date) async throws -> Int {
         let limit = cutoff.timeIntervalSince1970
         var gone = 0
         for name in try await clickPartitions() {

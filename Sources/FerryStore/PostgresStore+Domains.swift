@@ -6,7 +6,7 @@ import PostgresNIO
 extension PostgresStore {
     // MARK: Domain claims
 
-    public func createDomainClaim(_ claim: DomainClaim) async throws -> DomainClaim {
+    package func createDomainClaim(_ claim: DomainClaim) async throws -> DomainClaim {
         try await execute("""
             INSERT INTO domain_claims (app_id, domain, token, created_at)
             VALUES (\(claim.appID), \(claim.domain), \(claim.token), \(claim.createdAt.timeIntervalSince1970))
@@ -17,15 +17,15 @@ extension PostgresStore {
         return stored
     }
 
-    public func domainClaims(appID: String) async throws -> [DomainClaim] {
+    package func domainClaims(appID: String) async throws -> [DomainClaim] {
         try await all("SELECT * FROM domain_claims WHERE app_id = \(appID) ORDER BY created_at, domain", DomainClaim.init(row:))
     }
 
-    public func deleteDomainClaim(appID: String, domain: String) async throws -> Bool {
+    package func deleteDomainClaim(appID: String, domain: String) async throws -> Bool {
         try await !all("DELETE FROM domain_claims WHERE app_id = \(appID) AND domain = \(domain) RETURNING domain") { _ in () }.isEmpty
     }
 
-    public func domainOwners() async throws -> [(domain: String, appID: String)] {
+    package func domainOwners() async throws -> [(domain: String, appID: String)] {
         try await all("SELECT host, app_id FROM domains ORDER BY host") { (try $0["host"].decode(String.self), try $0["app_id"].decode(String.self)) }
     }
 }

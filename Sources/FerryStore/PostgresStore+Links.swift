@@ -4,7 +4,7 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStore {
-    public func createLink(_ link: Link) async throws {
+    package func createLink(_ link: Link) async throws {
         do {
             try await execute("""
                 INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
@@ -21,7 +21,7 @@ extension PostgresStore {
         }
     }
 
-    public func updateLink(_ link: Link) async throws -> Bool {
+    package func updateLink(_ link: Link) async throws -> Bool {
         try await !all("""
             UPDATE links SET destination = \(link.destination), ios_url = \(link.iosURL), android_url = \(link.androidURL),
                 params = \(JSONText.encode(link.params)), utm_source = \(link.utm.source), utm_medium = \(link.utm.medium),
@@ -33,19 +33,19 @@ extension PostgresStore {
             """) { _ in () }.isEmpty
     }
 
-    public func deleteLink(id: String, appID: String) async throws -> Bool {
+    package func deleteLink(id: String, appID: String) async throws -> Bool {
         try await !all("DELETE FROM links WHERE id = \(id) AND app_id = \(appID) RETURNING id") { _ in () }.isEmpty
     }
 
-    public func link(id: String, appID: String) async throws -> Link? {
+    package func link(id: String, appID: String) async throws -> Link? {
         try await first("SELECT * FROM links WHERE id = \(id) AND app_id = \(appID)", Link.init(row:))
     }
 
-    public func link(domain: String, slug: String) async throws -> Link? {
+    package func link(domain: String, slug: String) async throws -> Link? {
         try await first("SELECT * FROM links WHERE domain = \(domain) AND slug = \(slug)", Link.init(row:))
     }
 
-    public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
+    package func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
         let rows = try await all("""
             SELECT * FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND seq < \(after ?? Int64.max)
             ORDER BY seq DESC LIMIT \(limit + 1)
@@ -53,7 +53,7 @@ extension PostgresStore {
         return LinkPage(links: rows.prefix(limit).map(\.0), nextCursor: rows.count > limit ? rows[limit - 1].1 : nil)
     }
 
-    public func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
+    package func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
         let pattern = containsPattern(text)
         return try await all("""
             SELECT * FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue)

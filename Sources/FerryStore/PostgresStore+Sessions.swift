@@ -6,22 +6,22 @@ import PostgresNIO
 extension PostgresStore {
     // MARK: Dashboard sessions
 
-    public func createSession(_ session: DashboardSessionRecord) async throws {
+    package func createSession(_ session: DashboardSessionRecord) async throws {
         try await execute("""
             INSERT INTO dashboard_sessions (hash, key_hash, created_at, expires_at)
             VALUES (\(session.hash), \(session.keyHash), \(session.createdAt.timeIntervalSince1970), \(session.expiresAt.timeIntervalSince1970))
             """)
     }
 
-    public func session(hash: String) async throws -> DashboardSessionRecord? {
+    package func session(hash: String) async throws -> DashboardSessionRecord? {
         try await first("SELECT * FROM dashboard_sessions WHERE hash = \(hash)", DashboardSessionRecord.init(row:))
     }
 
-    public func deleteSession(hash: String) async throws -> Bool {
+    package func deleteSession(hash: String) async throws -> Bool {
         try await !all("DELETE FROM dashboard_sessions WHERE hash = \(hash) RETURNING hash") { _ in () }.isEmpty
     }
 
-    public func purgeSessions(expiredBefore date: Date) async throws -> Int {
+    package func purgeSessions(expiredBefore date: Date) async throws -> Int {
         try await all("DELETE FROM dashboard_sessions WHERE expires_at < \(date.timeIntervalSince1970) RETURNING hash") { _ in () }.count
     }
 }

@@ -49,7 +49,7 @@ extension PostgresStore {
         try await addStats(counts, connection: connection, logger: logger)
     }
 
-    public func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow] {
+    package func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow] {
         try await all("""
             SELECT day, metric, dimension, SUM(count)::BIGINT AS total FROM stats_daily
             WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND link_id = \(linkID ?? StatsKey.appWide)
@@ -63,13 +63,13 @@ extension PostgresStore {
         }
     }
 
-    public func purgeVisitors(beforeDay day: Int) async throws -> Int {
+    package func purgeVisitors(beforeDay day: Int) async throws -> Int {
         try await all("DELETE FROM stats_visitors WHERE day < \(Int32(clamping: day)) RETURNING 1") { _ in () }.count
     }
 }
 
 extension PostgresStore {
-    public func exportClicks(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [Click] {
+    package func exportClicks(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [Click] {
         let after = cursor?.time ?? from.timeIntervalSince1970 - 1e-6, tieTime = cursor?.time ?? -1, tieID = cursor?.id ?? ""
         return try await all("""
             SELECT * FROM clicks WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND created_at < \(to.timeIntervalSince1970)
@@ -78,7 +78,7 @@ extension PostgresStore {
             """, Click.init(row:))
     }
 
-    public func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?,
+    package func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?,
                                    limit: Int) async throws -> [AttributionRecord] {
         let after = cursor?.time ?? from.timeIntervalSince1970 - 1e-6, tieTime = cursor?.time ?? -1, tieID = cursor?.id ?? ""
         return try await all("""

@@ -4,7 +4,7 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStore {
-    public func createWebhook(_ webhook: Webhook) async throws {
+    package func createWebhook(_ webhook: Webhook) async throws {
         try await execute("""
             INSERT INTO webhooks (id, app_id, environment, url, secret, events, created_at)
             VALUES (\(webhook.id), \(webhook.appID), \(webhook.environment.rawValue), \(webhook.url), \(webhook.secret),
@@ -12,17 +12,17 @@ extension PostgresStore {
             """)
     }
 
-    public func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
+    package func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
         try await all("SELECT * FROM webhooks WHERE app_id = \(appID) AND environment = \(environment.rawValue) ORDER BY created_at, id") {
             try Webhook(row: $0)
         }
     }
 
-    public func deleteWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
+    package func deleteWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
         try await !all("DELETE FROM webhooks WHERE id = \(id) AND app_id = \(appID) AND environment = \(environment.rawValue) RETURNING id") { _ in () }.isEmpty
     }
 
-    public func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
+    package func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
         try await insertRows("""
             INSERT INTO webhook_deliveries (id, webhook_id, app_id, event, payload, attempts, next_attempt_at, created_at) VALUES
             """, columns: 8, deliveries, tail: "") { delivery, binds in
@@ -33,7 +33,7 @@ extension PostgresStore {
     }
 
     /// Nodes claim with `FOR UPDATE SKIP LOCKED`: two nodes never take the same delivery, and neither waits for the other.
-    public func claimDeliveries(now: Date, lease: Double, limit: Int, excludingApps: [String]) async throws -> [ClaimedDelivery] {
+    package func claimDeliveries(now: Date, lease: Double, limit: Int, excludingApps: [String]) async throws -> [ClaimedDelivery] {
         let moment = now.timeIntervalSince1970
         return try await all("""
             WITH due AS (
@@ -51,7 +51,7 @@ extension PostgresStore {
         }
     }
 
-    public func releaseDeliveries(ids: [String], dueAt: Date) async throws {
+    package func releaseDeliveries(ids: [String], dueAt: Date) async throws {
         guard !ids.isEmpty else { return }
         try await execute("""
             UPDATE webhook_deliveries SET next_attempt_at = \(dueAt.timeIntervalSince1970)
@@ -59,7 +59,7 @@ extension PostgresStore {
             """)
     }
 
-    public func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws {
+    package func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws {
         try await execute("""
             UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = \(status.map { Int32(clamping: $0) }), last_error = \(error),
                 delivered_at = \(deliveredAt?.timeIntervalSince1970), next_attempt_at = \(nextAttemptAt?.timeIntervalSince1970),
@@ -68,7 +68,7 @@ extension PostgresStore {
             """)
     }
 
-    public func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery] {
+    package func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery] {
         try await all("""
             SELECT * FROM webhook_deliveries WHERE webhook_id = \(webhookID) AND app_id = \(appID) ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """, WebhookDelivery.init(row:))

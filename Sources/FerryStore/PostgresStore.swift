@@ -12,7 +12,7 @@ import Synchronization
 /// Every statement binds its values (PostgresNIO's query interpolation); no SQL is built from input. Migrations run
 /// when the store opens, under an advisory lock, so nodes that start together migrate once. Times are stored as
 /// seconds since 1970, as in the SQLite store, so both stores answer the same to the last digit.
-public final class PostgresStore: FerryDatabase {
+package final class PostgresStore: FerryDatabase {
     let client: PostgresClient
     /// Large attribution-window counts, remembered for a few seconds.
     let crowdCounts = CrowdCounts()
@@ -56,7 +56,7 @@ public final class PostgresStore: FerryDatabase {
     /// and `sslrootcert=PATH` as libpq reads them), starts the
     /// connection pool and migrates the schema. An operation that has not finished after `operationDeadline` fails
     /// as the server being away.
-    public init(url: String, logger: Logger = PostgresStore.quietLogger, operationDeadline: Duration = PostgresStore.defaultOperationDeadline) async throws {
+    package init(url: String, logger: Logger = PostgresStore.quietLogger, operationDeadline: Duration = PostgresStore.defaultOperationDeadline) async throws {
         let parsed = try PostgresURL(url)
         schema = parsed.schema
         applicationName = parsed.applicationName
@@ -96,12 +96,12 @@ public final class PostgresStore: FerryDatabase {
     static let probeInterval = Duration.seconds(1)
 
     /// Whether the server was found away and has not answered since.
-    public var isAway: Bool { health.withLock { $0.away } }
+    package var isAway: Bool { health.withLock { $0.away } }
 
     /// How long an operation may take by default: far longer than any statement Ferry makes should, short enough
     /// that a server that stopped answering does not hold a caller (a request, the cache refresher, a shutdown) for
     /// good.
-    public static let defaultOperationDeadline = Duration.seconds(60)
+    package static let defaultOperationDeadline = Duration.seconds(60)
 
     /// Runs an operation unless the server is known to be away; notes the server away when the operation fails
     /// for lack of it.
@@ -152,14 +152,14 @@ public final class PostgresStore: FerryDatabase {
         }
     }
 
-    public func close() async throws {
+    package func close() async throws {
         monitor.withLock { $0?.cancel() }
         runner.cancel()
         await runner.value
     }
 
     /// A logger that reports only warnings and errors (the pool reports every connection it opens or loses at `info`).
-    public static var quietLogger: Logger {
+    package static var quietLogger: Logger {
         var logger = Logger(label: "ferry.postgres")
         logger.logLevel = .warning
         return logger
@@ -183,7 +183,7 @@ public final class PostgresStore: FerryDatabase {
 
     /// Throws when the database does not answer `SELECT 1` within two seconds (a readiness probe must not hang).
     /// Whatever it finds decides whether the store's operations are tried (see ``isAway``).
-    public func checkHealth() async throws {
+    package func checkHealth() async throws {
         let ticket = health.withLock { $0.ticket() }
         do {
             try await Self.withDeadline(.seconds(2)) { try await self.client.query("SELECT 1", logger: self.logger) }
@@ -201,7 +201,7 @@ public final class PostgresStore: FerryDatabase {
 
     /// Whether an error says the server is away (refused or lost connections, a pool that gave up connecting, no
     /// answer in time) rather than that a query was wrong.
-    public func isOutage(_ error: any Error) -> Bool {
+    package func isOutage(_ error: any Error) -> Bool {
         switch error {
         case is DatabaseUnavailable, is PostgresUnavailable, is ConnectionPoolError: return true
         case let error as PSQLError:
@@ -259,11 +259,11 @@ public final class PostgresStore: FerryDatabase {
 
     // MARK: Settings
 
-    public func setting(_ name: String) async throws -> String? {
+    package func setting(_ name: String) async throws -> String? {
         try await first("SELECT value FROM settings WHERE name = \(name)") { try $0["value"].decode(String.self) }
     }
 
-    public func insertSettingIfAbsent(_ name: String, value: String) async throws -> String {
+    package func insertSettingIfAbsent(_ name: String, value: String) async throws -> String {
         try await execute("INSERT INTO settings (name, value) VALUES (\(name), \(value)) ON CONFLICT (name) DO NOTHING")
         return try await setting(name) ?? value
     }
@@ -274,16 +274,16 @@ public final class PostgresStore: FerryDatabase {
 /// `ferry serve`'s group, it is shut down last, after the click recorder has written what it held.
 extension PostgresStore: Service {
     /// Waits for graceful shutdown (or cancellation), then closes the pool.
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         try await close()
     }
 }
 
 /// A PostgreSQL server that does not answer.
-public struct PostgresUnavailable: Error, CustomStringConvertible {
+package struct PostgresUnavailable: Error, CustomStringConvertible {
     /// What happened.
-    public var message: String
+    package var message: String
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

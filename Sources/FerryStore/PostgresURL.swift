@@ -113,9 +113,9 @@ struct PostgresURL {
 }
 
 /// A PostgreSQL URL Ferry cannot use.
-public struct PostgresURLError: Error, CustomStringConvertible {
+package struct PostgresURLError: Error, CustomStringConvertible {
     /// What is wrong with it.
-    public var message: String
+    package var message: String
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    public func createApp(_ app: App) async throws {
+    package func createApp(_ app: App) async throws {
         try await write { db in
             try db.execute(sql: """
                 INSERT INTO apps (id, name, ios_team_id, ios_bundle_ids, ios_app_store_id, ios_url_scheme, android_package,
@@ -16,7 +16,7 @@ extension SQLiteStore {
         }
     }
 
-    public func updateApp(_ app: App) async throws -> Bool {
+    package func updateApp(_ app: App) async throws -> Bool {
         try await write { db in
             try db.execute(sql: """
                 UPDATE apps SET name = ?, ios_team_id = ?, ios_bundle_ids = ?, ios_app_store_id = ?, ios_url_scheme = ?,
@@ -31,20 +31,20 @@ extension SQLiteStore {
         }
     }
 
-    public func app(id: String) async throws -> App? {
+    package func app(id: String) async throws -> App? {
         try await readHere { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE id = ?"), arguments: [id]).map { try Self.app($0, db: db) }
         }
     }
 
-    public func app(forDomain host: String) async throws -> App? {
+    package func app(forDomain host: String) async throws -> App? {
         try await writer.read { db in
             let statement = try db.cachedStatement(sql: "SELECT apps.* FROM apps JOIN domains ON domains.app_id = apps.id WHERE domains.host = ?")
             return try Row.fetchOne(statement, arguments: [host]).map { try Self.app($0, db: db) }
         }
     }
 
-    public func listApps() async throws -> [App] {
+    package func listApps() async throws -> [App] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at, id").map { try Self.app($0, db: db) }
         }
@@ -80,7 +80,7 @@ extension SQLiteStore {
 
     // MARK: Keys
 
-    public func createKey(_ key: APIKeyRecord) async throws {
+    package func createKey(_ key: APIKeyRecord) async throws {
         try await write { db in
             try db.execute(sql: """
                 INSERT INTO api_keys (id, app_id, kind, environment, hash, hint, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -89,19 +89,19 @@ extension SQLiteStore {
         }
     }
 
-    public func key(hash: String) async throws -> APIKeyRecord? {
+    package func key(hash: String) async throws -> APIKeyRecord? {
         try await readHere { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM api_keys WHERE hash = ?"), arguments: [hash]).map(APIKeyRecord.init(row:))
         }
     }
 
-    public func keys(appID: String) async throws -> [APIKeyRecord] {
+    package func keys(appID: String) async throws -> [APIKeyRecord] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE app_id = ? ORDER BY created_at, id", arguments: [appID]).map(APIKeyRecord.init(row:))
         }
     }
 
-    public func revokeKey(id: String, at date: Date) async throws -> Bool {
+    package func revokeKey(id: String, at date: Date) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [date.timeIntervalSince1970, id])
             return db.changesCount > 0

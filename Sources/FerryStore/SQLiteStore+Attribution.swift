@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    public func recordClickSignals(_ record: ClickSignalsRecord) async throws {
+    package func recordClickSignals(_ record: ClickSignalsRecord) async throws {
         let signals = record.signals
         let fingerprint = DeviceFingerprint.key(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
         try await write { db in
@@ -20,7 +20,7 @@ extension SQLiteStore {
         }
     }
 
-    public func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
+    package func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
         try await readHere { db in
             let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
             // Only clicks of the platforms apps are installed on; the address and network indexes hold no others.
@@ -90,7 +90,7 @@ extension SQLiteStore {
         }
     }
 
-    public func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
+    package func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
         try await writer.read { db in
             var languages = LanguageLists()
             return try db.cachedStatement(sql: """
@@ -103,14 +103,14 @@ extension SQLiteStore {
         }
     }
 
-    public func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
+    package func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
         try await readHere { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?"),
                              arguments: [appID, environment.rawValue, installID]).map(AttributionRecord.init(row:))
         }
     }
 
-    public func insertAttribution(_ record: AttributionRecord) async throws {
+    package func insertAttribution(_ record: AttributionRecord) async throws {
         try await write { db in
             do {
                 try db.cachedStatement(sql: """
@@ -136,7 +136,7 @@ extension SQLiteStore {
         return try UserBinding(row: row, attribution: record, appID: appID, environment: environment)
     }
 
-    public func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {
+    package func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM user_bindings WHERE app_id = ? AND environment = ? AND user_id = ?",
                              arguments: [appID, environment.rawValue, userID])
@@ -144,7 +144,7 @@ extension SQLiteStore {
         }
     }
 
-    public func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, authority: UserBinding.Authority,
+    package func bindUser(appID: String, environment: APIEnvironment, userID: String, installID: String, authority: UserBinding.Authority,
                          now: Date) async throws -> UserBinding {
         try await write { db in
             func binding(_ row: Row) throws -> UserBinding {
@@ -169,7 +169,7 @@ extension SQLiteStore {
         }
     }
 
-    public func recordEvents(_ events: [EventRecord]) async throws {
+    package func recordEvents(_ events: [EventRecord]) async throws {
         guard !events.isEmpty else { return }
         try await write { db in
             let statement = try db.cachedStatement(sql: """
@@ -186,13 +186,13 @@ extension SQLiteStore {
         }
     }
 
-    public func eventCount(appID: String, name: String) async throws -> Int {
+    package func eventCount(appID: String, name: String) async throws -> Int {
         try await writer.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app_id = ? AND name = ?", arguments: [appID, name]) ?? 0
         }
     }
 
-    public func purgeAttributionSignals(now: Date) async throws -> Int {
+    package func purgeAttributionSignals(now: Date) async throws -> Int {
         try await write { db in
             var touched = 0
             for row in try Row.fetchAll(db, sql: "SELECT id, attribution_window FROM apps") {

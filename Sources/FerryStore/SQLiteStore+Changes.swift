@@ -3,11 +3,11 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    public func changeEpoch() async throws -> Int64 {
+    package func changeEpoch() async throws -> Int64 {
         try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM change_epoch WHERE id = 1") ?? 0 }
     }
 
-    public func linkChanges(since mark: Int64?) async throws -> LinkChanges {
+    package func linkChanges(since mark: Int64?) async throws -> LinkChanges {
         try await writer.read { db in
             let last = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM link_changes") ?? 0
             guard let mark else { return LinkChanges(places: [], mark: last) }
@@ -24,7 +24,7 @@ extension SQLiteStore {
         }
     }
 
-    public func pruneLinkChanges(before cutoff: Date) async throws -> Int {
+    package func pruneLinkChanges(before cutoff: Date) async throws -> Int {
         try await write { db in
             // The newest entry stays, so that the log always shows where it stands.
             try db.execute(sql: "DELETE FROM link_changes WHERE changed_at < ? AND seq < (SELECT MAX(seq) FROM link_changes)",

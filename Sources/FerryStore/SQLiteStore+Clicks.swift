@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    public func recordClicks(_ clicks: [Click]) async throws {
+    package func recordClicks(_ clicks: [Click]) async throws {
         guard !clicks.isEmpty else { return }
         try await writer.write { db in _ = try Self.insertClicks(clicks[...], db: db) }
     }
@@ -17,7 +17,7 @@ extension SQLiteStore {
     /// transaction during which the thread had the processor less than a quarter of the time says the machine is
     /// saturated: the thread then waits (a tenth of a second, doubling up to two seconds) before taking the database
     /// again, so that a starved writer holds it as little as it can.
-    public func recordClicksBlocking(_ clicks: [Click]) throws {
+    package func recordClicksBlocking(_ clicks: [Click]) throws {
         var rest = clicks[...]
         while !rest.isEmpty {
             let pause = starvedWriterPause.load(ordering: .relaxed)
@@ -80,20 +80,20 @@ extension SQLiteStore {
         return taken
     }
 
-    public func clickCount(linkID: String) async throws -> Int {
+    package func clickCount(linkID: String) async throws -> Int {
         try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM clicks WHERE link_id = ?", arguments: [linkID]) ?? 0 }
     }
 
-    public func click(id: String) async throws -> Click? {
+    package func click(id: String) async throws -> Click? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM clicks WHERE id = ?", arguments: [id]).map(Click.init(row:))
         }
     }
 
     /// Nothing to ready: one table, indexed by time.
-    public func prepareClickStorage(now: Date) async throws {}
+    package func prepareClickStorage(now: Date) async throws {}
 
-    public func expireClicks(before cutoff: Date) async throws -> Int {
+    package func expireClicks(before cutoff: Date) async throws -> Int {
         try await write { db in
             try db.execute(sql: "DELETE FROM clicks WHERE created_at < ?", arguments: [cutoff.timeIntervalSince1970])
             return db.changesCount

@@ -12,7 +12,7 @@ extension SQLiteStore {
 
     // MARK: Domain claims
 
-    public func createDomainClaim(_ claim: DomainClaim) async throws -> DomainClaim {
+    package func createDomainClaim(_ claim: DomainClaim) async throws -> DomainClaim {
         try await write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO domain_claims (app_id, domain, token, created_at) VALUES (?, ?, ?, ?)",
                            arguments: [claim.appID, claim.domain, claim.token, claim.createdAt.timeIntervalSince1970])
@@ -22,20 +22,20 @@ extension SQLiteStore {
         }
     }
 
-    public func domainClaims(appID: String) async throws -> [DomainClaim] {
+    package func domainClaims(appID: String) async throws -> [DomainClaim] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM domain_claims WHERE app_id = ? ORDER BY created_at, domain", arguments: [appID]).map(DomainClaim.init(row:))
         }
     }
 
-    public func deleteDomainClaim(appID: String, domain: String) async throws -> Bool {
+    package func deleteDomainClaim(appID: String, domain: String) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "DELETE FROM domain_claims WHERE app_id = ? AND domain = ?", arguments: [appID, domain])
             return db.changesCount > 0
         }
     }
 
-    public func domainOwners() async throws -> [(domain: String, appID: String)] {
+    package func domainOwners() async throws -> [(domain: String, appID: String)] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT host, app_id FROM domains ORDER BY host").map { ($0["host"], $0["app_id"]) }
         }

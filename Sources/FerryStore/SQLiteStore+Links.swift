@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    public func createLink(_ link: Link) async throws {
+    package func createLink(_ link: Link) async throws {
         try await write { db in
             do {
                 try db.execute(sql: """
@@ -20,7 +20,7 @@ extension SQLiteStore {
         }
     }
 
-    public func updateLink(_ link: Link) async throws -> Bool {
+    package func updateLink(_ link: Link) async throws -> Bool {
         try await write { db in
             try db.execute(sql: """
                 UPDATE links SET destination = ?, ios_url = ?, android_url = ?, params = ?, utm_source = ?, utm_medium = ?,
@@ -32,21 +32,21 @@ extension SQLiteStore {
         }
     }
 
-    public func deleteLink(id: String, appID: String) async throws -> Bool {
+    package func deleteLink(id: String, appID: String) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "DELETE FROM links WHERE id = ? AND app_id = ?", arguments: [id, appID])
             return db.changesCount > 0
         }
     }
 
-    public func link(id: String, appID: String) async throws -> Link? {
+    package func link(id: String, appID: String) async throws -> Link? {
         try await readHere { db in
             let statement = try db.cachedStatement(sql: "SELECT \(LinkColumn.list) FROM links WHERE id = ? AND app_id = ?")
             return try statement.decodedRow(arguments: [id, appID], Link.init(row:))
         }
     }
 
-    public func link(domain: String, slug: String) async throws -> Link? {
+    package func link(domain: String, slug: String) async throws -> Link? {
         try await writer.read { db in
             let statement = try db.cachedStatement(sql: "SELECT \(LinkColumn.list) FROM links WHERE domain = ? AND slug = ?")
             return try statement.decodedRow(arguments: [domain, slug], Link.init(row:))
@@ -55,7 +55,7 @@ extension SQLiteStore {
 
     /// A point read on a connection of its own, on the caller's thread. A link lookup is a few B-tree pages, and
     /// SQLite's readers never wait for its writer (WAL), so the edge can afford it on an event loop.
-    public func linkImmediately(domain: String, slug: String) throws -> Link? {
+    package func linkImmediately(domain: String, slug: String) throws -> Link? {
         let read = try onFreeImmediateReader { reader in
             // One statement reads a consistent snapshot by itself: no transaction around it (two fewer statements).
             try reader.inDatabase { db in
@@ -67,7 +67,7 @@ extension SQLiteStore {
         return read
     }
 
-    public func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
+    package func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
         try await writer.read { db in
             let rows = try db.makeStatement(sql: """
                 SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ? AND seq < ? ORDER BY seq DESC LIMIT ?
@@ -79,7 +79,7 @@ extension SQLiteStore {
         }
     }
 
-    public func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
+    package func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
         let pattern = containsPattern(text)
         return try await writer.read { db in
             try db.makeStatement(sql: """

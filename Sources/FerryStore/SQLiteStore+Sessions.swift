@@ -12,27 +12,27 @@ extension SQLiteStore {
 
     // MARK: Dashboard sessions
 
-    public func createSession(_ session: DashboardSessionRecord) async throws {
+    package func createSession(_ session: DashboardSessionRecord) async throws {
         try await write { db in
             try db.execute(sql: "INSERT INTO dashboard_sessions (hash, key_hash, created_at, expires_at) VALUES (?, ?, ?, ?)",
                            arguments: [session.hash, session.keyHash, session.createdAt.timeIntervalSince1970, session.expiresAt.timeIntervalSince1970])
         }
     }
 
-    public func session(hash: String) async throws -> DashboardSessionRecord? {
+    package func session(hash: String) async throws -> DashboardSessionRecord? {
         try await readHere { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM dashboard_sessions WHERE hash = ?"), arguments: [hash]).map(DashboardSessionRecord.init(row:))
         }
     }
 
-    public func deleteSession(hash: String) async throws -> Bool {
+    package func deleteSession(hash: String) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "DELETE FROM dashboard_sessions WHERE hash = ?", arguments: [hash])
             return db.changesCount > 0
         }
     }
 
-    public func purgeSessions(expiredBefore date: Date) async throws -> Int {
+    package func purgeSessions(expiredBefore date: Date) async throws -> Int {
         try await write { db in
             try db.execute(sql: "DELETE FROM dashboard_sessions WHERE expires_at < ?", arguments: [date.timeIntervalSince1970])
             return db.changesCount

@@ -90,7 +90,7 @@ extension SQLiteStore {
         try addStats(counts, db: db)
     }
 
-    public func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow] {
+    package func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT day, metric, dimension, SUM(count) AS total FROM stats_daily
@@ -103,7 +103,7 @@ extension SQLiteStore {
         }
     }
 
-    public func purgeVisitors(beforeDay day: Int) async throws -> Int {
+    package func purgeVisitors(beforeDay day: Int) async throws -> Int {
         try await write { db in
             try db.execute(sql: "DELETE FROM visitors_seen WHERE day < ?", arguments: [day])
             return db.changesCount
@@ -112,7 +112,7 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
-    public func exportClicks(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [Click] {
+    package func exportClicks(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [Click] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM clicks WHERE app_id = ? AND environment = ? AND created_at < ?
@@ -123,7 +123,7 @@ extension SQLiteStore {
         }
     }
 
-    public func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?,
+    package func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?,
                                    limit: Int) async throws -> [AttributionRecord] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """

@@ -10,7 +10,7 @@ extension SQLiteStore {
         }
     }
 
-    public func createWebhook(_ webhook: Webhook) async throws {
+    package func createWebhook(_ webhook: Webhook) async throws {
         try await write { db in
             try db.execute(sql: """
                 INSERT INTO webhooks (id, app_id, environment, url, secret, events, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -19,21 +19,21 @@ extension SQLiteStore {
         }
     }
 
-    public func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
+    package func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM webhooks WHERE app_id = ? AND environment = ? ORDER BY created_at, id",
                              arguments: [appID, environment.rawValue]).map { try Webhook(row: $0) }
         }
     }
 
-    public func deleteWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
+    package func deleteWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
         try await write { db in
             try db.execute(sql: "DELETE FROM webhooks WHERE id = ? AND app_id = ? AND environment = ?", arguments: [id, appID, environment.rawValue])
             return db.changesCount > 0
         }
     }
 
-    public func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
+    package func enqueueDeliveries(_ deliveries: [WebhookDelivery]) async throws {
         guard !deliveries.isEmpty else { return }
         try await write { db in
             let statement = try db.cachedStatement(sql: """
@@ -47,7 +47,7 @@ extension SQLiteStore {
         }
     }
 
-    public func claimDeliveries(now: Date, lease: Double, limit: Int, excludingApps: [String]) async throws -> [ClaimedDelivery] {
+    package func claimDeliveries(now: Date, lease: Double, limit: Int, excludingApps: [String]) async throws -> [ClaimedDelivery] {
         try await write { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT d.*, w.id AS w_id, w.app_id AS w_app_id, w.environment AS w_environment, w.url AS w_url, w.secret AS w_secret,
@@ -65,7 +65,7 @@ extension SQLiteStore {
         }
     }
 
-    public func releaseDeliveries(ids: [String], dueAt: Date) async throws {
+    package func releaseDeliveries(ids: [String], dueAt: Date) async throws {
         guard !ids.isEmpty else { return }
         try await write { db in
             try db.execute(sql: """
@@ -75,7 +75,7 @@ extension SQLiteStore {
         }
     }
 
-    public func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws {
+    package func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws {
         try await write { db in
             try db.execute(sql: """
                 UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, delivered_at = ?, next_attempt_at = ?, failed_at = ?
@@ -84,7 +84,7 @@ extension SQLiteStore {
         }
     }
 
-    public func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery] {
+    package func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND app_id = ? ORDER BY created_at DESC, id DESC LIMIT ?

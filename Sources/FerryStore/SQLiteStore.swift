@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// One `DatabasePool` per file; every constraint lives in the schema; migrations run when the store opens, so any
 /// process (the server or the CLI) may open a fresh file first.
-public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingClickWriting {
+package final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingClickWriting {
     let writer: any DatabaseWriter
     /// Read-only connections for `linkImmediately`, each used by one caller at a time.
     private let immediateReaders: [DatabaseQueue]
@@ -27,7 +27,7 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     let starvedWriterPause = Atomic<Int64>(0)
 
     /// Opens (creating if needed) the database at `path` and migrates it.
-    public init(path: String) throws {
+    package init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -56,7 +56,7 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
     }
 
     /// An in-memory database (one connection), for tests.
-    public init(inMemory: Void = ()) throws {
+    package init(inMemory: Void = ()) throws {
         writer = try DatabaseQueue()
         try Self.migrator.migrate(writer)
         immediateReaders = []
@@ -66,11 +66,11 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
 
     // MARK: Health
 
-    public func checkHealth() async throws {
+    package func checkHealth() async throws {
         _ = try await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
-    public func close() async throws {
+    package func close() async throws {
         // The immediate readers first: once the writer is the file's last connection, closing it checkpoints the
         // write-ahead log and removes it, so that the next start does not read a large log back.
         let idle = freeImmediateReaders.withLock { free in
@@ -111,11 +111,11 @@ public final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCli
 
     // MARK: Settings
 
-    public func setting(_ name: String) async throws -> String? {
+    package func setting(_ name: String) async throws -> String? {
         try await writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) }
     }
 
-    public func insertSettingIfAbsent(_ name: String, value: String) async throws -> String {
+    package func insertSettingIfAbsent(_ name: String, value: String) async throws -> String {
         try await write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)", arguments: [name, value])
             return try String.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) ?? value

@@ -3,19 +3,19 @@ import FerryCore
 import Foundation
 
 /// Something a store refused because it would break a uniqueness rule (a taken slug, a domain of another app).
-public struct StoreConflict: Error, Sendable, Hashable, CustomStringConvertible {
+package struct StoreConflict: Error, Sendable, Hashable, CustomStringConvertible {
     /// The field that collided.
-    public var field: String
+    package var field: String
     /// A sentence for people.
-    public var message: String
+    package var message: String
 
     /// Creates a conflict.
-    public init(field: String, message: String) {
+    package init(field: String, message: String) {
         self.field = field
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension StoreConflict {
@@ -35,7 +35,7 @@ extension StoreConflict {
 }
 
 /// Apps and their link domains.
-public protocol AppStore: Sendable {
+package protocol AppStore: Sendable {
     /// Stores a new app with its domains; throws `StoreConflict` when a domain, one of its parents or one of its
     /// subdomains belongs to another app.
     func createApp(_ app: App) async throws
@@ -50,7 +50,7 @@ public protocol AppStore: Sendable {
 }
 
 /// API keys, stored as hashes.
-public protocol KeyStore: Sendable {
+package protocol KeyStore: Sendable {
     /// Stores a key record.
     func createKey(_ key: APIKeyRecord) async throws
     /// The key with this hash, revoked or not.
@@ -62,21 +62,21 @@ public protocol KeyStore: Sendable {
 }
 
 /// One page of links.
-public struct LinkPage: Sendable, Hashable {
+package struct LinkPage: Sendable, Hashable {
     /// Links, newest first.
-    public var links: [Link]
+    package var links: [Link]
     /// The cursor of the next page, nil on the last.
-    public var nextCursor: Int64?
+    package var nextCursor: Int64?
 
     /// Creates a page.
-    public init(links: [Link], nextCursor: Int64?) {
+    package init(links: [Link], nextCursor: Int64?) {
         self.links = links
         self.nextCursor = nextCursor
     }
 }
 
 /// Short links.
-public protocol LinkStore: Sendable {
+package protocol LinkStore: Sendable {
     /// Stores a new link; throws `StoreConflict` (field `slug`) when the slug is taken on its domain.
     func createLink(_ link: Link) async throws
     /// Replaces a link; false when it does not exist.
@@ -105,7 +105,7 @@ func containsPattern(_ text: String) -> String {
 }
 
 /// Clicks, written in batches by the click recorder.
-public protocol ClickStore: Sendable {
+package protocol ClickStore: Sendable {
     /// Stores clicks in one transaction.
     func recordClicks(_ clicks: [Click]) async throws
     /// How many clicks a link has.
@@ -120,7 +120,7 @@ public protocol ClickStore: Sendable {
 }
 
 /// Small server-wide settings, such as the key of the IP hash.
-public protocol SettingsStore: Sendable {
+package protocol SettingsStore: Sendable {
     /// A setting's value.
     func setting(_ name: String) async throws -> String?
     /// Stores a setting only when it has none yet; returns the value that is stored afterwards.
@@ -128,18 +128,18 @@ public protocol SettingsStore: Sendable {
 }
 
 /// What the interstitial's script reported about the device of a click.
-public struct ClickSignalsRecord: Sendable, Hashable {
+package struct ClickSignalsRecord: Sendable, Hashable {
     /// The click.
-    public var clickID: String
+    package var clickID: String
     /// The app of the link domain the page was served on.
-    public var appID: String
+    package var appID: String
     /// The signals, already validated.
-    public var signals: DeviceSignals
+    package var signals: DeviceSignals
     /// When they arrived.
-    public var receivedAt: Date
+    package var receivedAt: Date
 
     /// Creates a record.
-    public init(clickID: String, appID: String, signals: DeviceSignals, receivedAt: Date) {
+    package init(clickID: String, appID: String, signals: DeviceSignals, receivedAt: Date) {
         self.clickID = clickID
         self.appID = appID
         self.signals = signals
@@ -148,7 +148,7 @@ public struct ClickSignalsRecord: Sendable, Hashable {
 }
 
 /// Attribution: click signals, candidates, answers given to installs, users bound to them, SDK events.
-public protocol AttributionStore: Sendable {
+package protocol AttributionStore: Sendable {
     /// Stores the first report of a click's device signals (later ones are ignored).
     func recordClickSignals(_ record: ClickSignalsRecord) async throws
     /// The unconsumed clicks worth comparing with an install, and the counts the matcher weighs them with.
@@ -177,7 +177,7 @@ public protocol AttributionStore: Sendable {
 }
 
 /// Link domains apps asked for and have not proved they control yet.
-public protocol DomainClaimStore: Sendable {
+package protocol DomainClaimStore: Sendable {
     /// Stores a claim; when the app claimed the domain already, keeps and returns that claim (its token unchanged).
     func createDomainClaim(_ claim: DomainClaim) async throws -> DomainClaim
     /// An app's claims, oldest first.
@@ -189,7 +189,7 @@ public protocol DomainClaimStore: Sendable {
 }
 
 /// Dashboard sessions, kept as hashes of their ids.
-public protocol SessionStore: Sendable {
+package protocol SessionStore: Sendable {
     /// Stores a new session.
     func createSession(_ session: DashboardSessionRecord) async throws
     /// The session with this hash, if it was not ended (expired ones too: the caller checks the time).
@@ -202,7 +202,7 @@ public protocol SessionStore: Sendable {
 
 /// Daily statistics roll-ups. Clicks, answered installs and events add to them in the same transaction that stores
 /// them (clicks whose id is already stored add nothing), so the counts never drift from what is stored.
-public protocol StatsStore: Sendable {
+package protocol StatsStore: Sendable {
     /// The roll-up of one link (`linkID`), or of an app's totals (nil), over a range of days.
     func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow]
     /// Forgets which visitors were seen on days before `day` (their counts stay); returns how many went.
@@ -210,21 +210,21 @@ public protocol StatsStore: Sendable {
 }
 
 /// Where an export stopped: the time and id of the last row written.
-public struct ExportCursor: Sendable, Hashable {
+package struct ExportCursor: Sendable, Hashable {
     /// Seconds since 1970 of the last row.
-    public var time: Double
+    package var time: Double
     /// Its id (a click id, an install id).
-    public var id: String
+    package var id: String
 
     /// Creates a cursor.
-    public init(time: Double, id: String) {
+    package init(time: Double, id: String) {
         self.time = time
         self.id = id
     }
 }
 
 /// Raw rows for exports, read page by page in time order so that an export of any size streams.
-public protocol ExportStore: Sendable {
+package protocol ExportStore: Sendable {
     /// Clicks of an app and environment made in `[from, to)`, oldest first, at most `limit`, after `cursor`.
     func exportClicks(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [Click]
     /// Answers given to installs in `[from, to)`, oldest first, at most `limit`, after `cursor` (its id an install id).
@@ -232,21 +232,21 @@ public protocol ExportStore: Sendable {
 }
 
 /// A delivery taken for an attempt, with its webhook.
-public struct ClaimedDelivery: Sendable, Hashable {
+package struct ClaimedDelivery: Sendable, Hashable {
     /// The delivery.
-    public var delivery: WebhookDelivery
+    package var delivery: WebhookDelivery
     /// Where it goes and how it is signed.
-    public var webhook: Webhook
+    package var webhook: Webhook
 
     /// Pairs them.
-    public init(delivery: WebhookDelivery, webhook: Webhook) {
+    package init(delivery: WebhookDelivery, webhook: Webhook) {
         self.delivery = delivery
         self.webhook = webhook
     }
 }
 
 /// Webhooks and their deliveries: an outbox every node of a cluster works from.
-public protocol WebhookStore: Sendable {
+package protocol WebhookStore: Sendable {
     /// Stores a webhook.
     func createWebhook(_ webhook: Webhook) async throws
     /// An app's webhooks of one environment, oldest first.
@@ -268,42 +268,42 @@ public protocol WebhookStore: Sendable {
 
 extension WebhookStore {
     /// Takes up to `limit` deliveries due at `now`, of any app.
-    public func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery] {
+    package func claimDeliveries(now: Date, lease: Double, limit: Int) async throws -> [ClaimedDelivery] {
         try await claimDeliveries(now: now, lease: lease, limit: limit, excludingApps: [])
     }
 }
 
 /// Links changed since a mark, as ``FerryDatabase/linkChanges(since:)`` answers.
-public struct LinkChanges: Sendable, Equatable {
+package struct LinkChanges: Sendable, Equatable {
     /// A link's place.
-    public struct Place: Sendable, Hashable {
-        public var domain: String
-        public var slug: String
+    package struct Place: Sendable, Hashable {
+        package var domain: String
+        package var slug: String
 
-        public init(domain: String, slug: String) {
+        package init(domain: String, slug: String) {
             self.domain = domain
             self.slug = slug
         }
     }
 
     /// The places changed, or nil when they are too many to list or the log no longer reaches back to the mark.
-    public var places: [Place]?
+    package var places: [Place]?
     /// What to pass next time.
-    public var mark: Int64
+    package var mark: Int64
 
-    public init(places: [Place]?, mark: Int64) {
+    package init(places: [Place]?, mark: Int64) {
         self.places = places
         self.mark = mark
     }
 
     /// The most places one answer lists; beyond that a cache forgets everything, which is cheaper.
-    public static let listLimit = 10_000
+    package static let listLimit = 10_000
     /// How long the log of changes is kept: a node that could not read it for longer forgets everything.
-    public static let retention: TimeInterval = 3600
+    package static let retention: TimeInterval = 3600
 }
 
 /// Everything the server keeps, behind one value.
-public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore,
+package protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore,
     DomainClaimStore, SessionStore {
     /// A counter that changes whenever apps, domains or keys change, whoever changed them (another process
     /// included); caches compare it to know when to drop everything they hold. Links are followed one by one
@@ -330,15 +330,15 @@ public protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, Settin
 
 extension FerryDatabase {
     /// Polled only.
-    public func changeNotifications() -> AsyncStream<Void>? { nil }
+    package func changeNotifications() -> AsyncStream<Void>? { nil }
 
     /// Only deadlines missed.
-    public func isOutage(_ error: any Error) -> Bool { error is DatabaseUnavailable }
+    package func isOutage(_ error: any Error) -> Bool { error is DatabaseUnavailable }
 }
 
 /// A store that can read a link without suspending, for the edge's fast path on an event loop. Only a store whose
 /// point reads are quick and never wait for a server or a writer should conform (SQLite; not PostgreSQL).
-public protocol ImmediateLinkReading: Sendable {
+package protocol ImmediateLinkReading: Sendable {
     /// The link of a domain and slug (nil when there is none), read on the calling thread. Throws
     /// `ImmediateReadUnavailable` when it cannot be read at once (every connection for it is busy), or the
     /// database's error; either way the caller takes the ordinary, asynchronous path.
@@ -347,12 +347,12 @@ public protocol ImmediateLinkReading: Sendable {
 
 /// A store that writes clicks on the calling thread (SQLite), so that the click recorder can write them from a thread
 /// of its own, at a lower scheduling priority than the threads that answer clicks.
-public protocol BlockingClickWriting: Sendable {
+package protocol BlockingClickWriting: Sendable {
     /// Stores clicks in one transaction, as `ClickStore.recordClicks`, on the calling thread.
     func recordClicksBlocking(_ clicks: [Click]) throws
 }
 
 /// No connection for an immediate read was free; nobody waited for one.
-public struct ImmediateReadUnavailable: Error, Sendable {
-    public init() {}
+package struct ImmediateReadUnavailable: Error, Sendable {
+    package init() {}
 }

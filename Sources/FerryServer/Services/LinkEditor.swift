@@ -7,16 +7,16 @@ import Foundation
 /// `FerryAdmin`'s rules, then this node's cache forgets what changed (other nodes see it through the store's change
 /// counter). A link of another app or environment is not found, whatever its id. The command line and the importer
 /// use it too, without a cache.
-public struct LinkEditor: Sendable {
+package struct LinkEditor: Sendable {
     /// The rules and the store.
-    public let admin: FerryAdmin
+    package let admin: FerryAdmin
     let cache: LinkCache?
 
     var store: any FerryDatabase { admin.store }
 
     /// An editor for a process that serves no links (the command line): a running server sees the changes through the
     /// store's change counter within a second.
-    public init(admin: FerryAdmin) {
+    package init(admin: FerryAdmin) {
         self.init(admin: admin, cache: nil)
     }
 
@@ -26,19 +26,19 @@ public struct LinkEditor: Sendable {
     }
 
     /// Validates and stores a new link; an imported link keeps its age (`createdAt`).
-    public func create(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil) async throws -> Link {
+    package func create(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil) async throws -> Link {
         let link = try await admin.createLink(request, app: app, environment: environment, createdAt: createdAt)
         cache?.invalidate(domain: link.domain, slug: link.slug)
         return link
     }
 
     /// The link on a domain under a slug, of any app.
-    public func existing(domain: String, slug: String) async throws -> Link? {
+    package func existing(domain: String, slug: String) async throws -> Link? {
         try await store.link(domain: domain, slug: slug)
     }
 
     /// The links before a position (`after`, from a previous page), newest first.
-    public func page(app: App, environment: APIEnvironment, limit: Int, after cursor: Int64?) async throws -> LinkPage {
+    package func page(app: App, environment: APIEnvironment, limit: Int, after cursor: Int64?) async throws -> LinkPage {
         try await store.listLinks(appID: app.id, environment: environment, limit: limit, after: cursor)
     }
 

@@ -3,21 +3,21 @@
 /// ```json
 /// {"error": {"code": "invalid_field", "message": "destination must be an http or https URL", "field": "destination"}}
 /// ```
-public struct ErrorResponse: Codable, Sendable, Hashable {
+package struct ErrorResponse: Codable, Sendable, Hashable {
     /// The error itself.
-    public var error: Detail
+    package var error: Detail
 
     /// One error: a stable machine-readable code, a sentence for people, and the offending field when there is one.
-    public struct Detail: Codable, Sendable, Hashable {
+    package struct Detail: Codable, Sendable, Hashable {
         /// A stable code such as ``APIErrorCode/invalidField`` or ``APIErrorCode/notFound``.
-        public var code: APIErrorCode
+        package var code: APIErrorCode
         /// A human-readable explanation.
-        public var message: String
+        package var message: String
         /// The request field the error is about (a dotted path such as `utm.source`), when there is one.
-        public var field: String?
+        package var field: String?
 
         /// Creates an error detail.
-        public init(code: APIErrorCode, message: String, field: String? = nil) {
+        package init(code: APIErrorCode, message: String, field: String? = nil) {
             self.code = code
             self.message = message
             self.field = field
@@ -25,12 +25,12 @@ public struct ErrorResponse: Codable, Sendable, Hashable {
     }
 
     /// Creates an error body.
-    public init(code: APIErrorCode, message: String, field: String? = nil) {
+    package init(code: APIErrorCode, message: String, field: String? = nil) {
         self.error = Detail(code: code, message: message, field: field)
     }
 
     /// Encodes with `field` present (as `null`) even when absent, so clients can rely on the three keys.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(error, forKey: .error)
     }
@@ -40,7 +40,7 @@ extension ErrorResponse.Detail {
     private enum CodingKeys: String, CodingKey { case code, message, field }
 
     /// Encodes all three keys, `field` as `null` when there is none.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(code, forKey: .code)
         try container.encode(message, forKey: .message)

@@ -1,12 +1,12 @@
 /// Whether a key may be embedded in an app (publishable) or must stay on a server (secret).
-public enum APIKeyKind: String, Codable, Sendable, Hashable, CaseIterable {
+package enum APIKeyKind: String, Codable, Sendable, Hashable, CaseIterable {
     /// `fk_…`: safe to ship inside an app. Resolves links, matches installs, sends events.
     case publishable
     /// `fs_…`: server-side only. Creates and reads links, reads statistics.
     case secret
 
     /// The two-letter prefix of keys of this kind.
-    public var prefix: String { self == .publishable ? "fk" : "fs" }
+    package var prefix: String { self == .publishable ? "fk" : "fs" }
 }
 
 /// Live data and test data never mix: a key of one environment sees only links of that environment.
@@ -24,25 +24,25 @@ public enum APIEnvironment: String, Codable, Sendable, Hashable, CaseIterable {
 ///     print(format.kind, format.environment) // publishable live
 /// }
 /// ```
-public struct APIKeyFormat: Sendable, Hashable {
+package struct APIKeyFormat: Sendable, Hashable {
     /// Number of random characters after the prefix.
-    public static let randomLength = 32
+    package static let randomLength = 32
     /// Total length of a well-formed key.
-    public static let totalLength = 8 + randomLength
+    package static let totalLength = 8 + randomLength
 
     /// The key's kind, read from its prefix.
-    public var kind: APIKeyKind
+    package var kind: APIKeyKind
     /// The key's environment, read from its prefix.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
 
     /// Creates a format description.
-    public init(kind: APIKeyKind, environment: APIEnvironment) {
+    package init(kind: APIKeyKind, environment: APIEnvironment) {
         self.kind = kind
         self.environment = environment
     }
 
     /// Parses a key's prefix and checks the random part's length and alphabet; nil when the text is not a Ferry key.
-    public init?(parsing key: some StringProtocol) {
+    package init?(parsing key: some StringProtocol) {
         let bytes = Array(key.utf8)
         guard bytes.count == Self.totalLength else { return nil }
         let kind: APIKeyKind
@@ -63,7 +63,7 @@ public struct APIKeyFormat: Sendable, Hashable {
     }
 
     /// The prefix keys of this format start with, such as `fk_live_`.
-    public var prefix: String { "\(kind.prefix)_\(environment.rawValue)_" }
+    package var prefix: String { "\(kind.prefix)_\(environment.rawValue)_" }
 
     static func isAlphanumeric(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)

@@ -44,18 +44,18 @@ public struct DeviceSignals: Codable, Sendable, Hashable {
 }
 
 /// The body of `POST /v1/attribution/match`: a first launch asking which click led to its install.
-public struct MatchRequest: Codable, Sendable, Hashable {
+package struct MatchRequest: Codable, Sendable, Hashable {
     /// A stable id of this install (the IDFV on iOS).
-    public var installID: String
+    package var installID: String
     /// What the device says about itself.
-    public var signals: DeviceSignals
+    package var signals: DeviceSignals
     /// A click token the app read from the pasteboard ("copy to open"), if any.
-    public var clickToken: String?
+    package var clickToken: String?
     /// The Play Store install referrer string, on Android.
-    public var referrer: String?
+    package var referrer: String?
 
     /// Creates a match request.
-    public init(installID: String, signals: DeviceSignals, clickToken: String? = nil, referrer: String? = nil) {
+    package init(installID: String, signals: DeviceSignals, clickToken: String? = nil, referrer: String? = nil) {
         self.installID = installID
         self.signals = signals
         self.clickToken = clickToken
@@ -65,7 +65,7 @@ public struct MatchRequest: Codable, Sendable, Hashable {
     private enum CodingKeys: String, CodingKey { case installID, signals, clickToken, referrer }
 
     /// Encodes every key, `clickToken` and `referrer` as `null` when absent, as the SDK documents the body.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(installID, forKey: .installID)
         try c.encode(signals, forKey: .signals)
@@ -83,30 +83,30 @@ public enum MatchType: String, Codable, Sendable, Hashable {
 }
 
 /// The link data an app needs to route a user: what a resolve or a match hands over.
-public struct LinkData: Codable, Sendable, Hashable {
+package struct LinkData: Codable, Sendable, Hashable {
     /// The link's id.
-    public var id: String
+    package var id: String
     /// Its slug.
-    public var slug: String
+    package var slug: String
     /// The full short URL.
-    public var url: String
+    package var url: String
     /// The web destination.
-    public var destination: String
+    package var destination: String
     /// The iOS deep link.
-    public var iosURL: String?
+    package var iosURL: String?
     /// The Android deep link.
-    public var androidURL: String?
+    package var androidURL: String?
     /// Data for the app.
-    public var params: [String: String]
+    package var params: [String: String]
     /// Campaign parameters.
-    public var utm: UTMParameters
+    package var utm: UTMParameters
     /// Campaign name.
-    public var campaign: String?
+    package var campaign: String?
     /// Who shared the link.
-    public var referrer: String?
+    package var referrer: String?
 
     /// Creates link data.
-    public init(
+    package init(
         id: String, slug: String, url: String, destination: String, iosURL: String?, androidURL: String?,
         params: [String: String], utm: UTMParameters, campaign: String?, referrer: String?
     ) {
@@ -125,7 +125,7 @@ public struct LinkData: Codable, Sendable, Hashable {
     private enum CodingKeys: String, CodingKey { case id, slug, url, destination, iosURL, androidURL, params, utm, campaign, referrer }
 
     /// Encodes every key, unset ones as `null`.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
         try c.encode(slug, forKey: .slug)
@@ -146,20 +146,20 @@ public struct LinkData: Codable, Sendable, Hashable {
 /// {"matched": true, "matchType": "probabilistic", "confidence": 0.94, "isDeferred": true, "link": {…}}
 /// ```
 /// or `{"matched": false}`.
-public struct MatchResponse: Codable, Sendable, Hashable {
+package struct MatchResponse: Codable, Sendable, Hashable {
     /// Whether a click was found.
-    public var matched: Bool
+    package var matched: Bool
     /// How it was found.
-    public var matchType: MatchType?
+    package var matchType: MatchType?
     /// How sure the server is, 0…1 (1 for deterministic matches).
-    public var confidence: Double?
+    package var confidence: Double?
     /// Always true for a match: the link is delivered after the install.
-    public var isDeferred: Bool?
+    package var isDeferred: Bool?
     /// The link clicked.
-    public var link: LinkData?
+    package var link: LinkData?
 
     /// Creates an answer.
-    public init(matched: Bool, matchType: MatchType? = nil, confidence: Double? = nil, isDeferred: Bool? = nil, link: LinkData? = nil) {
+    package init(matched: Bool, matchType: MatchType? = nil, confidence: Double? = nil, isDeferred: Bool? = nil, link: LinkData? = nil) {
         self.matched = matched
         self.matchType = matchType
         self.confidence = confidence
@@ -168,18 +168,18 @@ public struct MatchResponse: Codable, Sendable, Hashable {
     }
 
     /// No click matched.
-    public static let notMatched = MatchResponse(matched: false)
+    package static let notMatched = MatchResponse(matched: false)
 }
 
 /// The answer of `GET /v1/links/resolve/{slug}`: the link behind a Universal Link the app was opened with.
-public struct ResolveResponse: Codable, Sendable, Hashable {
+package struct ResolveResponse: Codable, Sendable, Hashable {
     /// The link.
-    public var link: LinkData
+    package var link: LinkData
     /// Always false: the app was opened by the link itself.
-    public var isDeferred: Bool
+    package var isDeferred: Bool
 
     /// Creates an answer.
-    public init(link: LinkData, isDeferred: Bool = false) {
+    package init(link: LinkData, isDeferred: Bool = false) {
         self.link = link
         self.isDeferred = isDeferred
     }
@@ -215,20 +215,20 @@ public struct SDKValidateResponse: Codable, Sendable, Hashable {
 }
 
 /// One SDK event.
-public struct SDKEvent: Codable, Sendable, Hashable {
+package struct SDKEvent: Codable, Sendable, Hashable {
     /// `install`, `open`, `reinstall`, or a custom name (`[a-z0-9_.-]`, at most 64 characters).
-    public var name: String
+    package var name: String
     /// The install that sent it.
-    public var installID: String
+    package var installID: String
     /// When it happened on the device (the server's time when absent).
-    public var timestamp: Date?
+    package var timestamp: Date?
     /// The link involved, when there is one.
-    public var linkID: String?
+    package var linkID: String?
     /// Small string properties.
-    public var properties: [String: String]?
+    package var properties: [String: String]?
 
     /// Creates an event.
-    public init(name: String, installID: String, timestamp: Date? = nil, linkID: String? = nil, properties: [String: String]? = nil) {
+    package init(name: String, installID: String, timestamp: Date? = nil, linkID: String? = nil, properties: [String: String]? = nil) {
         self.name = name
         self.installID = installID
         self.timestamp = timestamp
@@ -238,32 +238,32 @@ public struct SDKEvent: Codable, Sendable, Hashable {
 }
 
 /// The body of `POST /v1/events`: up to 100 events.
-public struct EventsRequest: Codable, Sendable, Hashable {
+package struct EventsRequest: Codable, Sendable, Hashable {
     /// The events.
-    public var events: [SDKEvent]
+    package var events: [SDKEvent]
 
     /// Creates a batch.
-    public init(events: [SDKEvent]) { self.events = events }
+    package init(events: [SDKEvent]) { self.events = events }
 }
 
 /// The answer of `POST /v1/events`.
-public struct EventsResponse: Codable, Sendable, Hashable {
+package struct EventsResponse: Codable, Sendable, Hashable {
     /// How many events were stored.
-    public var accepted: Int
+    package var accepted: Int
 
     /// Creates an answer.
-    public init(accepted: Int) { self.accepted = accepted }
+    package init(accepted: Int) { self.accepted = accepted }
 }
 
 /// The body of `POST /v1/attribution/user`: binds an install's attribution to the app's own user id.
-public struct AttributeUserRequest: Codable, Sendable, Hashable {
+package struct AttributeUserRequest: Codable, Sendable, Hashable {
     /// The install.
-    public var installID: String
+    package var installID: String
     /// The app's user id (at most 128 characters).
-    public var userID: String
+    package var userID: String
 
     /// Creates a request.
-    public init(installID: String, userID: String) {
+    package init(installID: String, userID: String) {
         self.installID = installID
         self.userID = userID
     }
@@ -274,23 +274,23 @@ public struct AttributeUserRequest: Codable, Sendable, Hashable {
 /// With a publishable key, an install is shown the user's attribution only when the user is bound to that install:
 /// when the user id is bound to another install, `boundToThisInstall` is false and nothing of the other install's
 /// attribution is given (`attributed` false). A secret key is always shown the binding.
-public struct AttributeUserResponse: Codable, Sendable, Hashable {
+package struct AttributeUserResponse: Codable, Sendable, Hashable {
     /// The user id.
-    public var userID: String
+    package var userID: String
     /// Whether the user's install was attributed to a link.
-    public var attributed: Bool
+    package var attributed: Bool
     /// How, when attributed.
-    public var matchType: MatchType?
+    package var matchType: MatchType?
     /// How sure, when attributed.
-    public var confidence: Double?
+    package var confidence: Double?
     /// The link, when attributed.
-    public var link: LinkData?
+    package var link: LinkData?
     /// Whether the user is bound to the install the request named (false: to another install, bound first or by
     /// the app's backend). True when a server leaves it out.
-    public var boundToThisInstall: Bool
+    package var boundToThisInstall: Bool
 
     /// Creates an answer.
-    public init(userID: String, attributed: Bool, matchType: MatchType? = nil, confidence: Double? = nil, link: LinkData? = nil,
+    package init(userID: String, attributed: Bool, matchType: MatchType? = nil, confidence: Double? = nil, link: LinkData? = nil,
                 boundToThisInstall: Bool = true) {
         self.userID = userID
         self.attributed = attributed
@@ -303,7 +303,7 @@ public struct AttributeUserResponse: Codable, Sendable, Hashable {
     private enum CodingKeys: String, CodingKey { case userID, attributed, matchType, confidence, link, boundToThisInstall }
 
     /// Decodes an answer; one without `boundToThisInstall` (from an earlier server) is bound to this install.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         userID = try container.decode(String.self, forKey: .userID)
         attributed = try container.decode(Bool.self, forKey: .attributed)

@@ -2,29 +2,29 @@ import Foundation
 
 /// `POST /v1/domains`: a link domain to add. It serves nothing until its owner proves control of it
 /// (`POST /v1/domains/{domain}/verify`).
-public struct AddDomainRequest: Codable, Sendable, Hashable {
+package struct AddDomainRequest: Codable, Sendable, Hashable {
     /// A host name, with an optional port (`go.example.com`).
-    public var domain: String
+    package var domain: String
 
     /// Creates a request.
-    public init(domain: String) { self.domain = domain }
+    package init(domain: String) { self.domain = domain }
 }
 
 /// How to prove control of a domain: either proof is enough.
-public struct DomainVerification: Codable, Sendable, Hashable {
+package struct DomainVerification: Codable, Sendable, Hashable {
     /// The DNS name of a TXT record to publish (`_ferry-challenge.go.example.com`).
-    public var dnsName: String
+    package var dnsName: String
     /// The record's type: always `TXT`.
-    public var dnsType: String
+    package var dnsType: String
     /// The record's value (`ferry-verification=…`).
-    public var dnsValue: String
+    package var dnsValue: String
     /// Or: the URL at which the domain's current web server returns `httpBody` (as plain text).
-    public var httpURL: String
+    package var httpURL: String
     /// What that URL must return.
-    public var httpBody: String
+    package var httpBody: String
 
     /// Creates the instructions.
-    public init(dnsName: String, dnsValue: String, httpURL: String, httpBody: String) {
+    package init(dnsName: String, dnsValue: String, httpURL: String, httpBody: String) {
         self.dnsName = dnsName
         dnsType = "TXT"
         self.dnsValue = dnsValue
@@ -34,7 +34,7 @@ public struct DomainVerification: Codable, Sendable, Hashable {
 }
 
 /// Whether a domain serves links.
-public enum DomainStatus: String, Codable, Sendable, Hashable {
+package enum DomainStatus: String, Codable, Sendable, Hashable {
     /// It serves the app's links and association files.
     case active
     /// Asked for, waiting for its proof of control; it serves nothing.
@@ -42,20 +42,20 @@ public enum DomainStatus: String, Codable, Sendable, Hashable {
 }
 
 /// A link domain of an app, as the API shows it.
-public struct DomainResponse: Codable, Sendable, Hashable {
+package struct DomainResponse: Codable, Sendable, Hashable {
     /// The host (and port).
-    public var domain: String
+    package var domain: String
     /// Active or pending.
-    public var status: DomainStatus
+    package var status: DomainStatus
     /// Whether links go on it when a request names no domain (the first active domain).
-    public var isDefault: Bool
+    package var isDefault: Bool
     /// How to prove control of a pending domain; nil for an active one.
-    public var verification: DomainVerification?
+    package var verification: DomainVerification?
     /// What the check just made found of each proof, when it found none (`POST /v1/domains/{domain}/verify`).
-    public var findings: [String]?
+    package var findings: [String]?
 
     /// Creates a response.
-    public init(domain: String, status: DomainStatus, isDefault: Bool = false, verification: DomainVerification? = nil, findings: [String]? = nil) {
+    package init(domain: String, status: DomainStatus, isDefault: Bool = false, verification: DomainVerification? = nil, findings: [String]? = nil) {
         self.domain = domain
         self.status = status
         self.isDefault = isDefault
@@ -65,15 +65,15 @@ public struct DomainResponse: Codable, Sendable, Hashable {
 }
 
 /// `GET /v1/domains`: an app's domains, active ones first (the default first of all), then pending ones.
-public struct DomainListResponse: Codable, Sendable, Hashable {
+package struct DomainListResponse: Codable, Sendable, Hashable {
     /// The domains.
-    public var data: [DomainResponse]
+    package var data: [DomainResponse]
     /// Whether this server lets apps add domains through the API and the dashboard (with a proof of control), or only
     /// its operator (`ferry app update --add-domain`).
-    public var selfService: Bool
+    package var selfService: Bool
 
     /// Creates a list.
-    public init(data: [DomainResponse], selfService: Bool) {
+    package init(data: [DomainResponse], selfService: Bool) {
         self.data = data
         self.selfService = selfService
     }

@@ -2,9 +2,9 @@ import Foundation
 
 /// The JSON conventions of the Ferry API: ISO 8601 dates (fractional seconds optional on input,
 /// milliseconds on output) and sorted keys on output.
-public enum FerryJSON {
+package enum FerryJSON {
     /// An encoder following the API's conventions.
-    public static func makeEncoder() -> JSONEncoder {
+    package static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -15,7 +15,7 @@ public enum FerryJSON {
     }
 
     /// A decoder following the API's conventions.
-    public static func makeDecoder() -> JSONDecoder {
+    package static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
@@ -29,12 +29,12 @@ public enum FerryJSON {
     }
 
     /// Formats a date as `2026-01-31T12:00:00.000Z`.
-    public static func formatDate(_ date: Date) -> String {
+    package static func formatDate(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// Parses an ISO 8601 date with or without fractional seconds; nil for anything else.
-    public static func parseDate(_ text: String) -> Date? {
+    package static func parseDate(_ text: String) -> Date? {
         // Foundation's parser is lenient (it rolls `25:00` and February 30 over and ignores trailing text),
         // so the shape and ranges are checked here first.
         guard text.utf8.count <= 64, hasStrictISO8601Shape(text) else { return nil }

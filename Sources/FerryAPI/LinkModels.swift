@@ -33,23 +33,23 @@ public struct UTMParameters: Codable, Sendable, Hashable {
 }
 
 /// What link-unfurling bots show for a link: Open Graph and Twitter Card fields.
-public struct SocialMetadata: Codable, Sendable, Hashable {
+package struct SocialMetadata: Codable, Sendable, Hashable {
     /// The preview title.
-    public var title: String?
+    package var title: String?
     /// The preview description.
-    public var description: String?
+    package var description: String?
     /// An absolute http(s) URL of the preview image.
-    public var imageURL: String?
+    package var imageURL: String?
 
     /// Creates preview fields.
-    public init(title: String? = nil, description: String? = nil, imageURL: String? = nil) {
+    package init(title: String? = nil, description: String? = nil, imageURL: String? = nil) {
         self.title = title
         self.description = description
         self.imageURL = imageURL
     }
 
     /// True when no field is set.
-    public var isEmpty: Bool { title == nil && description == nil && imageURL == nil }
+    package var isEmpty: Bool { title == nil && description == nil && imageURL == nil }
 }
 
 /// The body of `POST /v1/links`.
@@ -58,34 +58,34 @@ public struct SocialMetadata: Codable, Sendable, Hashable {
 /// {"slug": "summer", "destination": "https://example.com/sale",
 ///  "iosURL": "myapp://sale", "utm": {"source": "newsletter"}}
 /// ```
-public struct CreateLinkRequest: Codable, Sendable, Hashable {
+package struct CreateLinkRequest: Codable, Sendable, Hashable {
     /// The link domain; defaults to the app's first domain.
-    public var domain: String?
+    package var domain: String?
     /// A custom slug (`[a-z0-9_-]`, 1–64, case-insensitive); generated when absent.
-    public var slug: String?
+    package var slug: String?
     /// The web page for visitors without the app (absolute http or https URL). Required.
-    public var destination: String
+    package var destination: String
     /// The deep link the iOS app opens (custom scheme or https).
-    public var iosURL: String?
+    package var iosURL: String?
     /// The deep link the Android app opens (custom scheme or https).
-    public var androidURL: String?
+    package var androidURL: String?
     /// Free-form data handed to the app with the link.
-    public var params: [String: String]?
+    package var params: [String: String]?
     /// Campaign parameters.
-    public var utm: UTMParameters?
+    package var utm: UTMParameters?
     /// A campaign name for grouping links in statistics.
-    public var campaign: String?
+    package var campaign: String?
     /// Who shared the link (a user id, a partner), for referral programmes.
-    public var referrer: String?
+    package var referrer: String?
     /// Social preview fields; the app's defaults fill what is missing.
-    public var social: SocialMetadata?
+    package var social: SocialMetadata?
     /// After this instant the link answers 404 (saying that it has expired).
-    public var expiresAt: Date?
+    package var expiresAt: Date?
     /// A disabled link answers 404 (saying that it is no longer available).
-    public var disabled: Bool?
+    package var disabled: Bool?
 
     /// Creates a request.
-    public init(
+    package init(
         domain: String? = nil, slug: String? = nil, destination: String, iosURL: String? = nil, androidURL: String? = nil,
         params: [String: String]? = nil, utm: UTMParameters? = nil, campaign: String? = nil, referrer: String? = nil,
         social: SocialMetadata? = nil, expiresAt: Date? = nil, disabled: Bool? = nil
@@ -106,7 +106,7 @@ public struct CreateLinkRequest: Codable, Sendable, Hashable {
 }
 
 /// A change to one field of a stored value: leave it, set it, or clear it (JSON `null`).
-public enum FieldUpdate<Value: Sendable & Hashable>: Sendable, Hashable {
+package enum FieldUpdate<Value: Sendable & Hashable>: Sendable, Hashable {
     /// The field was absent: keep the stored value.
     case unchanged
     /// The field had a value: store it.
@@ -115,7 +115,7 @@ public enum FieldUpdate<Value: Sendable & Hashable>: Sendable, Hashable {
     case clear
 
     /// Applies the update to a stored optional value.
-    public func applied(to current: Value?) -> Value? {
+    package func applied(to current: Value?) -> Value? {
         switch self {
         case .unchanged: current
         case .set(let value): value
@@ -126,41 +126,41 @@ public enum FieldUpdate<Value: Sendable & Hashable>: Sendable, Hashable {
 
 /// The body of `PATCH /v1/links/{id}`, with JSON merge-patch meaning: an absent field is left alone,
 /// `null` clears it, a value replaces it. `domain` and `slug` cannot change: create a new link instead.
-public struct UpdateLinkRequest: Codable, Sendable, Hashable {
+package struct UpdateLinkRequest: Codable, Sendable, Hashable {
     /// New web destination (cannot be cleared).
-    public var destination: FieldUpdate<String> = .unchanged
+    package var destination: FieldUpdate<String> = .unchanged
     /// New iOS deep link.
-    public var iosURL: FieldUpdate<String> = .unchanged
+    package var iosURL: FieldUpdate<String> = .unchanged
     /// New Android deep link.
-    public var androidURL: FieldUpdate<String> = .unchanged
+    package var androidURL: FieldUpdate<String> = .unchanged
     /// New params (replaces the whole dictionary).
-    public var params: FieldUpdate<[String: String]> = .unchanged
+    package var params: FieldUpdate<[String: String]> = .unchanged
     /// New campaign parameters (replaces all five).
-    public var utm: FieldUpdate<UTMParameters> = .unchanged
+    package var utm: FieldUpdate<UTMParameters> = .unchanged
     /// New campaign name.
-    public var campaign: FieldUpdate<String> = .unchanged
+    package var campaign: FieldUpdate<String> = .unchanged
     /// New referrer.
-    public var referrer: FieldUpdate<String> = .unchanged
+    package var referrer: FieldUpdate<String> = .unchanged
     /// New social preview fields (replaces all three).
-    public var social: FieldUpdate<SocialMetadata> = .unchanged
+    package var social: FieldUpdate<SocialMetadata> = .unchanged
     /// New expiry.
-    public var expiresAt: FieldUpdate<Date> = .unchanged
+    package var expiresAt: FieldUpdate<Date> = .unchanged
     /// Disable or enable the link (cannot be cleared).
-    public var disabled: FieldUpdate<Bool> = .unchanged
+    package var disabled: FieldUpdate<Bool> = .unchanged
     /// Present only to be refused: a link's domain never changes.
-    public var domain: FieldUpdate<String> = .unchanged
+    package var domain: FieldUpdate<String> = .unchanged
     /// Present only to be refused: a link's slug never changes.
-    public var slug: FieldUpdate<String> = .unchanged
+    package var slug: FieldUpdate<String> = .unchanged
 
     /// Creates an empty update.
-    public init() {}
+    package init() {}
 
     enum CodingKeys: String, CodingKey {
         case destination, iosURL, androidURL, params, utm, campaign, referrer, social, expiresAt, disabled, domain, slug
     }
 
     /// Decodes absent keys as `.unchanged` and `null` as `.clear`.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func field<T: Decodable & Sendable & Hashable>(_ key: CodingKeys, _ type: T.Type) throws -> FieldUpdate<T> {
             guard c.contains(key) else { return .unchanged }
@@ -182,7 +182,7 @@ public struct UpdateLinkRequest: Codable, Sendable, Hashable {
     }
 
     /// Encodes `.set` as the value, `.clear` as `null`, and leaves `.unchanged` out.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         func put<T: Encodable & Sendable & Hashable>(_ update: FieldUpdate<T>, _ key: CodingKeys) throws {
             switch update {
@@ -207,44 +207,44 @@ public struct UpdateLinkRequest: Codable, Sendable, Hashable {
 }
 
 /// A link as the API returns it.
-public struct LinkResponse: Codable, Sendable, Hashable {
+package struct LinkResponse: Codable, Sendable, Hashable {
     /// The link's id, such as `lnk_…`.
-    public var id: String
+    package var id: String
     /// The full short URL, such as `https://go.example.com/summer`.
-    public var url: String
+    package var url: String
     /// The link domain.
-    public var domain: String
+    package var domain: String
     /// The slug (lowercase).
-    public var slug: String
+    package var slug: String
     /// `live` or `test`, from the key that created it.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// The web destination.
-    public var destination: String
+    package var destination: String
     /// The iOS deep link.
-    public var iosURL: String?
+    package var iosURL: String?
     /// The Android deep link.
-    public var androidURL: String?
+    package var androidURL: String?
     /// Data for the app.
-    public var params: [String: String]
+    package var params: [String: String]
     /// Campaign parameters.
-    public var utm: UTMParameters
+    package var utm: UTMParameters
     /// Campaign name.
-    public var campaign: String?
+    package var campaign: String?
     /// Who shared the link.
-    public var referrer: String?
+    package var referrer: String?
     /// Social preview fields as stored on the link (without the app's defaults).
-    public var social: SocialMetadata
+    package var social: SocialMetadata
     /// Expiry, if any.
-    public var expiresAt: Date?
+    package var expiresAt: Date?
     /// Whether the link is disabled.
-    public var disabled: Bool
+    package var disabled: Bool
     /// When it was created.
-    public var createdAt: Date
+    package var createdAt: Date
     /// When it last changed.
-    public var updatedAt: Date
+    package var updatedAt: Date
 
     /// Creates a link response.
-    public init(
+    package init(
         id: String, url: String, domain: String, slug: String, environment: APIEnvironment, destination: String,
         iosURL: String?, androidURL: String?, params: [String: String], utm: UTMParameters, campaign: String?,
         referrer: String?, social: SocialMetadata, expiresAt: Date?, disabled: Bool, createdAt: Date, updatedAt: Date
@@ -276,7 +276,7 @@ extension LinkResponse {
     }
 
     /// Encodes every field, unset optional ones as `null`, so clients see the whole shape.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
         try c.encode(url, forKey: .url)
@@ -299,14 +299,14 @@ extension LinkResponse {
 }
 
 /// One page of `GET /v1/links`, newest first.
-public struct LinkListResponse: Codable, Sendable, Hashable {
+package struct LinkListResponse: Codable, Sendable, Hashable {
     /// The links on this page.
-    public var data: [LinkResponse]
+    package var data: [LinkResponse]
     /// Pass as `cursor` to get the next page; nil on the last page.
-    public var nextCursor: String?
+    package var nextCursor: String?
 
     /// Creates a page.
-    public init(data: [LinkResponse], nextCursor: String?) {
+    package init(data: [LinkResponse], nextCursor: String?) {
         self.data = data
         self.nextCursor = nextCursor
     }
@@ -314,7 +314,7 @@ public struct LinkListResponse: Codable, Sendable, Hashable {
     private enum CodingKeys: String, CodingKey { case data, nextCursor }
 
     /// Encodes `nextCursor` as `null` on the last page.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(data, forKey: .data)
         try c.encode(nextCursor, forKey: .nextCursor)

@@ -1,39 +1,39 @@
 /// Paths of the Ferry API, shared by the SDK and the server so they never drift apart.
-public enum FerryRoutes {
+package enum FerryRoutes {
     /// `POST` creates, `GET` lists.
-    public static let links = "/v1/links"
+    package static let links = "/v1/links"
     /// `GET`, `PATCH`, `DELETE` one link.
-    public static func link(id: String) -> String { "\(links)/\(id)" }
+    package static func link(id: String) -> String { "\(links)/\(id)" }
     /// `GET`: the link data behind a slug, for a Universal Link the app was opened with.
-    public static func resolve(slug: String) -> String { "\(links)/resolve/\(slug)" }
+    package static func resolve(slug: String) -> String { "\(links)/resolve/\(slug)" }
     /// `POST`: match a first launch to the click that led to the install.
-    public static let attributionMatch = "/v1/attribution/match"
+    package static let attributionMatch = "/v1/attribution/match"
     /// `POST`: check a publishable key and fetch the app's settings.
-    public static let sdkValidate = "/v1/sdk/validate"
+    package static let sdkValidate = "/v1/sdk/validate"
     /// `POST`: bind an install's attribution to the app's user id.
-    public static let attributionUser = "/v1/attribution/user"
+    package static let attributionUser = "/v1/attribution/user"
     /// `POST`: record SDK events.
-    public static let events = "/v1/events"
+    package static let events = "/v1/events"
     /// `GET`: an app's statistics (secret key).
-    public static let stats = "/v1/stats"
+    package static let stats = "/v1/stats"
     /// `GET`: one link's statistics (secret key).
-    public static func linkStats(id: String) -> String { "\(links)/\(id)/stats" }
+    package static func linkStats(id: String) -> String { "\(links)/\(id)/stats" }
     /// `GET`: a QR code of a link's short URL (secret key).
-    public static func linkQR(id: String) -> String { "\(links)/\(id)/qr" }
+    package static func linkQR(id: String) -> String { "\(links)/\(id)/qr" }
     /// `GET`: clicks of a date range as CSV (secret key).
-    public static let exportClicks = "/v1/exports/clicks"
+    package static let exportClicks = "/v1/exports/clicks"
     /// `GET`: answered installs of a date range as CSV (secret key).
-    public static let exportAttributions = "/v1/exports/attributions"
+    package static let exportAttributions = "/v1/exports/attributions"
     /// `POST` creates, `GET` lists an app's webhooks (secret key).
-    public static let webhooks = "/v1/webhooks"
+    package static let webhooks = "/v1/webhooks"
     /// `GET` lists an app's link domains, `POST` asks for a new one (secret key; adding needs a live key).
-    public static let domains = "/v1/domains"
+    package static let domains = "/v1/domains"
     /// `DELETE` drops one of an app's domains, or a pending one (live secret key).
-    public static func domain(_ name: String) -> String { "\(domains)/\(name)" }
+    package static func domain(_ name: String) -> String { "\(domains)/\(name)" }
     /// `POST`: checks the proof of control of a pending domain and makes it serve links (live secret key).
-    public static func verifyDomain(_ name: String) -> String { "\(domains)/\(name)/verify" }
+    package static func verifyDomain(_ name: String) -> String { "\(domains)/\(name)/verify" }
     /// Apple's association file.
-    public static let appleAppSiteAssociation = "/.well-known/apple-app-site-association"
+    package static let appleAppSiteAssociation = "/.well-known/apple-app-site-association"
     /// Android's Digital Asset Links file.
-    public static let assetLinks = "/.well-known/assetlinks.json"
+    package static let assetLinks = "/.well-known/assetlinks.json"
 }

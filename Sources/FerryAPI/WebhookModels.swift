@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a webhook is told about.
-public enum WebhookEventType: String, Codable, Sendable, Hashable, CaseIterable {
+package enum WebhookEventType: String, Codable, Sendable, Hashable, CaseIterable {
     /// A click on one of the app's links (sent after the click is stored, off the redirect's path).
     case linkClicked = "link.clicked"
     /// A first launch matched to a link (deterministic or probabilistic).
@@ -9,14 +9,14 @@ public enum WebhookEventType: String, Codable, Sendable, Hashable, CaseIterable 
 }
 
 /// `POST /v1/webhooks`: where to send which events.
-public struct CreateWebhookRequest: Codable, Sendable, Hashable {
+package struct CreateWebhookRequest: Codable, Sendable, Hashable {
     /// An absolute `https` (or `http`) URL; it receives signed `POST`s.
-    public var url: String
+    package var url: String
     /// The events to send; all of them when absent.
-    public var events: [WebhookEventType]?
+    package var events: [WebhookEventType]?
 
     /// Creates a request.
-    public init(url: String, events: [WebhookEventType]? = nil) {
+    package init(url: String, events: [WebhookEventType]? = nil) {
         self.url = url
         self.events = events
     }
@@ -24,20 +24,20 @@ public struct CreateWebhookRequest: Codable, Sendable, Hashable {
 
 /// A webhook as the API shows it. `secret` (`whsec_…`) is shown only in the answer that created it: keep it to check
 /// the `Ferry-Signature` header of each delivery.
-public struct WebhookResponse: Codable, Sendable, Hashable {
+package struct WebhookResponse: Codable, Sendable, Hashable {
     /// `wh_…`.
-    public var id: String
+    package var id: String
     /// Where deliveries go.
-    public var url: String
+    package var url: String
     /// What is sent.
-    public var events: [WebhookEventType]
+    package var events: [WebhookEventType]
     /// When it was made.
-    public var createdAt: Date
+    package var createdAt: Date
     /// The signing secret, only when just created.
-    public var secret: String?
+    package var secret: String?
 
     /// Creates a response.
-    public init(id: String, url: String, events: [WebhookEventType], createdAt: Date, secret: String? = nil) {
+    package init(id: String, url: String, events: [WebhookEventType], createdAt: Date, secret: String? = nil) {
         self.id = id
         self.url = url
         self.events = events
@@ -47,29 +47,29 @@ public struct WebhookResponse: Codable, Sendable, Hashable {
 }
 
 /// `GET /v1/webhooks`.
-public struct WebhookListResponse: Codable, Sendable, Hashable {
+package struct WebhookListResponse: Codable, Sendable, Hashable {
     /// The app's webhooks of the key's environment, oldest first.
-    public var data: [WebhookResponse]
+    package var data: [WebhookResponse]
 
     /// Creates a list.
-    public init(data: [WebhookResponse]) { self.data = data }
+    package init(data: [WebhookResponse]) { self.data = data }
 }
 
 /// The body of a delivery: `{"id": "evt_…", "type": "link.clicked", "createdAt": …, "data": {…}}`.
-public struct WebhookPayload: Codable, Sendable, Hashable {
+package struct WebhookPayload: Codable, Sendable, Hashable {
     /// The event's id (the same on every retry of it).
-    public var id: String
+    package var id: String
     /// What happened.
-    public var type: WebhookEventType
+    package var type: WebhookEventType
     /// When it happened.
-    public var createdAt: Date
+    package var createdAt: Date
     /// Live or test.
-    public var environment: APIEnvironment
+    package var environment: APIEnvironment
     /// The details.
-    public var data: WebhookEventData
+    package var data: WebhookEventData
 
     /// Creates a payload.
-    public init(id: String, type: WebhookEventType, createdAt: Date, environment: APIEnvironment, data: WebhookEventData) {
+    package init(id: String, type: WebhookEventType, createdAt: Date, environment: APIEnvironment, data: WebhookEventData) {
         self.id = id
         self.type = type
         self.createdAt = createdAt
@@ -79,24 +79,24 @@ public struct WebhookPayload: Codable, Sendable, Hashable {
 }
 
 /// The details of a webhook event; which fields are set depends on its type.
-public struct WebhookEventData: Codable, Sendable, Hashable {
+package struct WebhookEventData: Codable, Sendable, Hashable {
     /// The link involved.
-    public var linkID: String?
+    package var linkID: String?
     /// The click (both events).
-    public var clickID: String?
+    package var clickID: String?
     /// `link.clicked`: `ios`, `android`, `desktop`, `bot`, `other`.
-    public var platform: String?
+    package var platform: String?
     /// `link.clicked`: the referring page's host.
-    public var referrer: String?
+    package var referrer: String?
     /// `install.attributed`: the install.
-    public var installID: String?
+    package var installID: String?
     /// `install.attributed`: how it was matched.
-    public var matchType: MatchType?
+    package var matchType: MatchType?
     /// `install.attributed`: how sure the match is.
-    public var confidence: Double?
+    package var confidence: Double?
 
     /// Creates details.
-    public init(linkID: String? = nil, clickID: String? = nil, platform: String? = nil, referrer: String? = nil, installID: String? = nil,
+    package init(linkID: String? = nil, clickID: String? = nil, platform: String? = nil, referrer: String? = nil, installID: String? = nil,
                 matchType: MatchType? = nil, confidence: Double? = nil) {
         self.linkID = linkID
         self.clickID = clickID
@@ -109,28 +109,28 @@ public struct WebhookEventData: Codable, Sendable, Hashable {
 }
 
 /// One delivery of a webhook, as `GET /v1/webhooks/{id}/deliveries` shows it.
-public struct WebhookDeliveryResponse: Codable, Sendable, Hashable {
+package struct WebhookDeliveryResponse: Codable, Sendable, Hashable {
     /// `dlv_…` (the `Ferry-Delivery` header).
-    public var id: String
+    package var id: String
     /// What it tells.
-    public var event: WebhookEventType
+    package var event: WebhookEventType
     /// Attempts made.
-    public var attempts: Int
+    package var attempts: Int
     /// When the event happened.
-    public var createdAt: Date
+    package var createdAt: Date
     /// When a 2xx answer came.
-    public var deliveredAt: Date?
+    package var deliveredAt: Date?
     /// When it was given up (after eight failed attempts).
-    public var failedAt: Date?
+    package var failedAt: Date?
     /// When the next attempt is due, while pending.
-    public var nextAttemptAt: Date?
+    package var nextAttemptAt: Date?
     /// The status of the last answer.
-    public var lastStatus: Int?
+    package var lastStatus: Int?
     /// What went wrong the last time.
-    public var lastError: String?
+    package var lastError: String?
 
     /// Creates a delivery view.
-    public init(id: String, event: WebhookEventType, attempts: Int, createdAt: Date, deliveredAt: Date?, failedAt: Date?, nextAttemptAt: Date?,
+    package init(id: String, event: WebhookEventType, attempts: Int, createdAt: Date, deliveredAt: Date?, failedAt: Date?, nextAttemptAt: Date?,
                 lastStatus: Int?, lastError: String?) {
         self.id = id
         self.event = event
@@ -145,10 +145,10 @@ public struct WebhookDeliveryResponse: Codable, Sendable, Hashable {
 }
 
 /// `GET /v1/webhooks/{id}/deliveries`.
-public struct WebhookDeliveryListResponse: Codable, Sendable, Hashable {
+package struct WebhookDeliveryListResponse: Codable, Sendable, Hashable {
     /// Newest first, at most 50.
-    public var data: [WebhookDeliveryResponse]
+    package var data: [WebhookDeliveryResponse]
 
     /// Creates a list.
-    public init(data: [WebhookDeliveryResponse]) { self.data = data }
+    package init(data: [WebhookDeliveryResponse]) { self.data = data }
 }

@@ -62,6 +62,10 @@ struct ConsumerPackageTests {
         options.logLevel = .none
         let ferry = try Ferry(apiKey: "fk_live_" + String(repeating: "x", count: 32), options: options)
         let path = Ferry.parsePathParams(from: URL(string: "https://go.example.com/link/product/42")!)
+        // The wire types an app meets come with FerryKit, without importing FerryAPI.
+        let utm = UTMParameters(source: "newsletter")
+        let code: APIErrorCode = .rateLimited
+        print(utm.source ?? "-", code.httpStatus ?? 0)
         print(ferry.canHandle(URL(string: "https://go.example.com/summer")!), path.mainPath, path.subPath ?? "-")
         """.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
 
@@ -84,6 +88,12 @@ struct ConsumerPackageTests {
         let build = try await Self.swift(["build"] + packagePath)
         #expect(build.status == 0, "\(build.output)")
         let run = try await Self.swift(["run", "--skip-build"] + packagePath + ["ExampleApp"])
-        #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("true product 42"), "\(run.output)")
+        #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("newsletter 429\ntrue product 42"), "\(run.output)")
+
+        // The server's admin wire types (creating links, webhooks, statistics) are not part of what an app sees.
+        try "let request = CreateLinkRequest(destination: \"https://example.com\")\n"
+            .write(to: sources.appendingPathComponent("Admin.swift"), atomically: true, encoding: .utf8)
+        let admin = try await Self.swift(["build"] + packagePath)
+        #expect(admin.status != 0 && admin.output.contains("cannot find 'CreateLinkRequest' in scope"), "\(admin.output)")
     }
 }

@@ -9,9 +9,9 @@ func onItsOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asy
     }
 }
 @testable import FerryCore
+import FerryTestSupport
 #if canImport(FoundationXML)
 import FoundationXML
-import FerryTestSupport
 #endif
 
 /// Runs the real decoder, zbar (`apt-get install zbar-tools`), on PNGs we make.

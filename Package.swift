@@ -7,10 +7,20 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// The server runs on macOS and Linux. Its targets (FerryStore, FerryServer, ferry, FerryBench and their tests) are
+// built on every platform the package declares, as SwiftPM builds every target everywhere, but each of their files is
+// wrapped in `#if os(macOS) || os(Linux)`: elsewhere they compile to nothing, and need none of their dependencies.
+let serverPlatforms: [Platform] = [.macOS, .linux]
+
+/// A product only the server's targets use, built only where the server runs.
+func serverProduct(_ name: String, _ package: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(platforms: serverPlatforms))
+}
+
 let package = Package(
     name: "Ferry",
     // macOS 15: the server's shared state uses Synchronization's Mutex and Atomic, which arrived with it. iOS stays at
-    // 15 for FerryKit, which uses neither (the server does not build for iOS, and an app links FerryKit only).
+    // 15 for FerryKit, which uses neither; the server's targets compile to nothing there (see serverPlatforms above).
     platforms: [.macOS(.v15), .iOS(.v15)],
     products: [
         .library(name: "FerryKit", targets: ["FerryKit"]),
@@ -40,13 +50,13 @@ let package = Package(
             name: "FerryStore",
             dependencies: [
                 "FerryCore",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                serverProduct("GRDB", "GRDB.swift"),
+                serverProduct("GRDBSQLite", "GRDB.swift"),
+                serverProduct("PostgresNIO", "postgres-nio"),
+                serverProduct("_ConnectionPoolModule", "postgres-nio"),
+                serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
+                serverProduct("Crypto", "swift-crypto"),
+                serverProduct("Logging", "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -54,17 +64,17 @@ let package = Package(
             name: "FerryServer",
             dependencies: [
                 "FerryCore", "FerryStore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Mustache", package: "swift-mustache"),
+                serverProduct("Hummingbird", "hummingbird"),
+                serverProduct("HummingbirdCore", "hummingbird"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
+                serverProduct("Crypto", "swift-crypto"),
+                serverProduct("NIOCore", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
+                serverProduct("NIOPosix", "swift-nio"),
+                serverProduct("NIOSSL", "swift-nio-ssl"),
+                serverProduct("HTTPTypes", "swift-http-types"),
+                serverProduct("Mustache", "swift-mustache"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/public_suffix_list.dat")],
             swiftSettings: strict
@@ -73,7 +83,7 @@ let package = Package(
             name: "ferry",
             dependencies: [
                 "FerryServer", "FerryStore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                serverProduct("ArgumentParser", "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
@@ -82,7 +92,7 @@ let package = Package(
         // Seeds databases for the benchmark scripts in Benchmarks/ and measures the store's click ingestion.
         .executableTarget(
             name: "FerryBench",
-            dependencies: ["FerryServer", "FerryStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["FerryServer", "FerryStore", serverProduct("ArgumentParser", "swift-argument-parser")],
             path: "Benchmarks/FerryBench", swiftSettings: strict
         ),
         // Starting programs from the tests without Foundation's Process (see ChildProcess).
@@ -91,13 +101,13 @@ let package = Package(
         .testTarget(name: "AttributionSimulatorTests", dependencies: ["AttributionSimulator", "FerryCore"], swiftSettings: strict),
         .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"], swiftSettings: strict),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryTestSupport"], swiftSettings: strict),
-        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", serverProduct("GRDB", "GRDB.swift")], swiftSettings: strict),
         // The real FerryKit over URLSession against the real server on a real port.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "FerryKit", "FerryServer", "FerryStore", "FerryTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                serverProduct("HummingbirdTesting", "hummingbird"),
             ],
             swiftSettings: strict
         ),
@@ -105,12 +115,12 @@ let package = Package(
             name: "FerryServerTests",
             dependencies: [
                 "FerryServer", "FerryStore", "FerryTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                serverProduct("HummingbirdTesting", "hummingbird"),
+                serverProduct("NIOCore", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
+                serverProduct("NIOPosix", "swift-nio"),
+                serverProduct("NIOSSL", "swift-nio-ssl"),
+                serverProduct("Crypto", "swift-crypto"),
             ],
             swiftSettings: strict
         ),

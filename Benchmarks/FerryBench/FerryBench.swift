@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import ArgumentParser
 import FerryAPI
 import FerryCore
@@ -173,3 +174,10 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
 }
 
 func format(_ value: Double) -> String { String(format: "%.2f", value) }
+#else
+/// Elsewhere (SwiftPM builds every target on every platform the package declares) there is nothing to run.
+@main
+enum FerryBench {
+    static func main() { print("FerryBench runs on macOS and Linux") }
+}
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -217,3 +218,4 @@ struct AppDomains: Sendable {
         return updated
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -239,3 +240,4 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -57,3 +58,4 @@ struct AttributionController: Sendable {
         return try JSONBody.response(ResolveResponse(link: link.data))
     }
 }
+#endif

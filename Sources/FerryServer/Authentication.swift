@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -66,3 +67,4 @@ struct KeyAuthenticator: Sendable {
         return request.headers[apiKeyHeader].map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 #if canImport(Glibc)
 import Glibc
@@ -427,3 +428,4 @@ package struct AttributionJanitor: Service {
         }
     }
 }
+#endif

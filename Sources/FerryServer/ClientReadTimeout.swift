@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import NIOCore
 
 /// Closes a connection whose client has sent nothing for `timeout` while Ferry waits on it: a request head or body
@@ -94,3 +95,4 @@ final class ClientReadTimeout: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 }
+#endif

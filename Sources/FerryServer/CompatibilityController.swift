@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -323,3 +324,4 @@ enum LooseJSON: Decodable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import Foundation
 import NIOCore
@@ -189,3 +190,4 @@ enum DNSMessage {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -44,3 +45,4 @@ struct DomainsController: Sendable {
         return Response(status: .noContent)
     }
 }
+#endif

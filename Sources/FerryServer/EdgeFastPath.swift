@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import Foundation
 import HTTPTypes
@@ -367,3 +368,4 @@ extension HTTPServerBuilder {
         }
     }
 }
+#endif

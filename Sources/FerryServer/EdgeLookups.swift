@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryStore
 
 /// How the edge asks the database what its cache does not know: each lookup has a deadline, and a lookup that finds
@@ -20,3 +21,4 @@ struct EdgeLookups: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 /// A request head read straight from the bytes of a connection by the edge's fast path, before the HTTP decoder.
 ///
 /// The scanner accepts a strict subset of HTTP/1.1 (RFC 9112), the form every browser, crawler and proxy sends:
@@ -214,3 +215,4 @@ enum EdgeRequestScanner {
         return true
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -83,3 +84,4 @@ struct ExportController: Sendable {
         })
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -197,3 +198,4 @@ package struct FerryAdmin: Sendable {
         return Bootstrap(app: app, secretKey: secret.key, publishableKey: publishable.key)
     }
 }
+#endif

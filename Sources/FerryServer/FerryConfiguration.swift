@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import FerryStore
 import Foundation
@@ -210,3 +211,4 @@ package struct FerryConfiguration: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -71,3 +72,4 @@ package struct FirebaseImporter: Sendable {
         return summary
     }
 }
+#endif

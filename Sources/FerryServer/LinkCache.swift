@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import Synchronization
 
@@ -279,3 +280,4 @@ struct RecentHosts {
         newest = place
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -67,3 +68,4 @@ struct LinksController: Sendable {
         return Response(status: .noContent)
     }
 }
+#endif

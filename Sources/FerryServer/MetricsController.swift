@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import Foundation
 import HTTPTypes
@@ -74,3 +75,4 @@ struct MetricsController: Sendable {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import Foundation
 import NIOCore
@@ -51,3 +52,4 @@ extension WebhookClient {
         return ProofFile(status: answer.status, body: Array(buffer: answer.body), complete: answer.complete)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -75,3 +76,4 @@ final class RandomPool: Sendable {
         mutating func next() -> UInt64 { pool.next() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -378,3 +379,4 @@ struct RateLimitMiddleware: RouterMiddleware {
         return String(path)
     }
 }
+#endif

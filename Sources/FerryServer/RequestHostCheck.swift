@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import HTTPTypes
 import Hummingbird
@@ -100,3 +101,4 @@ struct HostCheckMiddleware: RouterMiddleware {
         throw error
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Crypto
 import FerryAPI
 import FerryCore
@@ -68,3 +69,4 @@ package struct AddressHasher: Sendable {
         return mac.finalize().withUnsafeBytes { Secrets.hex($0.prefix(16)) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import Foundation
 
@@ -30,3 +31,4 @@ extension PublicSuffixList {
     /// IP addresses can be added as link domains.
     package static let bundled: PublicSuffixList? = ServerResources.text(named: "public_suffix_list.dat").map(PublicSuffixList.init(text:))
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import HTTPTypes
 import Hummingbird
@@ -36,3 +37,4 @@ struct StrictTransportSecurityMiddleware: RouterMiddleware {
         return response
     }
 }
+#endif

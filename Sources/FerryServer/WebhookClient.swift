@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import Foundation
 import NIOCore
@@ -477,3 +478,4 @@ struct WebhookAnswerReader {
         return .finish(.success(status))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Crypto
 import FerryAPI
 import FerryCore
@@ -303,3 +304,4 @@ package enum WebhookSignature {
         return code.map { String(format: "%02x", $0) }.joined()
     }
 }
+#endif

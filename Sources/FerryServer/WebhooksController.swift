@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -54,3 +55,4 @@ struct WebhooksController: Sendable {
         }))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -70,3 +71,4 @@ final class CrowdCounts: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Foundation
 
 /// A database that cannot be reached or did not answer in time.
@@ -84,3 +85,4 @@ final class DeadlineState: @unchecked Sendable {
         if first { body() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Foundation
 
 /// JSON text columns (params, bundle ids, fingerprints).
@@ -38,3 +39,4 @@ enum JSONText {
         return list
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Dispatch
 import Foundation
 import GRDB
@@ -57,3 +58,4 @@ final class LogCheckpointer: Sendable {
         try connection.close()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Foundation
 import Logging
 import PostgresNIO
@@ -111,3 +112,4 @@ extension PostgresStore {
             """) { try $0["done"].decode(Bool.self) }.filter { $0 }.count
     }
 }
+#endif

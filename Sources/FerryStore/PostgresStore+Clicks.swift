@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -90,3 +91,4 @@ extension PostgresStore {
         return gone
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -29,3 +30,4 @@ extension PostgresStore {
         try await all("SELECT host, app_id FROM domains ORDER BY host") { (try $0["host"].decode(String.self), try $0["app_id"].decode(String.self)) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -63,3 +64,4 @@ extension PostgresStore {
             """, Link.init(row:))
     }
 }
+#endif

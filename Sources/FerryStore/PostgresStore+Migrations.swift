@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Foundation
 import Logging
 import PostgresNIO
@@ -241,3 +242,4 @@ extension PostgresStore {
         }
     }
 }
+#endif

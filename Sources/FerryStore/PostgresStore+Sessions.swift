@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -25,3 +26,4 @@ extension PostgresStore {
         try await all("DELETE FROM dashboard_sessions WHERE expires_at < \(date.timeIntervalSince1970) RETURNING hash") { _ in () }.count
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -88,3 +89,4 @@ extension PostgresStore {
             """, AttributionRecord.init(row:))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -74,3 +75,4 @@ extension PostgresStore {
             """, WebhookDelivery.init(row:))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -287,3 +288,4 @@ package struct PostgresUnavailable: Error, CustomStringConvertible {
     /// The message.
     package var description: String { message }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Foundation
 import PostgresNIO
 
@@ -119,3 +120,4 @@ package struct PostgresURLError: Error, CustomStringConvertible {
     /// The message.
     package var description: String { message }
 }
+#endif

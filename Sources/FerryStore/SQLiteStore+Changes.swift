@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import Foundation
 import GRDB
@@ -33,3 +34,4 @@ extension SQLiteStore {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -114,3 +115,4 @@ enum ThreadClock {
         #endif
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -99,3 +100,4 @@ extension SQLiteStore {
         ]
     }
 }
+#endif

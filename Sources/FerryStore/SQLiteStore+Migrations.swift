@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import GRDB
 
 extension SQLiteStore {
@@ -203,3 +204,4 @@ extension SQLiteStore {
         return migrator
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -39,3 +40,4 @@ extension SQLiteStore {
         }
     }
 }
+#endif

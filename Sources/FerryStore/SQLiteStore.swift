@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -122,3 +123,4 @@ package final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCl
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import GRDB
 import GRDBSQLite
 
@@ -60,3 +61,4 @@ extension Statement {
         }
     }
 }
+#endif

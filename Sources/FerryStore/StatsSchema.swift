@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 /// The statistics roll-up's schema, shared by both stores (the statements are the same in SQLite and PostgreSQL).
 enum StatsSchema {
     /// Creates the roll-up tables and fills them from what is already stored (clicks by platform, installs, events;
@@ -66,3 +67,4 @@ enum WebhookSchema {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -356,3 +357,4 @@ package protocol BlockingClickWriting: Sendable {
 package struct ImmediateReadUnavailable: Error, Sendable {
     package init() {}
 }
+#endif

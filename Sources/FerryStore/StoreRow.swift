@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import GRDB
 import PostgresNIO
 
@@ -75,3 +76,4 @@ struct StoreCorruption: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -442,3 +443,4 @@ extension DashboardSessionRecord {
                       expiresAt: Date(timeIntervalSince1970: row[.expiresAt]))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 /// Tables and columns that keep tenants apart, the same statements on SQLite and PostgreSQL but for the type of real
 /// numbers: domains waiting for their proof of control, dashboard sessions, and who made each user binding.
 enum TenancySchema {
@@ -36,3 +37,4 @@ enum TenancySchema {
         "ALTER TABLE user_bindings ADD COLUMN authority TEXT NOT NULL DEFAULT 'device' CHECK (authority IN ('device', 'server'))",
     ]
 }
+#endif

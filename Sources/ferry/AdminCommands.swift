@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import ArgumentParser
 import FerryAPI
 import FerryCore
@@ -252,3 +253,4 @@ struct LinkCommand: AsyncParsableCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import ArgumentParser
 import FerryAPI
 import FerryCore
@@ -119,3 +120,10 @@ struct Serve: AsyncParsableCommand {
         return ["\(host):\(port)"]
     }
 }
+#else
+/// Elsewhere (SwiftPM builds every target on every platform the package declares) there is nothing to run.
+@main
+enum FerryCommand {
+    static func main() { print("ferry runs on macOS and Linux") }
+}
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import ArgumentParser
 import FerryAPI
 import FerryCore
@@ -64,3 +65,4 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 }
+#endif

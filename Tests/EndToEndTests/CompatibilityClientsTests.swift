@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryKit
 import FerryServer
 import FerryStore
@@ -188,3 +189,4 @@ struct CompatibilityClientsTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Foundation
 import Testing
 import FerryTestSupport
@@ -97,3 +98,4 @@ struct ConsumerPackageTests {
         #expect(admin.status != 0 && admin.output.contains("cannot find 'CreateLinkRequest' in scope"), "\(admin.output)")
     }
 }
+#endif

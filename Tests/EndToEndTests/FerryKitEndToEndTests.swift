@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryKit
 import FerryServer
 import FerryStore
@@ -218,3 +219,4 @@ struct FerryKitEndToEndTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -798,3 +799,4 @@ enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral, Expres
         return (try? Array(encoder.encode(self))) ?? Array("null".utf8)
     }
 }
+#endif

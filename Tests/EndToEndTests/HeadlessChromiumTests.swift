@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -197,3 +198,4 @@ struct HeadlessChromiumTests {
         }
     }
 }
+#endif

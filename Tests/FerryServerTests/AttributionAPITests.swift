@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -339,3 +340,4 @@ struct AttributionAPITests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryServer
@@ -95,3 +96,4 @@ struct ClickRecorderTests {
         #expect(try await fixture.store.click(id: "clk_late") != nil)
     }
 }
+#endif

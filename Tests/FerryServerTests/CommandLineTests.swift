@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -279,3 +280,4 @@ struct CommandLineTests {
         #expect(server.waitForExit() == 0)
     }
 }
+#endif

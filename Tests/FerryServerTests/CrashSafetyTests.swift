@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -161,3 +162,4 @@ struct CrashSafetyTests {
         try await Self.run(database: try MultiNodeTests.schemaURL(), directory: directory)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 @testable import FerryServer
 import FerryTestSupport
 import Testing
@@ -54,3 +55,4 @@ struct DNSMessageTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -136,3 +137,4 @@ struct DashboardTests {
         }
     }
 }
+#endif

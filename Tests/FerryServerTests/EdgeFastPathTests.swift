@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryServer
@@ -259,3 +260,4 @@ extension EdgeFastPathTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 @testable import FerryServer
 import Testing
 
@@ -115,3 +116,4 @@ struct EdgeRequestScannerTests {
         #expect(request.userAgent == "a\tb \u{E9}")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -63,3 +64,4 @@ struct ImportTests {
         #expect(unreadable.status != 0 && unreadable.stderr.contains("line"), "\(unreadable.stderr)")
     }
 }
+#endif

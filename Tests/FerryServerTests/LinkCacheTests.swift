@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryServer
@@ -179,3 +180,4 @@ struct CacheRefresherTests {
         try await other.close()
     }
 }
+#endif

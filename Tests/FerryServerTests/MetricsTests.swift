@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryServer
@@ -94,3 +95,4 @@ struct MetricsTests {
         }
     }
 }
+#endif

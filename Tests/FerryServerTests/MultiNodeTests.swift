@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -270,3 +271,4 @@ struct DatabaseOutageTests {
         try await store.close()
     }
 }
+#endif

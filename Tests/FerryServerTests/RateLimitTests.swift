@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryServer
@@ -266,3 +267,4 @@ struct RateLimitTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -244,3 +245,4 @@ extension RawHTTPClient {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -134,3 +135,4 @@ struct ExportAPITests {
         }
     }
 }
+#endif

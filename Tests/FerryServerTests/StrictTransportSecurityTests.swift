@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryServer
@@ -43,3 +44,4 @@ struct StrictTransportSecurityTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -218,3 +219,4 @@ func clickOnIPhone(_ client: some TestClientProtocol, slug: String, address: Str
     }
     return clickID
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -103,3 +104,4 @@ extension TenancyTests {
         #expect(try await fixture.store.app(id: fixture.app.id)?.domains.contains("links.example.net") == true)
     }
 }
+#endif

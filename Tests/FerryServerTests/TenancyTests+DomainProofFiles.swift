@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -172,3 +173,4 @@ extension TenancyTests {
         await site.stop()
     }
 }
+#endif

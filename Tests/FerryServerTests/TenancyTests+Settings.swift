@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -41,3 +42,4 @@ extension TenancyTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -82,3 +83,4 @@ extension TenancyTests {
         }
     }
 }
+#endif

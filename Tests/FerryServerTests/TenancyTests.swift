@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -137,3 +138,4 @@ struct TenancyTests {
         try await TenantIsolationTests.eventually(condition)
     }
 }
+#endif

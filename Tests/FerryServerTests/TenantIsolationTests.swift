@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -383,3 +384,4 @@ struct TenantIsolationTests {
         await close()
     }
 }
+#endif

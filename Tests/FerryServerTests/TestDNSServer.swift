@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -82,3 +83,4 @@ final class TestDNSServer: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -252,3 +253,4 @@ struct WebhookDeliveryTests {
         await elsewhere.stop()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryCore
 import FerryServer
 import NIOCore
@@ -267,3 +268,4 @@ final class ScriptedResolver: HostResolver {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryServer
@@ -224,3 +225,4 @@ struct WebhookTests {
         #expect(WebhookRules.retryDelay(afterAttempts: 7, base: 10_000) == 21_600.0)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryStore
@@ -65,3 +66,4 @@ struct CrowdCountsTests {
         #expect(counts.remembered(CrowdCounts.key(Self.query(at: Self.now.addingTimeInterval(5)), platform: .iOS), now: Self.now.addingTimeInterval(5)) == 20_000)
     }
 }
+#endif

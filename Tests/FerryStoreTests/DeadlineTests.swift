@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryStore
@@ -246,3 +247,4 @@ final class FreezingProxy: @unchecked Sendable {
         shutdown(destination, Int32(SHUT_RDWR))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 @testable import FerryStore
 import Foundation
 import Testing
@@ -24,3 +25,4 @@ struct JSONTextTests {
         }
     }
 }
+#endif

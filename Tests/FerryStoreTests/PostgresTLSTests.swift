@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryStore
 import Foundation
 import Testing
@@ -74,3 +75,4 @@ struct PostgresTLSTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -130,3 +131,4 @@ struct SQLiteStoreTests {
         try await reopened.close()
     }
 }
+#endif

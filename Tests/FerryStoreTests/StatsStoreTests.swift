@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryStore
@@ -242,3 +243,4 @@ struct SQLiteClickBatchTests {
         #expect(report.platforms == ["ios": 500, "android": 500])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 @testable import FerryStore
@@ -184,3 +185,4 @@ extension StoreConformanceTests {
         #expect(LinkColumn.list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == LinkColumn.allCases.map(\.columnName))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -463,3 +464,4 @@ struct StoreConformanceTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -143,3 +144,4 @@ extension DashboardController {
         return redirect("/dashboard/links/\(link.id)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -53,3 +54,4 @@ extension DashboardController {
         return response
     }
 }
+#endif

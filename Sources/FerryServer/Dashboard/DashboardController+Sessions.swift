@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import Foundation
@@ -119,3 +120,4 @@ extension DashboardController {
         return form
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -107,3 +108,4 @@ extension DashboardController {
         }
     }
 }
+#endif

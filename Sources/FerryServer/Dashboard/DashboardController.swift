@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -128,3 +129,4 @@ struct DashboardController: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Crypto
 import FerryAPI
 import FerryCore
@@ -70,3 +71,4 @@ struct DashboardSessions: Sendable {
         return Secrets.constantTimeEquals(csrfToken(nonce: nonce), token)
     }
 }
+#endif

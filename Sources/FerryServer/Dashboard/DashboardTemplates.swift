@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import Mustache
 
 /// The dashboard's pages, as Mustache templates. `{{value}}` escapes for HTML (quotes included), so every value
@@ -228,3 +229,4 @@ enum DashboardTemplates {
         return library
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -184,3 +185,4 @@ struct Attributor: Sendable {
         return (record, link)
     }
 }
+#endif

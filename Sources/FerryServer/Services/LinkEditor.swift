@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -88,3 +89,4 @@ package struct LinkEditor: Sendable {
         cache?.invalidate(domain: link.domain, slug: link.slug)
     }
 }
+#endif

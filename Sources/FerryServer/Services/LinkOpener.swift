@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -101,3 +102,4 @@ struct LinkOpener: Sendable {
         ValidationError(code: .notFound, field: nil, "link '\(slug)' not found")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
 import FerryStore
@@ -35,3 +36,4 @@ struct Reports: Sendable {
         (StatsRollup.date(ofDay: range.fromDay), StatsRollup.date(ofDay: range.toDay + 1))
     }
 }
+#endif

@@ -19,9 +19,10 @@ func serverProduct(_ name: String, _ package: String) -> Target.Dependency {
 
 let package = Package(
     name: "Ferry",
-    // macOS 15: the server's shared state uses Synchronization's Mutex and Atomic, which arrived with it. iOS stays at
-    // 15 for FerryKit, which uses neither; the server's targets compile to nothing there (see serverPlatforms above).
-    platforms: [.macOS(.v15), .iOS(.v15)],
+    // FerryKit's floors: where URLSession's async data(for:) arrived (it needs macOS 12). macOS says 15 for the server,
+    // whose shared state uses Synchronization's Mutex and Atomic; FerryKit uses neither, and its other floors do not
+    // move for the server, whose targets compile to nothing on those platforms (see serverPlatforms above).
+    platforms: [.macOS(.v15), .iOS(.v15), .macCatalyst(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "FerryKit", targets: ["FerryKit"]),
     ],

@@ -1,22 +1,20 @@
-#if canImport(UIKit)
+// watchOS has UIKit's drawing types but neither its screen, its device nor its scenes: FerryKit uses Foundation alone there.
+#if canImport(UIKit) && !os(watchOS)
 import UIKit
 
 /// ``DeviceSignalsProvider`` from UIKit: the main screen's size and scale, time zone, preferred languages,
-/// iOS version, hardware model and the IDFV. The default on iOS.
+/// OS version, hardware model and the IDFV. The default on iOS, iPadOS, Mac Catalyst, tvOS and visionOS; visionOS
+/// has no screen to measure, so no screen is sent from there.
 public struct UIKitDeviceSignalsProvider: DeviceSignalsProvider {
     /// Creates the provider.
     public init() {}
 
     /// Reads the screen and device on the main actor.
     public func signals() async -> DeviceSignals {
-        let (width, height, scale, osVersion) = await MainActor.run { () -> (Int, Int, Double, String) in
-            let screen = UIScreen.main
-            let bounds = screen.bounds
-            return (Int(min(bounds.width, bounds.height)), Int(max(bounds.width, bounds.height)), Double(screen.scale), UIDevice.current.systemVersion)
-        }
+        let (screen, osVersion) = await MainActor.run { (Self.mainScreen(), UIDevice.current.systemVersion) }
         return DeviceSignals(
-            platform: "ios", osVersion: osVersion, model: DeviceInfo.hardwareModel,
-            screenWidth: width, screenHeight: height, screenScale: scale,
+            platform: PortableDeviceSignalsProvider.currentPlatform, osVersion: osVersion, model: DeviceInfo.hardwareModel,
+            screenWidth: screen?.width, screenHeight: screen?.height, screenScale: screen?.scale,
             timeZone: TimeZone.current.identifier, timeZoneOffsetSeconds: TimeZone.current.secondsFromGMT(),
             languages: DeviceInfo.preferredLanguages)
     }
@@ -25,8 +23,23 @@ public struct UIKitDeviceSignalsProvider: DeviceSignalsProvider {
     public func installIdentifier() async -> String? {
         await MainActor.run { UIDevice.current.identifierForVendor?.uuidString }
     }
+
+    /// The main screen in portrait points; nil on visionOS, where windows float in the room.
+    @MainActor
+    static func mainScreen() -> PortableDeviceSignalsProvider.Screen? {
+        #if os(visionOS)
+        return nil
+        #else
+        let screen = UIScreen.main
+        let bounds = screen.bounds
+        return PortableDeviceSignalsProvider.Screen(
+            width: Int(min(bounds.width, bounds.height)), height: Int(max(bounds.width, bounds.height)), scale: Double(screen.scale))
+        #endif
+    }
 }
 
+// tvOS has no pasteboard (nor has watchOS, left out above).
+#if !os(tvOS)
 /// ``ClickTokenProvider`` that reads the general pasteboard for a `ferry:clk_…` token the link's page copied.
 ///
 /// Reading the pasteboard makes iOS 16 and later ask the user whether the app may paste; opt in only when your
@@ -46,4 +59,5 @@ public struct PasteboardClickTokenProvider: ClickTokenProvider {
         }
     }
 }
+#endif
 #endif

@@ -4,7 +4,8 @@ import Foundation
 /// OS version, model, and a per-vendor install identifier.
 ///
 /// FerryKit collects these once, on the first launch, and sends them to the server's match endpoint; nothing is
-/// hashed or stored on the device. ``UIKitDeviceSignalsProvider`` is the default on iOS.
+/// hashed or stored on the device. ``UIKitDeviceSignalsProvider`` is the default where UIKit has a device and a screen
+/// (iOS, iPadOS, Mac Catalyst, tvOS, visionOS), ``PortableDeviceSignalsProvider`` elsewhere (macOS, watchOS).
 public protocol DeviceSignalsProvider: Sendable {
     /// The device's signals now.
     func signals() async -> DeviceSignals
@@ -14,7 +15,7 @@ public protocol DeviceSignalsProvider: Sendable {
 }
 
 /// ``DeviceSignalsProvider`` from Foundation alone: time zone, languages, OS version and hardware model, plus a
-/// screen the app states (there is no screen to ask outside UIKit). Used on platforms without UIKit, and in tests.
+/// screen the app states (there is no screen to ask outside UIKit). The default on macOS and watchOS, and used in tests.
 public struct PortableDeviceSignalsProvider: DeviceSignalsProvider {
     /// A screen: size in points, portrait, and pixels per point.
     public struct Screen: Sendable, Hashable {

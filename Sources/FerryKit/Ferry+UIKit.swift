@@ -1,4 +1,5 @@
-#if canImport(UIKit)
+// watchOS has no scenes (and no UIKit app delegate): apps there use the SwiftUI modifier or call handleDeepLink.
+#if canImport(UIKit) && !os(watchOS)
 import UIKit
 
 /// Conveniences for app and scene delegates.

@@ -83,7 +83,7 @@ public final class Ferry: Sendable {
         storage = options.storage
         now = options.now
         logger = FerryLogger(level: options.logLevel, handler: options.logHandler)
-        #if canImport(UIKit)
+        #if canImport(UIKit) && !os(watchOS)
         signalsProvider = options.deviceSignalsProvider ?? UIKitDeviceSignalsProvider()
         #else
         signalsProvider = options.deviceSignalsProvider ?? PortableDeviceSignalsProvider()

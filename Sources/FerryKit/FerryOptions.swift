@@ -77,10 +77,11 @@ public struct FerryOptions: Sendable {
     /// What sends requests. Default: ``URLSessionTransport`` with ``networkTimeout``.
     public var transport: (any FerryTransport)?
     /// What tells the device's signals for deferred deep links. Default: ``UIKitDeviceSignalsProvider`` where
-    /// UIKit exists, ``PortableDeviceSignalsProvider`` elsewhere.
+    /// UIKit has a device (iOS, iPadOS, Mac Catalyst, tvOS, visionOS), ``PortableDeviceSignalsProvider`` elsewhere.
     public var deviceSignalsProvider: (any DeviceSignalsProvider)?
     /// What reads a click token ("copy to open") on the first launch. Default: none, because reading the
-    /// pasteboard shows iOS's paste prompt; see ``PasteboardClickTokenProvider``.
+    /// pasteboard shows iOS's paste prompt; see ``PasteboardClickTokenProvider`` (not on tvOS and watchOS, which
+    /// have no pasteboard).
     public var clickTokenProvider: (any ClickTokenProvider)?
     /// Whether `configure` checks the key with the server in the background (at most once a day). Default: true.
     public var validatesKeyOnLaunch: Bool

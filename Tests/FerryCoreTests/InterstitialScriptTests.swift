@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // runs Node.js through ChildProcess
 import Foundation
 import Testing
 @testable import FerryCore
@@ -81,3 +82,4 @@ struct InterstitialScriptTests {
         #expect(record["navigated"] is NSNull)
     }
 }
+#endif

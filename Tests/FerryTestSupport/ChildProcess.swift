@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)  // tests start programs on these only: tvOS and watchOS have no posix_spawn
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -175,3 +176,4 @@ public final class ChildProcess: @unchecked Sendable {
         public var description: String
     }
 }
+#endif

@@ -88,18 +88,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The attribution simulator: `swift run -c release AttributionSimulator` (see docs/attribution.md).
-        .executableTarget(name: "AttributionSimulator", dependencies: ["FerryCore"], path: "Benchmarks/AttributionSimulator", swiftSettings: strict),
-        // Seeds databases for the benchmark scripts in Benchmarks/ and measures the store's click ingestion.
-        .executableTarget(
-            name: "FerryBench",
-            dependencies: ["FerryServer", "FerryStore", serverProduct("ArgumentParser", "swift-argument-parser")],
-            path: "Benchmarks/FerryBench", swiftSettings: strict
-        ),
+        // The attribution simulator's model, population and report, which its tests use (the executable is below).
+        .target(name: "AttributionSimulation", dependencies: ["FerryCore"], path: "Benchmarks/AttributionSimulation", swiftSettings: strict),
         // Starting programs from the tests without Foundation's Process (see ChildProcess).
         .target(name: "FerryTestSupport", path: "Tests/FerryTestSupport", swiftSettings: strict),
         .testTarget(name: "FerryAPITests", dependencies: ["FerryAPI"], swiftSettings: strict),
-        .testTarget(name: "AttributionSimulatorTests", dependencies: ["AttributionSimulator", "FerryCore"], swiftSettings: strict),
+        .testTarget(name: "AttributionSimulatorTests", dependencies: ["AttributionSimulation", "FerryCore"], swiftSettings: strict),
         .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"], swiftSettings: strict),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryTestSupport"], swiftSettings: strict),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", serverProduct("GRDB", "GRDB.swift")], swiftSettings: strict),
@@ -127,3 +121,17 @@ let package = Package(
         ),
     ]
 )
+
+// The benchmark tools are in the package only when FERRY_BENCHMARKS is set (Benchmarks/lib.sh sets it), so that a plain
+// `swift build` or `swift test` compiles neither: `FERRY_BENCHMARKS=1 swift run -c release AttributionSimulator` (see
+// docs/attribution.md), and FerryBench, which seeds the scripts' databases and measures the store's click ingestion.
+if let benchmarks = Context.environment["FERRY_BENCHMARKS"], !benchmarks.isEmpty, benchmarks != "0" {
+    package.targets += [
+        .executableTarget(name: "AttributionSimulator", dependencies: ["AttributionSimulation"], path: "Benchmarks/AttributionSimulator", swiftSettings: strict),
+        .executableTarget(
+            name: "FerryBench",
+            dependencies: ["FerryServer", "FerryStore", serverProduct("ArgumentParser", "swift-argument-parser")],
+            path: "Benchmarks/FerryBench", swiftSettings: strict
+        ),
+    ]
+}

@@ -1,7 +1,12 @@
 # Shared by the benchmark scripts: builds Ferry in release mode, seeds databases, starts and stops servers, runs wrk.
 # Sourced, not run. Everything a run makes lives under $BENCH_DIR (default /tmp/ferry-bench).
+#
+# The benchmark tools (FerryBench, AttributionSimulator) are in the package only when FERRY_BENCHMARKS is set, so that
+# a plain `swift build` or `swift test` compiles neither: every `swift` command of a script runs with it set. By hand:
+# `FERRY_BENCHMARKS=1 swift build -c release --product FerryBench`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export FERRY_BENCHMARKS=1
 BENCH_DIR=${BENCH_DIR:-/tmp/ferry-bench}
 BENCH_SECONDS=${BENCH_SECONDS:-20}
 BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}

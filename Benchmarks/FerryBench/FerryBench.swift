@@ -8,7 +8,8 @@ import Foundation
 
 /// Prepares databases for the benchmark scripts in `Benchmarks/` and measures what is measured below HTTP.
 ///
-/// `swift run -c release FerryBench seed --database sqlite:/tmp/bench.sqlite --links 1000000 --slugs /tmp/slugs.txt`
+/// `FERRY_BENCHMARKS=1 swift run -c release FerryBench seed --database sqlite:/tmp/bench.sqlite --links 1000000 --slugs /tmp/slugs.txt`
+/// (the tool is only in the package with `FERRY_BENCHMARKS` set, as Benchmarks/lib.sh sets it).
 @main
 struct FerryBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -13,8 +13,8 @@ package struct Calibration: Sendable, Hashable {
     package static let identity = Calibration(points: [(0, 0), (1, 1)])
 
     /// The calibration measured by the simulator (docs/attribution.md): an isotonic fit of observed precision
-    /// against the posterior over the matches of seed 1 (`swift run -c release AttributionSimulator --seed 1 --fit
-    /// --raw`), checked on seed 3. Below the fitted range it follows the posterior, which the simulator finds nearly
+    /// against the posterior over the matches of seed 1 (`FERRY_BENCHMARKS=1 swift run -c release AttributionSimulator
+    /// --seed 1 --fit --raw`), checked on seed 3. Below the fitted range it follows the posterior, which the simulator finds nearly
     /// calibrated; it never states more than 0.998, certainty being for deterministic matches.
     package static let `default` = Calibration(points: [
         (0, 0),

@@ -1,7 +1,7 @@
 import FerryCore
 import Foundation
 import Testing
-@testable import AttributionSimulator
+@testable import AttributionSimulation
 
 /// A small population through the real matcher: the aims, loosely (the figures in docs/attribution.md come from
 /// the full run), and the run's determinism.

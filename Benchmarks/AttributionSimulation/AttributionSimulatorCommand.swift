@@ -1,7 +1,8 @@
 import FerryCore
 import Foundation
 
-/// `swift run -c release AttributionSimulator [--seed N] [--installs N] [--days N] [--fit] [--sweep] [--raw] [--explain N]`
+/// `FERRY_BENCHMARKS=1 swift run -c release AttributionSimulator [--seed N] [--installs N] [--days N] [--fit] [--sweep]
+/// [--raw] [--explain N]` (the executable is only in the package with `FERRY_BENCHMARKS` set; see Package.swift).
 ///
 /// Generates a population, replays it against the real `AttributionMatcher` and prints precision, recall,
 /// organic false attribution, calibration and a per-scenario breakdown.
@@ -11,12 +12,12 @@ import Foundation
 /// - `--sweep` reruns the population at several acceptance thresholds.
 /// - `--raw` states posteriors as they are (identity calibration).
 /// - `--explain N` lists N wrong matches with what the install and the chosen click had in common.
-@main
-struct AttributionSimulatorCommand {
-    static func main() {
+package enum AttributionSimulatorCommand {
+    /// Runs the command with its arguments (the program's, without its name).
+    package static func main(arguments: [String]) {
         var config = SimulationConfig()
         var fit = false, sweep = false, raw = false, explain = 0
-        var arguments = CommandLine.arguments.dropFirst()
+        var arguments = arguments[...]
         func value(_ name: String) -> String {
             guard let next = arguments.popFirst() else { fail("\(name) needs a value") }
             return next

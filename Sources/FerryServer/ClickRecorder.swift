@@ -15,7 +15,8 @@ import Synchronization
 /// Takes clicks from the edge without waiting and writes them to the store in batches, off the request path.
 ///
 /// The buffer is bounded: when the database falls behind by more than `bufferLimit` clicks, new clicks are dropped
-/// and counted rather than growing memory without end. A graceful shutdown writes everything still held.
+/// and counted rather than growing memory without end. Stopping, gracefully or by cancellation, writes everything
+/// still held.
 ///
 /// On a store that writes on the calling thread (SQLite), batches are written on a thread of the recorder's own
 /// whose scheduling priority is lowered by `writerPriority`: when the processor is saturated, answering clicks comes
@@ -216,15 +217,19 @@ package final class ClickRecorder: Service, Sendable {
         }
     }
 
-    /// Runs until shutdown, flushing every `flushInterval`, then flushes what is left.
+    /// Runs until shutdown, flushing every `flushInterval`, then flushes what is left, also when it is cancelled
+    /// rather than shut down gracefully (as a service group does to every service when one of them fails).
     package func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await cancelWhenGracefulShutdown {
                 try await Task.sleep(for: self.flushInterval)
             }
+            if Task.isCancelled { break }
             await flush()
         }
-        await flush()
+        // Not in this task: once it is cancelled, the writing thread and the stores refuse to start a write, and
+        // what the recorder holds would be lost.
+        await Task { await self.flush() }.value
         let thread: NIOThreadPool? = state.withLock { state in
             state.stopped = true
             defer { state.writerThread = nil }

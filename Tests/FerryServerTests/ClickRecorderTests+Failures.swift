@@ -157,6 +157,25 @@ extension ClickRecorderTests {
         for id in Array(ids.prefix(3)) + [ids[8]] { #expect(try await fixture.store.click(id: id) == nil) }
     }
 
+    @Test(arguments: [false, true])
+    func aRecorderCancelledRatherThanShutDownStillWritesWhatItHolds(onTheWritingThread: Bool) async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "cancel", destination: "https://example.com/"), app: fixture.app, environment: .live)
+        let log = LogRecord()
+        let recorder = ClickRecorder(store: Self.failing(fixture.store, FaultPlan(), onTheWritingThread: onTheWritingThread), flushInterval: .seconds(60),
+                                     batchSize: 10, bufferLimit: 100, logger: log.logger)
+        for index in 0..<3 { recorder.record(Self.click("clk_cancel\(index)", linkID: link.id, appID: fixture.app.id)) }
+
+        // A service group cancels its services when one of them fails: the recorder's last flush still runs.
+        let running = Task { try await recorder.run() }
+        running.cancel()
+        try await running.value
+        #expect(recorder.statistics == (pending: 0, recorded: 3, dropped: 0))
+        #expect(try await Self.stored(link, in: fixture) == (rows: 3, counted: 3))
+        #expect(log.entries(saying: "click batch not written; will retry").isEmpty)
+    }
+
     // MARK: Helpers
 
     /// The link's clicks as stored: rows, and clicks in its statistics (a batch written twice would count twice there).

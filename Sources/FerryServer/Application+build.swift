@@ -62,8 +62,9 @@ package func buildApplication(
     )
     return Application(
         router: router,
-        // At debug level every request is logged by the router's middleware, so every request goes through it.
-        server: .ferry(edge: logger.logLevel <= .debug ? nil : edge, serverName: "Ferry", readTimeout: configuration.readTimeout),
+        // Off, every request goes to the router. At debug level the router's middleware logs the requests it answers
+        // and the fast path logs the clicks it answers itself.
+        server: .ferry(edge: configuration.edgeFastPath ? edge : nil, serverName: "Ferry", readTimeout: configuration.readTimeout),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         // A store that is a service (PostgreSQL's pool) goes first, so that it is shut down last.
         services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, dispatcher],

@@ -35,6 +35,9 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let edge: EdgeController
     private let serverName: String?
+    /// The logger clicks answered here are logged to, at debug level, as the router's middleware logs the requests
+    /// it answers; nil when the log level does not show them (then nothing is spent on logging).
+    private let requestLogger: Logger?
     /// Requests handed to the framework whose answers have not ended yet.
     private var unanswered = 0
     /// Bytes of a handed-on request's body still to come.
@@ -55,9 +58,10 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var lastHost: String?
     private var lastHostPinned = false
 
-    init(edge: EdgeController, serverName: String?) {
+    init(edge: EdgeController, serverName: String?, logger: Logger? = nil) {
         self.edge = edge
         self.serverName = serverName
+        requestLogger = logger.flatMap { $0.logLevel <= .debug ? $0 : nil }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -144,6 +148,9 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     Self.encode(answer, date: date.now(), serverName: serverName, into: &out)
                     context.write(wrapOutboundOut(out), promise: nil)
                     edge.counters.fastAnswers.add(1, ordering: .relaxed)
+                    requestLogger?.debug("Request", metadata: [
+                        "hb.request.path": .string(request.target), "hb.request.method": "GET", "ferry.fast_path": "true",
+                    ])
                     answered = true
                 } else {
                     // The framework answers this one: its head and whatever of its body is here, exactly.
@@ -340,7 +347,7 @@ struct EdgeHTTPChannel: ServerChildChannel {
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try pipeline.addHandler(RequestHostCheck(), position: .after(decoder))
             guard let edge else { return value }
-            let fastPath = EdgeFastPath(edge: edge, serverName: serverName)
+            let fastPath = EdgeFastPath(edge: edge, serverName: serverName, logger: logger)
             try pipeline.addHandler(fastPath, position: .first)
             let timeout = readTimeout.map { ClientReadTimeout(timeout: TimeAmount($0)) }
             if let timeout { try pipeline.addHandler(timeout, position: .first) }
@@ -356,8 +363,8 @@ struct EdgeHTTPChannel: ServerChildChannel {
 
 extension HTTPServerBuilder {
     /// HTTP/1.1 with Ferry's fast path for clicks on cached links, closing connections whose client stays silent for
-    /// `readTimeout` while Ferry waits on it. Without an edge (at debug level, where every request must reach the
-    /// router's logging) the framework answers everything and its idle timeout stands in for the read timeout.
+    /// `readTimeout` while Ferry waits on it. Without an edge (the fast path switched off, `FERRY_EDGE_FAST_PATH=off`)
+    /// the framework answers everything and its idle timeout stands in for the read timeout.
     static func ferry(edge: EdgeController?, serverName: String?, readTimeout: Duration) -> HTTPServerBuilder {
         .init { responder in
             guard let edge else {

@@ -115,6 +115,10 @@ package struct FerryConfiguration: Sendable {
     package var readTimeout: Duration = .seconds(75)
     /// Log level.
     package var logLevel: Logger.Level = .info
+    /// Whether the edge's fast path answers clicks on links in memory ahead of the framework (`FERRY_EDGE_FAST_PATH`,
+    /// `on` or `off`). Off, the framework answers every request (with the same bytes, more slowly): a way to rule the
+    /// fast path out when looking into a problem, or to run on a framework version it was not checked against.
+    package var edgeFastPath = true
     /// Networks besides loopback that may read `/metrics` (a Prometheus scraper's).
     package var metricsAllowed: [IPNetwork] = []
     /// Whether webhooks may be sent, and domains' proof files read, from loopback, private and link-local addresses (a
@@ -204,6 +208,13 @@ package struct FerryConfiguration: Sendable {
         if let value = environment["FERRY_DNS_SERVER"], !value.isEmpty {
             _ = try DNSTextLookup.server(named: value)
             dnsServer = value
+        }
+        if let value = environment["FERRY_EDGE_FAST_PATH"], !value.isEmpty {
+            switch value.lowercased() {
+            case "on": edgeFastPath = true
+            case "off": edgeFastPath = false
+            default: throw ConfigurationError("FERRY_EDGE_FAST_PATH must be on or off, not '\(value)'")
+            }
         }
         if let value = environment["FERRY_LOG_LEVEL"], !value.isEmpty {
             guard let level = Logger.Level(rawValue: value.lowercased()) else { throw ConfigurationError("FERRY_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical") }

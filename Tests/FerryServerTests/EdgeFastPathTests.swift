@@ -7,6 +7,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 /// Clicks on links in memory are answered on the connection's event loop (`EdgeFastPath`); everything else by the
@@ -260,4 +261,61 @@ extension EdgeFastPathTests {
         }
     }
 }
-#endif
+
+/// `FERRY_EDGE_FAST_PATH`: the fast path is switched by a setting of its own, not by the log level.
+extension EdgeFastPathTests {
+    @Test func theSettingIsOnOrOffAndAnythingElseStopsTheStart() throws {
+        var configuration = FerryConfiguration()
+        #expect(configuration.edgeFastPath, "on by default")
+        try configuration.apply(environment: ["FERRY_EDGE_FAST_PATH": "off", "FERRY_LOG_LEVEL": "info"])
+        #expect(!configuration.edgeFastPath)
+        try configuration.apply(environment: ["FERRY_EDGE_FAST_PATH": "ON"])
+        #expect(configuration.edgeFastPath)
+        try configuration.apply(environment: ["FERRY_EDGE_FAST_PATH": "off", "FERRY_LOG_LEVEL": "debug"])
+        #expect(!configuration.edgeFastPath && configuration.logLevel == .debug, "the log level does not switch it")
+        for value in ["1", "false", "maybe", "of"] {
+            let error = #expect(throws: ConfigurationError.self, "\(value)") { try configuration.apply(environment: ["FERRY_EDGE_FAST_PATH": value]) }
+            #expect(error?.description.contains("FERRY_EDGE_FAST_PATH must be on or off") == true, "\(error?.description ?? "")")
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func atDebugLevelEveryClickIsLoggedWhicheverPathAnswersIt(fastPath: Bool) async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
+        var configuration = Fixture.configuration
+        configuration.edgeFastPath = fastPath
+        let log = RecordingLogHandler.Records()
+        try await fixture.application(configuration, logger: log.logger(.debug)).test(.live) { client in
+            let port = try #require(client.port)
+            let before = try await Self.fastAnswers(port: port)
+            // The first click fills the cache; of the next two, the first is the fast path's when it is on.
+            let first = try await Self.exchange(port: port, [Self.get("/home?n=1", close: true)])
+            let next = try await Self.exchange(port: port, [Self.get("/home?n=2"), Self.get("/home?n=3", close: true)])
+            #expect((first + next).map(\.status) == [302, 302, 302])
+            #expect((first + next).map { $0.header("Location") } == (1...3).map { "https://example.com/home?n=\($0)" })
+            #expect(try await Self.fastAnswers(port: port) - before == (fastPath ? 1 : 0))
+            let clicks = log.entries.filter { $0.message == "Request" && $0.metadata["hb.request.path"]?.description.hasPrefix("/home") == true }
+            #expect(clicks.map { $0.metadata["hb.request.path"]?.description } == ["/home?n=1", "/home?n=2", "/home?n=3"])
+            #expect(clicks.allSatisfy { $0.level == .debug && $0.metadata["hb.request.method"] == "GET" })
+            #expect(clicks.filter { $0.metadata["ferry.fast_path"] != nil }.count == (fastPath ? 1 : 0))
+        }
+    }
+
+    @Test func aboveDebugLevelTheFastPathLogsNothing() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
+        let log = RecordingLogHandler.Records()
+        try await fixture.application(logger: log.logger(.info)).test(.live) { client in
+            let port = try #require(client.port)
+            let before = try await Self.fastAnswers(port: port)
+            _ = try await Self.exchange(port: port, [Self.get("/home", close: true)])
+            let answers = try await Self.exchange(port: port, [Self.get("/home"), Self.get("/home", close: true)])
+            #expect(answers.map(\.status) == [302, 302])
+            #expect(try await Self.fastAnswers(port: port) - before == 1)
+            #expect(!log.entries.contains { $0.message == "Request" })
+        }
+    }
+}

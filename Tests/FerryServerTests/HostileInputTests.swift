@@ -436,8 +436,10 @@ struct HostileInputTests {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
         _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
-        // At debug level every request goes to the router; otherwise clicks on cached links are answered ahead of it.
-        let application = try await fixture.application(logger: fastPathOff ? SilentLogHandler.logger(.debug) : nil)
+        // With the fast path off every request goes to the router; on, clicks on cached links are answered ahead of it.
+        var configuration = Fixture.configuration
+        configuration.edgeFastPath = !fastPathOff
+        let application = try await fixture.application(configuration)
         try await application.test(.live) { client in
             let port = try #require(client.port)
             func get(_ target: String, _ fields: String, close: Bool = true) -> String {

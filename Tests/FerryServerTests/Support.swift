@@ -9,6 +9,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import Synchronization
 import Testing
 
 /// Runs blocking work (waiting for a child process) on a thread of its own, so that tests running meanwhile keep
@@ -140,9 +141,29 @@ struct LiveClient: TestClientProtocol {
     }
 }
 
-/// Logs nothing, at the level asked: a server built with it at `.debug` leaves every request to the framework (no
-/// fast path), without filling the test's output.
-struct SilentLogHandler: LogHandler {
+/// Keeps what is logged, for tests of logging.
+struct RecordingLogHandler: LogHandler {
+    struct Entry: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    /// The entries of every handler made from it.
+    final class Records: Sendable {
+        private let list = Mutex<[Entry]>([])
+
+        var entries: [Entry] { list.withLock { $0 } }
+
+        func append(_ entry: Entry) { list.withLock { $0.append(entry) } }
+
+        /// A logger at `level` that keeps what it logs here.
+        func logger(_ level: Logger.Level) -> Logger {
+            Logger(label: "ferry-test") { _ in RecordingLogHandler(records: self, logLevel: level) }
+        }
+    }
+
+    let records: Records
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
@@ -152,11 +173,8 @@ struct SilentLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {}
-
-    /// A logger at `level` that logs nothing.
-    static func logger(_ level: Logger.Level) -> Logger {
-        Logger(label: "ferry-test") { _ in SilentLogHandler(logLevel: level) }
+    func log(event: LogEvent) {
+        records.append(Entry(level: event.level, message: event.message.description, metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
     }
 }
 

@@ -113,17 +113,20 @@ func buildRouter(
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
     let authenticator = KeyAuthenticator(store: store)
-    let edge = EdgeController(
-        store: store, immediateReader: store as? any ImmediateLinkReading, cache: cache, recorder: recorder, classifier: UserAgentClassifier(),
-        clickRouter: ClickRouter(), now: admin.now, lookups: EdgeLookups(store: store, timeout: lookupTimeout), counters: edgeCounters,
+    let resolver = LinkResolver(
+        store: store, cache: cache, lookups: EdgeLookups(store: store, timeout: lookupTimeout), immediateReader: store as? any ImmediateLinkReading,
         limits: limits
+    )
+    let edge = EdgeController(
+        store: store, resolver: resolver, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(), now: admin.now,
+        counters: edgeCounters
     )
     // The services every kind of route shares: the native API, the compatible routes and the dashboard.
     let links = LinkEditor(admin: admin, cache: cache)
     let reports = Reports(links: links)
     let attributor = Attributor(store: store, recorder: recorder, matcher: AttributionMatcher(), hasher: hasher, now: admin.now, logger: logger,
                                 outbox: outbox)
-    let opener = LinkOpener(store: store, edge: edge, admin: admin)
+    let opener = LinkOpener(store: store, resolver: resolver, admin: admin)
     LinksController(links: links, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
     StatsController(reports: reports, authenticator: authenticator, now: admin.now).register(on: router)
     QRCodeController(links: links, authenticator: authenticator).register(on: router)

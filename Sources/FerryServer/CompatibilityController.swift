@@ -117,7 +117,7 @@ struct CompatibilityController: Sendable {
             app = auth.app
             environment = auth.key.environment
         } else if let host = EdgeController.host(of: request) {
-            app = try await opener.edge.app(forHost: host)
+            app = try await opener.resolver.app(forHost: host)?.value
         }
         if app == nil { app = try await opener.admin.soleApp() }
         guard let app else {

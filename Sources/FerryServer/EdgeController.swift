@@ -11,20 +11,19 @@ import Synchronization
 /// The public face of a link domain: clicks, association files, the interstitial's script.
 struct EdgeController: Sendable {
     let store: any FerryDatabase
-    /// The store, when it can read a link without suspending (SQLite), for the fast path.
-    let immediateReader: (any ImmediateLinkReading)?
-    let cache: LinkCache
+    /// Host → app → link domain → link, for the router and the fast path alike.
+    let resolver: LinkResolver
     let recorder: ClickRecorder
     let classifier: UserAgentClassifier
     let clickRouter: ClickRouter
     let now: @Sendable () -> Date
-    let lookups: EdgeLookups
     /// Random bytes for click ids, drawn from the system a page at a time.
     let random = RandomPool()
     /// How many clicks the fast path answered (shared with `/metrics`).
     let counters: EdgeCounters
-    /// Clicks on unknown slugs per client address (each costs a database read until the slug is known missing).
-    let limits: RequestLimits
+
+    /// The link cache the resolver reads.
+    var cache: LinkCache { resolver.cache }
 
     static let hostHeader = HTTPField.Name("Host")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -69,92 +68,14 @@ struct EdgeController: Sendable {
         DomainName.normalizeHostHeader(request.headers[hostHeader] ?? request.head.authority)
     }
 
-    /// The app that owns a host, through the cache; tries the host without its port, then the domains it is a
-    /// subdomain of (`abc123.go.example.com` belongs to the app of `go.example.com`). When the database is away,
-    /// what the cache knew before it was last emptied, or `DatabaseUnavailable`.
-    func app(forHost host: String) async throws -> App? {
-        try await sharedApp(forHost: host)?.value
-    }
-
-    /// `app(forHost:)` as the cache shares it.
-    func sharedApp(forHost host: String) async throws -> Shared<App>? {
-        if let entry = cache.app(host: host) {
-            if case .found(let app) = entry { return app }
-            return nil
-        }
-        let generation = cache.generation
-        let store = store
-        let app: App?
-        do {
-            app = try await lookups.run {
-                var app = try await store.app(forDomain: host)
-                if app == nil, !host.hasPrefix("["), host.contains(":") {
-                    app = try await store.app(forDomain: String(DomainName.hostPart(of: host)))
-                }
-                let port = host.hasPrefix("[") ? nil : host.split(separator: ":").dropFirst().first
-                // A public suffix or a single label is never a link domain (an app that kept one from before the rule
-                // would otherwise answer for every host under it).
-                for parent in App.parentDomains(of: host) where app == nil && DomainName.ownershipRefusal(parent, suffixes: .bundled) == nil {
-                    if let port { app = try await store.app(forDomain: "\(parent):\(port)") }
-                    if app == nil { app = try await store.app(forDomain: parent) }
-                }
-                return app
-            }
-        } catch let error as DatabaseUnavailable {
-            guard let stale = cache.staleApp(host: host) else { throw error }
-            if case .found(let app) = stale { return app }
-            return nil
-        }
-        guard case .found(let shared) = cache.store(app.map { .found($0) } ?? .missing, host: host, generation: generation) else { return nil }
-        return shared
-    }
-
-    /// The link of a slug on a host, through the cache (stale entries when the database is away). With a click's
-    /// client address, a slug the cache does not know counts against the address's limit of unknown slugs, and an
-    /// address over it gets `UnknownSlugFlood` instead of a database read.
-    func resolve(host: String, slug: String, clickFrom subject: RateLimitSubject? = nil) async throws -> ResolvedLink? {
-        guard let app = try await sharedApp(forHost: host) else { return nil }
-        let domain = app.value.linkDomain(forHost: host) ?? host
-        if let entry = cache.link(domain: domain, slug: slug) {
-            if case .found(let link) = entry { return ResolvedLink(link: link, app: app) }
-            return nil
-        }
-        if let subject, case .limited(let wait) = limits.limiter.check(.unknownSlugs, for: subject) { throw UnknownSlugFlood(retryAfter: wait) }
-        let generation = cache.generation
-        let store = store
-        let link: Link?
-        do {
-            link = try await lookups.run { try await store.link(domain: domain, slug: slug) }
-        } catch let error as DatabaseUnavailable {
-            guard let stale = cache.staleLink(domain: domain, slug: slug) else { throw error }
-            if case .found(let link) = stale { return ResolvedLink(link: link, app: app) }
-            return nil
-        }
-        if link == nil { chargeUnknownSlug(subject) }
-        guard case .found(let shared) = cache.store(link.map { .found($0) } ?? .missing, domain: domain, slug: slug, generation: generation)
-        else { return nil }
-        return ResolvedLink(link: shared, app: app)
-    }
-
     func click(_ request: Request, context: FerryRequestContext, slug rawSlug: String, head: Bool = false) async throws -> Response {
         guard let host = Self.host(of: request), let slug = Slug.normalize(rawSlug) else { return page(.notFound, head: head) }
-        let found: ResolvedLink?
-        do {
-            found = try await resolve(host: host, slug: slug, clickFrom: limits.addressSubject(request, context: context))
-        } catch is DatabaseUnavailable {
-            return page(.unavailable, head: head)
-        } catch let flood as UnknownSlugFlood {
-            return EdgeAnswer.tooManyUnknownSlugs(retryAfter: flood.retryAfter).response(head: head)
-        }
-        guard let resolved = found else {
-            return try await retiredDomainPage(host: host, slug: slug, subject: limits.addressSubject(request, context: context), head: head)
-        }
-        guard resolved.isServedHere else { return page(.domainRetired, head: head) }
         let click = ClickRequest(
             userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
             forwardedFor: request.headers[values: Self.forwardedFor], query: request.uri.query, peer: .text(context.peerAddress)
         )
-        return answer(resolved, click: click, head: head).response(head: head)
+        let resolution = try await resolver.resolve(.click, host: host, slug: slug, asker: .origin(click.origin))
+        return answer(resolution, click: click, head: head).response(head: head)
     }
 
     /// A click answered without waiting, or nil when that cannot be done (the caller then takes the framework's
@@ -162,71 +83,20 @@ struct EdgeController: Sendable {
     /// store that can read it at once (SQLite), from a point read on the calling thread. The host's app must be in
     /// the cache.
     func answerFromCache(host: String, slug: String, click: ClickRequest) -> EdgeAnswer? {
-        guard let entry = cache.app(host: host) else { return nil }
-        guard case .found(let app) = entry else {
-            // A host no app serves: a link made on it before its app dropped it is gone, not unknown. What the cache
-            // does not know of the host's links, the framework's path looks up.
-            switch cache.link(domain: host, slug: slug, countingMisses: false) {
-            case .found?: return .page(.domainRetired)
-            case .missing?: return .page(.notFound)
-            case nil: return nil
-            }
-        }
-        let domain = app.value.linkDomain(forHost: host) ?? host
-        let immediate = immediateReader
-        var cached = cache.link(domain: domain, slug: slug, countingMisses: immediate != nil)
-        if cached == nil, let immediate {
-            // A store whose point reads never wait (SQLite) is asked right here, as the router's path would.
-            let subject = limits.addressSubject(ClickOrigin(peer: click.peer, forwardedFor: click.forwardedFor))
-            if let refusal = unknownSlugRefusal(subject) { return refusal }
-            let generation = cache.generation
-            let read: Link?
-            do { read = try immediate.linkImmediately(domain: domain, slug: slug) } catch { return nil }
-            if read == nil { chargeUnknownSlug(subject) }
-            cached = cache.store(read.map { .found($0) } ?? .missing, domain: domain, slug: slug, generation: generation)
-        }
-        guard let cached else { return nil }
-        guard case .found(let link) = cached else { return .page(.notFound) }
-        let resolved = ResolvedLink(link: link, app: app)
-        guard resolved.isServedHere else { return .page(.domainRetired) }
-        return answer(resolved, click: click, head: false)
+        resolver.resolveNow(host: host, slug: slug, origin: click.origin).map { answer($0, click: click, head: false) }
     }
 
-    /// The answer on a host no app serves: 410 when a link was made there (its app dropped the domain since), else
-    /// 404. The link's absence is remembered as any unknown slug's is, and counts against the address's limit.
-    func retiredDomainPage(host: String, slug: String, subject: RateLimitSubject?, head: Bool) async throws -> Response {
-        guard try await sharedApp(forHost: host) == nil else { return page(.notFound, head: head) }
-        let known: Bool
-        switch cache.link(domain: host, slug: slug) {
-        case .found?: known = true
-        case .missing?: known = false
-        case nil:
-            if let refusal = unknownSlugRefusal(subject) { return refusal.response(head: head) }
-            let generation = cache.generation
-            let store = store
-            let link: Link?
-            do {
-                link = try await lookups.run { try await store.link(domain: host, slug: slug) }
-            } catch is DatabaseUnavailable {
-                return page(.notFound, head: head)
-            }
-            if link == nil { chargeUnknownSlug(subject) }
-            cache.store(link.map { .found($0) } ?? .missing, domain: host, slug: slug, generation: generation)
-            known = link != nil
+    /// The answer to a click, whichever path resolved it: the link's (when the app that serves the host may answer
+    /// it), or a page: 404 for a link that does not exist, 410-style for a link on a domain its app dropped, 429 for
+    /// an address over its limit of unknown slugs, 503 when the database is away.
+    func answer(_ resolution: LinkResolution, click: ClickRequest, head: Bool) -> EdgeAnswer {
+        switch resolution {
+        case .link(let resolved): resolved.isServedHere ? answer(resolved, click: click, head: head) : .page(.domainRetired)
+        case .retired: .page(.domainRetired)
+        case .unknown, .app: .page(.notFound)
+        case .tooManyUnknownSlugs(let wait): .tooManyUnknownSlugs(retryAfter: wait)
+        case .unavailable: .page(.unavailable)
         }
-        return page(known ? .domainRetired : .notFound, head: head)
-    }
-
-    /// The 429 page for an address over its limit of unknown slugs, or nil when it may look one up.
-    func unknownSlugRefusal(_ subject: RateLimitSubject?) -> EdgeAnswer? {
-        guard let subject, case .limited(let wait) = limits.limiter.check(.unknownSlugs, for: subject) else { return nil }
-        return .tooManyUnknownSlugs(retryAfter: wait)
-    }
-
-    /// Counts a database read that found no link against the address (the slug is now cached as missing, so the
-    /// same slug again costs nothing).
-    func chargeUnknownSlug(_ subject: RateLimitSubject?) {
-        if let subject { _ = limits.limiter.take(.unknownSlugs, for: subject) }
     }
 
     /// The answer to a click on a known link: where it goes (by platform), recorded unless it is a HEAD or a page
@@ -247,7 +117,7 @@ struct EdgeController: Sendable {
                 referer: Self.bounded(request.referer, 2048), query: query,
                 acceptLanguage: Self.bounded(request.acceptLanguage, 256),
                 osVersion: client.osVersion, appleDevice: client.appleDevice
-            ), origin: ClickOrigin(peer: request.peer, forwardedFor: request.forwardedFor))
+            ), origin: request.origin)
         }
         switch decision {
         case .redirect(let location):
@@ -379,6 +249,9 @@ struct ClickRequest {
     var peer: ClickOrigin.Peer
     /// What the fast path already knows of the user agent (it keeps the last one of its connection), or nil.
     var client: ClientInfo? = nil
+
+    /// Where the click comes from.
+    var origin: ClickOrigin { ClickOrigin(peer: peer, forwardedFor: forwardedFor) }
 }
 
 /// An answer of the link domain, before it becomes the framework's `Response` or is written straight to a

@@ -9,7 +9,7 @@ import Foundation
 /// sends itself (`/v1/events`) are recorded here too.
 struct LinkOpener: Sendable {
     let store: any FerryDatabase
-    let edge: EdgeController
+    let resolver: LinkResolver
     let admin: FerryAdmin
 
     var now: @Sendable () -> Date { admin.now }
@@ -46,7 +46,7 @@ struct LinkOpener: Sendable {
     /// else on the app of the key the request carries, else on the only app there is. With a key, only a link of the
     /// key's app and environment.
     func find(slug: String, host: String?, auth: AuthenticatedKey?) async throws -> ResolvedLink? {
-        if let host, let resolved = try await edge.resolve(host: host, slug: slug) {
+        if let host, let resolved = try await resolver.link(host: host, slug: slug) {
             guard let auth else { return resolved }
             return resolved.link.appID == auth.app.id && resolved.link.environment == auth.key.environment ? resolved : nil
         }

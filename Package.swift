@@ -110,10 +110,12 @@ let package = Package(
             name: "FerryServerTests",
             dependencies: [
                 "FerryServer", "FerryStore", "FerryTestSupport",
+                serverProduct("HummingbirdCore", "hummingbird"),
                 serverProduct("HummingbirdTesting", "hummingbird"),
                 serverProduct("NIOCore", "swift-nio"),
                 serverProduct("NIOHTTP1", "swift-nio"),
                 serverProduct("NIOPosix", "swift-nio"),
+                serverProduct("NIOEmbedded", "swift-nio"),
                 serverProduct("NIOSSL", "swift-nio-ssl"),
                 serverProduct("Crypto", "swift-crypto"),
             ],

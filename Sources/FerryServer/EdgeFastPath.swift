@@ -21,7 +21,9 @@ import NIOHTTP1
 /// the framework's HTTP decoder, and the framework answers it. While a request handed on has not been answered, the
 /// requests after it are handed on too, so that answers leave in the order of their requests; once the framework
 /// has answered all of them, clicks are answered here again. Bytes the scanner does not read (see
-/// `EdgeRequestScanner`) go to the decoder from there on, for the rest of the connection.
+/// `EdgeRequestScanner`), and everything after a request that ends the exchange of requests (`Connection: close`,
+/// HTTP/1.0, an upgrade: the decoder reads no request after one), go to the decoder from there on, for the rest of
+/// the connection.
 ///
 /// While the channel is not writable (more answers wait to leave than its high-water mark), no new request is taken,
 /// whichever path would answer it, and nothing more is read from the socket; both resume when the answers have left.
@@ -157,6 +159,9 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     unanswered += 1
                     let count = min(request.length, bytes.readableBytes)
                     bodyLeft = request.length - count
+                    // After a request that closes the connection or asks to leave HTTP (`Connection: close` or
+                    // `upgrade`, HTTP/1.0, `Upgrade`), NIO's decoder reads no further request: what follows is its.
+                    if request.asksForMore || !request.isHTTP11 { handingOn = true }
                     context.fireChannelRead(wrapInboundOut(bytes.readSlice(length: count)!))
                 }
             }
@@ -343,17 +348,25 @@ struct EdgeHTTPChannel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let edge = edge, serverName = serverName, readTimeout = readTimeout
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let pipeline = channel.pipeline.syncOperations
-            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandler(RequestHostCheck(), position: .after(decoder))
-            guard let edge else { return value }
-            let fastPath = EdgeFastPath(edge: edge, serverName: serverName, logger: logger)
-            try pipeline.addHandler(fastPath, position: .first)
-            let timeout = readTimeout.map { ClientReadTimeout(timeout: TimeAmount($0)) }
-            if let timeout { try pipeline.addHandler(timeout, position: .first) }
-            try pipeline.addHandler(EdgeAnswerWatcher(fastPath: fastPath, readTimeout: timeout), position: .after(decoder))
+            try Self.addHandlers(to: channel.pipeline.syncOperations, edge: edge, serverName: serverName, readTimeout: readTimeout, logger: logger)
             return value
         }
+    }
+
+    /// Adds Ferry's handlers to a pipeline the framework's `HTTP1Channel` set up (NIO's HTTP/1.1 server pipeline:
+    /// `HTTPResponseEncoder`, then `ByteToMessageHandler<HTTPRequestDecoder>`, then the framework's own handlers).
+    /// The fast path's correctness rests on that shape: it must see the connection's bytes before the decoder, and
+    /// the watcher must see each decoded request and each answer's end.
+    static func addHandlers(to pipeline: ChannelPipeline.SynchronousOperations, edge: EdgeController?, serverName: String?,
+                            readTimeout: Duration?, logger: Logger) throws {
+        let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+        try pipeline.addHandler(RequestHostCheck(), position: .after(decoder))
+        guard let edge else { return }
+        let fastPath = EdgeFastPath(edge: edge, serverName: serverName, logger: logger)
+        try pipeline.addHandler(fastPath, position: .first)
+        let timeout = readTimeout.map { ClientReadTimeout(timeout: TimeAmount($0)) }
+        if let timeout { try pipeline.addHandler(timeout, position: .first) }
+        try pipeline.addHandler(EdgeAnswerWatcher(fastPath: fastPath, readTimeout: timeout), position: .after(decoder))
     }
 
     func handle(value: Value, logger: Logger) async {

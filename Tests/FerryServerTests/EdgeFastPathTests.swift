@@ -319,3 +319,27 @@ extension EdgeFastPathTests {
         }
     }
 }
+
+/// The fast path without a socket (`EdgePipelineHarness`): the same handlers in the same pipeline, bytes written by
+/// the test.
+extension EdgeFastPathTests {
+    /// NIO's decoder reads no request after one that closes the connection, one of HTTP/1.0 or an upgrade; a click
+    /// after such a request is the decoder's to read (and refuse), not the fast path's to answer once the framework
+    /// has answered the first.
+    @Test(arguments: [("HTTP/1.1", "Connection: close\r\n"), ("HTTP/1.0", ""), ("HTTP/1.1", "Connection: Upgrade\r\nUpgrade: websocket\r\n")])
+    func nothingAfterARequestThatEndsTheExchangeIsAnsweredFromMemory(version: String, fields: String) async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
+        let edge = try await EdgeController.forPipelineTests(store: fixture.store, hosts: ["go.example.com"])
+        let stream = Array(("GET /home \(version)\r\nHost: go.example.com\r\n\(fields)\r\n" + Self.get("/home")).utf8)
+        for pieces in [[], [stream.count / 2, stream.count]] {
+            // The framework answers the first request at once, before the click after it is read.
+            let fast = FastPathReading(edge: edge, answersLater: 0, seed: 1)
+            fast.read(stream, pieces: pieces)
+            #expect(fast.answers.map { $0.header(FrameworkStandIn.marker) } == ["0"], "\(fields.debugDescription)")
+            #expect(Reading.decoding(stream, pieces: pieces).requests.count == 1, "the decoder reads one request")
+        }
+        #expect(edge.counters.fastAnswers.load(ordering: .relaxed) == 0)
+    }
+}

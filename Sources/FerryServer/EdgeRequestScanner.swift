@@ -5,10 +5,10 @@
 /// a request line `METHOD SP target SP HTTP/1.x CRLF` with a target of visible ASCII, then `name: value CRLF` fields
 /// whose names are tokens and whose values hold no control character but tab, then an empty line. Anything else —
 /// a field folded over two lines, a bare LF or CR, a space before a colon, `Transfer-Encoding`, two
-/// `Content-Length`s, leading empty lines, a head longer than `maximumHeadBytes` — is not read here at all: the
-/// connection goes to the framework's decoder from that byte on, which answers it as it always would. So the fast
-/// path and the decoder never disagree about where a request ends: wherever the scanner reads a request, its
-/// length is that of any reading of HTTP.
+/// `Content-Length`s, leading empty lines, a head longer than `maximumHeadBytes`, the method `CONNECT` — is not read
+/// here at all: the connection goes to the framework's decoder from that byte on, which answers it as it always
+/// would. So the fast path and the decoder never disagree about where a request ends: wherever the scanner reads a
+/// request, its length is that of any reading of HTTP.
 struct EdgeRequest: Equatable {
     /// Bytes of the head, up to and including its empty line.
     var headLength: Int
@@ -64,6 +64,10 @@ enum EdgeRequestScanner {
         guard position > methodStart, bytes[position] == space else { return .unsupported }
         let isGET = position - methodStart == 3 && bytes[methodStart] == ascii("G") && bytes[methodStart + 1] == ascii("E")
             && bytes[methodStart + 2] == ascii("T")
+        // CONNECT has no body whatever its fields say, and the bytes after its head are a tunnel, not requests.
+        if position - methodStart == connectMethod.count, zip(connectMethod, bytes[methodStart..<position]).allSatisfy({ $0 == $1 }) {
+            return .unsupported
+        }
         position += 1
         let targetStart = position
         while position < end, (0x21...0x7E).contains(bytes[position]) { position += 1 }
@@ -181,6 +185,7 @@ enum EdgeRequestScanner {
     }
 
     private static let versionPrefix = Array("HTTP/1.".utf8)
+    private static let connectMethod = Array("CONNECT".utf8)
     private static let keepAliveToken = Array("keep-alive".utf8)
 
     private static let kinds: [(name: [UInt8], kind: FieldKind)] = {

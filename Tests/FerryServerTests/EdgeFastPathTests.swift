@@ -337,7 +337,7 @@ extension EdgeFastPathTests {
             // The framework answers the first request at once, before the click after it is read.
             let fast = FastPathReading(edge: edge, answersLater: 0, seed: 1)
             fast.read(stream, pieces: pieces)
-            #expect(fast.answers.map { $0.header(FrameworkStandIn.marker) } == ["0"], "\(fields.debugDescription)")
+            #expect(try fast.answers().map { $0.header(FrameworkStandIn.marker) } == ["0"], "\(fields.debugDescription)")
             #expect(Reading.decoding(stream, pieces: pieces).requests.count == 1, "the decoder reads one request")
         }
         #expect(edge.counters.fastAnswers.load(ordering: .relaxed) == 0)

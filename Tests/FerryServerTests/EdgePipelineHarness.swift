@@ -90,12 +90,14 @@ final class RequestCollector: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// Stands in for the framework: answers each request it is handed, in order, at once or later (as a framework busy
-/// with other work would), with an empty answer marked with the request's ordinal.
+/// with other work would), with an answer marked with the request's ordinal and a body of `body` (which the encoder
+/// leaves out of the answer to a HEAD, if it pairs each answer with its request).
 final class FrameworkStandIn: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     static let marker = "X-Stand-In"
+    static let body = "framework"
     private var random: SeededGenerator
     private let later: Double
     private var received = 0
@@ -122,8 +124,10 @@ final class FrameworkStandIn: ChannelInboundHandler, RemovableChannelHandler {
         let ordinals = waiting
         waiting = []
         for ordinal in ordinals {
-            let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: [Self.marker: String(ordinal), "Content-Length": "0"])
+            let head = HTTPResponseHead(version: .http1_1, status: .ok,
+                                        headers: [Self.marker: String(ordinal), "Content-Length": String(Self.body.utf8.count)])
             context.write(wrapOutboundOut(.head(head)), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: Self.body)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
     }
@@ -181,13 +185,13 @@ struct Reading {
     }
 }
 
-/// What the fast path's pipeline makes of a stream: the answers it writes, and what reached the framework.
+/// What the fast path's pipeline makes of a stream: the bytes it writes, and what reached the framework.
 final class FastPathReading {
     let channel = EmbeddedChannel()
     let framework = RequestCollector()
     let standIn: FrameworkStandIn
-    private(set) var answers: [RawHTTPClient.Response] = []
-    private(set) var unparsed = ""
+    /// Every byte written to the connection.
+    private(set) var written: [UInt8] = []
     /// The first error the pipeline raised while the stream was read.
     private(set) var error: (any Error)?
 
@@ -210,10 +214,13 @@ final class FastPathReading {
         let thrown = write(stream, pieces: pieces, to: channel) { [standIn] in standIn.maybeAnswer() }
         standIn.answerWaiting()
         error = framework.error ?? thrown
-        var written: [UInt8] = []
         while let buffer = try? channel.readOutbound(as: ByteBuffer.self) { written += buffer.readableBytesView }
         _ = try? channel.finish(acceptAlreadyClosed: true)
-        do { answers = try RawHTTPClient.parseAll(written) } catch { unparsed = "\(error)" }
+    }
+
+    /// The answers written; those at `bodiless` positions answer a HEAD and have no body.
+    func answers(bodiless: Set<Int> = []) throws -> [RawHTTPClient.Response] {
+        try RawHTTPClient.parseAll(written, bodiless: bodiless)
     }
 }
 #endif

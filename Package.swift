@@ -27,13 +27,19 @@ let package = Package(
         .library(name: "FerryKit", targets: ["FerryKit"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        // The edge's fast path (Sources/FerryServer/EdgeFastPath.swift) answers clicks ahead of Hummingbird and relies on
+        // how HummingbirdCore's HTTP1Channel builds each connection's pipeline with NIOHTTP1's
+        // configureHTTPServerPipeline: the order of the handlers, the request decoder's type, where NIO's decoder says a
+        // request ends, how the encoder pairs answers with requests. Both are held to the minor version that was
+        // checked; before raising either, go through "The fast path and the framework versions it was checked
+        // against" in docs/design-notes.md.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", .upToNextMinor(from: "2.28.1")),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", .upToNextMinor(from: "2.101.3")),  // see hummingbird above
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),

@@ -136,7 +136,7 @@ struct EdgeController: Sendable {
     /// What the interstitial's script reports about the device: `{"click": "clk_…", "signals": {…}}`, sent with
     /// `navigator.sendBeacon` (so any content type is accepted). Answers 204; only the first report of a click counts.
     func signals(_ request: Request) async throws -> Response {
-        guard let host = Self.host(of: request), let app = try await app(forHost: host) else {
+        guard let host = Self.host(of: request), let app = try await resolver.app(forHost: host)?.value else {
             throw APIError(.notFound, message: "no app serves links on this host")
         }
         let buffer: ByteBuffer
@@ -175,7 +175,7 @@ struct EdgeController: Sendable {
 
     /// The domain's root: the app's fallback page, or a 404 page.
     func root(_ request: Request) async throws -> Response {
-        guard let host = Self.host(of: request), let app = try await app(forHost: host), let fallback = app.fallbackURL else {
+        guard let host = Self.host(of: request), let app = try await resolver.app(forHost: host)?.value, let fallback = app.fallbackURL else {
             return page(.notFound, head: false)
         }
         var headers = HTTPFields()
@@ -185,7 +185,7 @@ struct EdgeController: Sendable {
     }
 
     func association(_ request: Request, apple: Bool) async throws -> Response {
-        guard let host = Self.host(of: request), let app = try await app(forHost: host) else {
+        guard let host = Self.host(of: request), let app = try await resolver.app(forHost: host)?.value else {
             throw APIError(.notFound, message: "no app serves links on this host")
         }
         let data = apple ? AssociationFiles.appleAppSiteAssociation(for: app) : AssociationFiles.assetLinks(for: app)

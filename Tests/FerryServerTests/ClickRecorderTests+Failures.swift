@@ -79,7 +79,7 @@ extension ClickRecorderTests {
         faults.state.withLock { $0.halfwayRefusals = 1 }
         let written = WrittenClicks()
         let recorder = ClickRecorder(store: Self.failing(fixture.store, faults, onTheWritingThread: onTheWritingThread), flushInterval: .seconds(60),
-                                     batchSize: 4, bufferLimit: 100, logger: SilentLogHandler.logger(.error), afterWrite: { written.add($0) })
+                                     batchSize: 4, bufferLimit: 100, logger: RecordingLogHandler.Records().logger(.error), afterWrite: { written.add($0) })
         let ids = (0..<4).map { "clk_half\($0)" }
         for id in ids { recorder.record(Self.click(id, linkID: link.id, appID: fixture.app.id)) }
 
@@ -137,7 +137,7 @@ extension ClickRecorderTests {
         let faults = FaultPlan()
         faults.state.withLock { $0.refusals = 1; $0.holdNext = true }
         let recorder = ClickRecorder(store: Self.failing(fixture.store, faults, onTheWritingThread: false), flushInterval: .seconds(60),
-                                     batchSize: 3, bufferLimit: 5, logger: SilentLogHandler.logger(.error))
+                                     batchSize: 3, bufferLimit: 5, logger: RecordingLogHandler.Records().logger(.error))
         let ids = (0..<9).map { "clk_crowd\($0)" }
         for id in ids.prefix(5) { recorder.record(Self.click(id, linkID: link.id, appID: fixture.app.id)) }
 

@@ -343,3 +343,4 @@ extension EdgeFastPathTests {
         #expect(edge.counters.fastAnswers.load(ordering: .relaxed) == 0)
     }
 }
+#endif

@@ -131,3 +131,4 @@ extension EdgeRequestScannerTests {
         #expect(!other.isGET)
     }
 }
+#endif

@@ -117,15 +117,15 @@ func buildRouter(
         store: store, cache: cache, lookups: EdgeLookups(store: store, timeout: lookupTimeout), immediateReader: store as? any ImmediateLinkReading,
         limits: limits
     )
-    let edge = EdgeController(
-        store: store, resolver: resolver, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(), now: admin.now,
-        counters: edgeCounters
-    )
-    // The services every kind of route shares: the native API, the compatible routes and the dashboard.
+    // The services every kind of route shares: the native API, the compatible routes, the dashboard and the edge.
     let links = LinkEditor(admin: admin, cache: cache)
     let reports = Reports(links: links)
     let attributor = Attributor(store: store, recorder: recorder, matcher: AttributionMatcher(), hasher: hasher, now: admin.now, logger: logger,
                                 outbox: outbox)
+    let edge = EdgeController(
+        attributor: attributor, resolver: resolver, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
+        now: admin.now, counters: edgeCounters
+    )
     let opener = LinkOpener(store: store, resolver: resolver, admin: admin)
     LinksController(links: links, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
     StatsController(reports: reports, authenticator: authenticator, now: admin.now).register(on: router)

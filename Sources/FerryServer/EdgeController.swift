@@ -10,7 +10,8 @@ import Synchronization
 
 /// The public face of a link domain: clicks, association files, the interstitial's script.
 struct EdgeController: Sendable {
-    let store: any FerryDatabase
+    /// Where the interstitial's reports of devices go.
+    let attributor: Attributor
     /// Host → app → link domain → link, for the router and the fast path alike.
     let resolver: LinkResolver
     let recorder: ClickRecorder
@@ -153,25 +154,9 @@ struct EdgeController: Sendable {
         guard AttributionRules.isClickID(report.click) else {
             throw APIError(.invalidField, message: "click must be the page's click id", field: "click")
         }
-        // Only a click this app's page was just shown for may be described: a report for any other id would put
-        // made-up devices among the candidates of matches.
-        let time = now()
-        var click = try await store.click(id: report.click)
-        if click == nil {
-            // Still waiting in the recorder, or written between the read and now: read again once it is written.
-            if recorder.isPending(clickID: report.click) { _ = await recorder.waitUntilWritten(clickID: report.click) }
-            click = try await store.click(id: report.click)
-        }
-        guard let click, click.appID == app.id, click.createdAt > time.addingTimeInterval(-Self.signalsWindow) else {
-            throw APIError(.notFound, message: "no recent click on this host has that id", field: "click")
-        }
-        let signals = AttributionRules.sanitize(report.signals)
-        try await store.recordClickSignals(ClickSignalsRecord(clickID: report.click, appID: app.id, signals: signals, receivedAt: time))
+        try await attributor.describe(clickID: report.click, app: app, signals: report.signals)
         return Response(status: .noContent)
     }
-
-    /// How long after its click the interstitial's report is taken (the page sends it as soon as it loads).
-    static let signalsWindow: TimeInterval = 3600
 
     /// The domain's root: the app's fallback page, or a 404 page.
     func root(_ request: Request) async throws -> Response {

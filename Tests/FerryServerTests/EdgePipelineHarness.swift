@@ -21,9 +21,12 @@ extension EdgeController {
         let limits = RequestLimits(limiter: RateLimiter(settings: .off), addresses: ClientAddressResolver())
         let resolver = LinkResolver(store: store, cache: LinkCache(capacity: 10_000), lookups: EdgeLookups(store: store, timeout: .seconds(15)),
                                     immediateReader: store, limits: limits)
+        let recorder = ClickRecorder(store: store, flushInterval: .seconds(3600), batchSize: 1, bufferLimit: 1_000_000, logger: Logger(label: "ferry-test"))
+        let outbox = WebhookOutbox(store: store, now: { Date() }, logger: Logger(label: "ferry-test"))
+        let attributor = Attributor(store: store, recorder: recorder, matcher: AttributionMatcher(), hasher: AddressHasher(key: "pipeline-tests"),
+                                    now: { Date() }, logger: Logger(label: "ferry-test"), outbox: outbox)
         let edge = EdgeController(
-            store: store, resolver: resolver,
-            recorder: ClickRecorder(store: store, flushInterval: .seconds(3600), batchSize: 1, bufferLimit: 1_000_000, logger: Logger(label: "ferry-test")),
+            attributor: attributor, resolver: resolver, recorder: recorder,
             classifier: UserAgentClassifier(), clickRouter: ClickRouter(), now: { Date() }, counters: EdgeCounters())
         for host in hosts {
             if let host = DomainName.normalizeHostHeader(host) { _ = try await resolver.app(forHost: host) }

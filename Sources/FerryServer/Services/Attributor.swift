@@ -184,5 +184,26 @@ struct Attributor: Sendable {
         if let record, record.matched, let linkID = record.linkID { link = try await store.link(id: linkID, appID: app.id) }
         return (record, link)
     }
+
+    /// What the interstitial's script reports about the device of a click: stored as evidence for the matcher. Only a
+    /// recent click of the app (the page was just shown for it) may be described: a report for any other id would put
+    /// made-up devices among the candidates of matches.
+    func describe(clickID: String, app: App, signals: DeviceSignals) async throws {
+        let time = now()
+        var click = try await store.click(id: clickID)
+        if click == nil {
+            // Still waiting in the recorder, or written between the read and now: read again once it is written.
+            if recorder.isPending(clickID: clickID) { _ = await recorder.waitUntilWritten(clickID: clickID) }
+            click = try await store.click(id: clickID)
+        }
+        guard let click, click.appID == app.id, click.createdAt > time.addingTimeInterval(-Self.signalsWindow) else {
+            throw ValidationError(code: .notFound, field: "click", "no recent click on this host has that id")
+        }
+        try await store.recordClickSignals(ClickSignalsRecord(clickID: clickID, appID: app.id, signals: AttributionRules.sanitize(signals),
+                                                              receivedAt: time))
+    }
+
+    /// How long after its click the interstitial's report is taken (the page sends it as soon as it loads).
+    static let signalsWindow: TimeInterval = 3600
 }
 #endif

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Events: what FerryKit reports to the app and to the server.
+extension Ferry {
+    /// Subscribes `handler` to this instance's events, starting with this launch's `install` (on a first launch)
+    /// and `open` events, which happened when the instance was made. The handler is called on the thread that
+    /// produced the event.
+    @discardableResult
+    public func onEvent(_ handler: @escaping @Sendable (FerryEvent) -> Void) -> FerryEventSubscription {
+        handlers.add(handler, replaying: launchEvents)
+    }
+
+    /// Sends queued install and open events now instead of after ``FerryOptions/eventFlushDelay``.
+    public func flushEvents() async {
+        await uploader.flush()
+    }
+
+    /// Install and open events not yet accepted by the server.
+    public var pendingEventCount: Int {
+        get async { await uploader.pendingCount }
+    }
+
+    func publish(_ event: FerryEvent) {
+        handlers.publish(event)
+        Self.globalHandlers.publish(event)
+    }
+
+    /// Publishes an install or open event to the subscribers of every instance and queues it for the server.
+    func record(_ event: FerryEvent) {
+        Self.globalHandlers.publish(event)
+        let identity = identity, uploader = uploader
+        Task {
+            let installID = await identity.id()
+            await uploader.enqueue(SDKEvent(name: event.name.rawValue, installID: installID, timestamp: event.timestamp))
+        }
+    }
+}

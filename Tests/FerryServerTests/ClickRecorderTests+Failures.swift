@@ -16,8 +16,8 @@ extension ClickRecorderTests {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
         let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "full", destination: "https://example.com/"), app: fixture.app, environment: .live)
-        let log = LogRecord()
-        let recorder = ClickRecorder(store: fixture.store, flushInterval: .seconds(60), batchSize: 2, bufferLimit: 5, logger: log.logger)
+        let log = RecordingLogHandler.Records()
+        let recorder = ClickRecorder(store: fixture.store, flushInterval: .seconds(60), batchSize: 2, bufferLimit: 5, logger: log.logger(.trace))
         let ids = (0..<8).map { "clk_full\($0)" }
 
         let accepted = ids.map { recorder.record(Self.click($0, linkID: link.id, appID: fixture.app.id)) }
@@ -49,10 +49,10 @@ extension ClickRecorderTests {
         let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "retry", destination: "https://example.com/"), app: fixture.app, environment: .live)
         let faults = FaultPlan()
         faults.state.withLock { $0.refusals = 1 }
-        let log = LogRecord()
+        let log = RecordingLogHandler.Records()
         let written = WrittenClicks()
         let recorder = ClickRecorder(store: Self.failing(fixture.store, faults, onTheWritingThread: onTheWritingThread), flushInterval: .seconds(60),
-                                     batchSize: 3, bufferLimit: 100, logger: log.logger, afterWrite: { written.add($0) })
+                                     batchSize: 3, bufferLimit: 100, logger: log.logger(.trace), afterWrite: { written.add($0) })
         let ids = (0..<7).map { "clk_retry\($0)" }
         for id in ids { recorder.record(Self.click(id, linkID: link.id, appID: fixture.app.id)) }
 
@@ -101,10 +101,10 @@ extension ClickRecorderTests {
         let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "outage", destination: "https://example.com/"), app: fixture.app, environment: .live)
         let faults = FaultPlan()
         faults.state.withLock { $0.down = true }
-        let log = LogRecord()
+        let log = RecordingLogHandler.Records()
         let written = WrittenClicks()
         let recorder = ClickRecorder(store: Self.failing(fixture.store, faults, onTheWritingThread: onTheWritingThread), flushInterval: .milliseconds(10),
-                                     batchSize: 5, bufferLimit: 1_000, logger: log.logger, afterWrite: { written.add($0) })
+                                     batchSize: 5, bufferLimit: 1_000, logger: log.logger(.trace), afterWrite: { written.add($0) })
         let running = Task { try await recorder.run() }
         let ids = (0..<45).map { "clk_outage\($0)" }
 
@@ -162,9 +162,9 @@ extension ClickRecorderTests {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }
         let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "cancel", destination: "https://example.com/"), app: fixture.app, environment: .live)
-        let log = LogRecord()
+        let log = RecordingLogHandler.Records()
         let recorder = ClickRecorder(store: Self.failing(fixture.store, FaultPlan(), onTheWritingThread: onTheWritingThread), flushInterval: .seconds(60),
-                                     batchSize: 10, bufferLimit: 100, logger: log.logger)
+                                     batchSize: 10, bufferLimit: 100, logger: log.logger(.trace))
         for index in 0..<3 { recorder.record(Self.click("clk_cancel\(index)", linkID: link.id, appID: fixture.app.id)) }
 
         // A service group cancels its services when one of them fails: the recorder's last flush still runs.
@@ -319,35 +319,4 @@ final class WrittenClicks: Sendable {
     func add(_ batch: [Click]) { state.withLock { $0 += batch.map(\.id) } }
 }
 
-/// What a logger was told.
-final class LogRecord: Sendable {
-    struct Entry: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
-    }
-
-    private let state = Mutex<[Entry]>([])
-
-    var logger: Logger { Logger(label: "ferry-test") { _ in Handler(record: self) } }
-
-    func entries(saying message: String) -> [Entry] { state.withLock { $0.filter { $0.message == message } } }
-
-    struct Handler: LogHandler {
-        let record: LogRecord
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-        var metadataProvider: Logger.MetadataProvider?
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let entry = Entry(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 })
-            record.state.withLock { $0.append(entry) }
-        }
-    }
-}
 #endif

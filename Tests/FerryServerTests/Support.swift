@@ -155,6 +155,9 @@ struct RecordingLogHandler: LogHandler {
 
         var entries: [Entry] { list.withLock { $0 } }
 
+        /// The entries with that message.
+        func entries(saying message: String) -> [Entry] { entries.filter { $0.message == message } }
+
         func append(_ entry: Entry) { list.withLock { $0.append(entry) } }
 
         /// A logger at `level` that keeps what it logs here.

@@ -76,10 +76,10 @@ struct CompatibilityController: Sendable {
         if let eventType, eventType != "setup" {
             throw APIError(.invalidField, message: "event_type may only be 'setup' (the first launch after an install)", field: "event_type")
         }
-        guard let slug = Slug.normalize(rawSlug) else { throw LinkOpener.notFound(rawSlug.prefix(64)) }
+        guard let slug = Slug.normalize(rawSlug) else { throw ValidationError.linkNotFound(rawSlug) }
         let auth = KeyAuthenticator.presentedKey(request) != nil ? try await authenticator.authenticate(request) : nil
         guard let resolved = try await opener.find(slug: slug, host: host ?? EdgeController.host(of: request), auth: auth) else {
-            throw LinkOpener.notFound(slug)
+            throw ValidationError.linkNotFound(slug)
         }
         let link = resolved.link, time = opener.now()
         try LinkOpener.checkActive(link, slug: slug, at: time)

@@ -23,9 +23,6 @@ struct EdgeController: Sendable {
     /// How many clicks the fast path answered (shared with `/metrics`).
     let counters: EdgeCounters
 
-    /// The link cache the resolver reads.
-    var cache: LinkCache { resolver.cache }
-
     static let hostHeader = HTTPField.Name("Host")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
     static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!

@@ -51,7 +51,7 @@ package struct LinkEditor: Sendable {
     /// A link of the app and environment; anything else is simply not found (404 `not_found`).
     func find(_ id: String, app: App, environment: APIEnvironment) async throws -> Link {
         guard let link = try await existing(id, app: app, environment: environment) else {
-            throw ValidationError(code: .notFound, field: nil, "link '\(id.prefix(64))' not found")
+            throw ValidationError.linkNotFound(id)
         }
         return link
     }
@@ -66,7 +66,7 @@ package struct LinkEditor: Sendable {
     func update(_ id: String, with update: UpdateLinkRequest, app: App, environment: APIEnvironment) async throws -> Link {
         let link = try await find(id, app: app, environment: environment)
         guard let next = try await change(link, update) else {
-            throw ValidationError(code: .notFound, field: nil, "link '\(id.prefix(64))' not found")
+            throw ValidationError.linkNotFound(id)
         }
         return next
     }
@@ -84,9 +84,16 @@ package struct LinkEditor: Sendable {
     func delete(_ id: String, app: App, environment: APIEnvironment) async throws {
         let link = try await find(id, app: app, environment: environment)
         guard try await store.deleteLink(id: link.id, appID: app.id) else {
-            throw ValidationError(code: .notFound, field: nil, "link '\(id.prefix(64))' not found")
+            throw ValidationError.linkNotFound(id)
         }
         cache?.invalidate(domain: link.domain, slug: link.slug)
+    }
+}
+
+extension ValidationError {
+    /// 404 `not_found` for a link id or slug the asker has no link of (the name cut to 64 characters).
+    static func linkNotFound(_ name: some StringProtocol) -> ValidationError {
+        ValidationError(code: .notFound, field: nil, "link '\(name.prefix(64))' not found")
     }
 }
 #endif

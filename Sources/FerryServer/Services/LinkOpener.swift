@@ -17,7 +17,7 @@ struct LinkOpener: Sendable {
     /// The link of a slug on one of the app's domains (the default one when `domain` is nil), active, of the key's
     /// environment; its open is recorded as a `link_open` of the install when one is named.
     func open(slug rawSlug: String, domain requested: String?, installID text: String?, app: App, environment: APIEnvironment) async throws -> Link {
-        guard let slug = Slug.normalize(rawSlug) else { throw Self.notFound(rawSlug.prefix(64)) }
+        guard let slug = Slug.normalize(rawSlug) else { throw ValidationError.linkNotFound(rawSlug) }
         let domain: String
         if let requested {
             // Any host that is not one of the app's has no link of this key, as a link of another app does not.
@@ -26,7 +26,7 @@ struct LinkOpener: Sendable {
             }
             domain = own
         } else {
-            guard let first = app.domains.first else { throw Self.notFound(slug) }
+            guard let first = app.domains.first else { throw ValidationError.linkNotFound(slug) }
             domain = first
         }
         // Checked before the link is looked up, so that a malformed id is named whatever the link's state.
@@ -34,7 +34,7 @@ struct LinkOpener: Sendable {
             try AttributionRules.validateIdentifier(t, field: "installID", max: AttributionRules.maxInstallIDLength)
         }
         guard let link = try await store.link(domain: domain, slug: slug), link.appID == app.id, link.environment == environment else {
-            throw Self.notFound(slug)
+            throw ValidationError.linkNotFound(slug)
         }
         let time = now()
         try Self.checkActive(link, slug: slug, at: time)
@@ -52,22 +52,24 @@ struct LinkOpener: Sendable {
         }
         let fallback: App?
         if let auth { fallback = auth.app } else { fallback = try await admin.soleApp() }
-        guard let app = fallback else { return nil }
-        for domain in app.domains {
-            if let link = try await store.link(domain: domain, slug: slug), link.appID == app.id,
-               auth.map({ link.environment == $0.key.environment }) ?? true {
-                return ResolvedLink(link: link, app: app)
-            }
-        }
-        return nil
+        guard let app = fallback, let link = try await link(slug: slug, on: app, environment: auth?.key.environment) else { return nil }
+        return ResolvedLink(link: link, app: app)
     }
 
     /// The link of a slug on any of the app's domains, of the environment.
     func link(slug: String, app: App, environment: APIEnvironment) async throws -> Link {
+        guard let link = try await link(slug: slug, on: app, environment: environment) else { throw ValidationError.linkNotFound(slug) }
+        return link
+    }
+
+    /// The first link of a slug on the app's domains, in their order, of the environment when one is given.
+    private func link(slug: String, on app: App, environment: APIEnvironment?) async throws -> Link? {
         for domain in app.domains {
-            if let link = try await store.link(domain: domain, slug: slug), link.appID == app.id, link.environment == environment { return link }
+            if let link = try await store.link(domain: domain, slug: slug), link.appID == app.id, environment.map({ link.environment == $0 }) ?? true {
+                return link
+            }
         }
-        throw Self.notFound(slug)
+        return nil
     }
 
     /// 404, not 410: the link may come back (a PATCH), which 410 would deny; the code tells it from an unknown slug.
@@ -96,10 +98,6 @@ struct LinkOpener: Sendable {
         }
         try await store.recordEvents(records)
         return records.count
-    }
-
-    static func notFound(_ slug: some StringProtocol) -> ValidationError {
-        ValidationError(code: .notFound, field: nil, "link '\(slug)' not found")
     }
 }
 #endif

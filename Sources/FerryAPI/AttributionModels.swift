@@ -104,12 +104,19 @@ package struct LinkData: Codable, Sendable, Hashable {
     package var campaign: String?
     /// Who shared the link.
     package var referrer: String?
+    /// The lowest version of the iOS app that can open the link, when the link names one.
+    package var iosMinimumVersion: String?
+    /// The lowest Android version code that can open the link, when the link names one.
+    package var androidMinimumVersionCode: Int?
 
     /// Creates link data.
     package init(
         id: String, slug: String, url: String, destination: String, iosURL: String?, androidURL: String?,
-        params: [String: String], utm: UTMParameters, campaign: String?, referrer: String?
+        params: [String: String], utm: UTMParameters, campaign: String?, referrer: String?,
+        iosMinimumVersion: String? = nil, androidMinimumVersionCode: Int? = nil
     ) {
+        self.iosMinimumVersion = iosMinimumVersion
+        self.androidMinimumVersionCode = androidMinimumVersionCode
         self.id = id
         self.slug = slug
         self.url = url
@@ -122,7 +129,9 @@ package struct LinkData: Codable, Sendable, Hashable {
         self.referrer = referrer
     }
 
-    private enum CodingKeys: String, CodingKey { case id, slug, url, destination, iosURL, androidURL, params, utm, campaign, referrer }
+    private enum CodingKeys: String, CodingKey {
+        case id, slug, url, destination, iosURL, androidURL, params, utm, campaign, referrer, iosMinimumVersion, androidMinimumVersionCode
+    }
 
     /// Encodes every key, unset ones as `null`.
     package func encode(to encoder: any Encoder) throws {
@@ -137,6 +146,8 @@ package struct LinkData: Codable, Sendable, Hashable {
         try c.encode(utm, forKey: .utm)
         try c.encode(campaign, forKey: .campaign)
         try c.encode(referrer, forKey: .referrer)
+        try c.encode(iosMinimumVersion, forKey: .iosMinimumVersion)
+        try c.encode(androidMinimumVersionCode, forKey: .androidMinimumVersionCode)
     }
 }
 

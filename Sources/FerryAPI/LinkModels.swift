@@ -83,13 +83,16 @@ package struct CreateLinkRequest: Codable, Sendable, Hashable {
     package var expiresAt: Date?
     /// A disabled link answers 404 (saying that it is no longer available).
     package var disabled: Bool?
+    /// Per-link routing that overrides the app's settings (fallbacks, store ids, iPad, skipping the preview page).
+    package var routing: LinkRouting?
 
     /// Creates a request.
     package init(
         domain: String? = nil, slug: String? = nil, destination: String, iosURL: String? = nil, androidURL: String? = nil,
         params: [String: String]? = nil, utm: UTMParameters? = nil, campaign: String? = nil, referrer: String? = nil,
-        social: SocialMetadata? = nil, expiresAt: Date? = nil, disabled: Bool? = nil
+        social: SocialMetadata? = nil, expiresAt: Date? = nil, disabled: Bool? = nil, routing: LinkRouting? = nil
     ) {
+        self.routing = routing
         self.domain = domain
         self.slug = slug
         self.destination = destination
@@ -147,6 +150,8 @@ package struct UpdateLinkRequest: Codable, Sendable, Hashable {
     package var expiresAt: FieldUpdate<Date> = .unchanged
     /// Disable or enable the link (cannot be cleared).
     package var disabled: FieldUpdate<Bool> = .unchanged
+    /// New per-link routing (replaces every field; `null` returns the link to the app's settings).
+    package var routing: FieldUpdate<LinkRouting> = .unchanged
     /// Present only to be refused: a link's domain never changes.
     package var domain: FieldUpdate<String> = .unchanged
     /// Present only to be refused: a link's slug never changes.
@@ -156,7 +161,7 @@ package struct UpdateLinkRequest: Codable, Sendable, Hashable {
     package init() {}
 
     enum CodingKeys: String, CodingKey {
-        case destination, iosURL, androidURL, params, utm, campaign, referrer, social, expiresAt, disabled, domain, slug
+        case destination, iosURL, androidURL, params, utm, campaign, referrer, social, expiresAt, disabled, routing, domain, slug
     }
 
     /// Decodes absent keys as `.unchanged` and `null` as `.clear`.
@@ -177,6 +182,7 @@ package struct UpdateLinkRequest: Codable, Sendable, Hashable {
         social = try field(.social, SocialMetadata.self)
         expiresAt = try field(.expiresAt, Date.self)
         disabled = try field(.disabled, Bool.self)
+        routing = try field(.routing, LinkRouting.self)
         domain = try field(.domain, String.self)
         slug = try field(.slug, String.self)
     }
@@ -201,6 +207,7 @@ package struct UpdateLinkRequest: Codable, Sendable, Hashable {
         try put(social, .social)
         try put(expiresAt, .expiresAt)
         try put(disabled, .disabled)
+        try put(routing, .routing)
         try put(domain, .domain)
         try put(slug, .slug)
     }
@@ -238,6 +245,10 @@ package struct LinkResponse: Codable, Sendable, Hashable {
     package var expiresAt: Date?
     /// Whether the link is disabled.
     package var disabled: Bool
+    /// Per-link routing (every field null when the link follows the app's settings).
+    package var routing: LinkRouting
+    /// Whether the link is a long link (`https://domain/?link=…`), recorded the first time it was clicked.
+    package var isLongLink: Bool
     /// When it was created.
     package var createdAt: Date
     /// When it last changed.
@@ -247,8 +258,11 @@ package struct LinkResponse: Codable, Sendable, Hashable {
     package init(
         id: String, url: String, domain: String, slug: String, environment: APIEnvironment, destination: String,
         iosURL: String?, androidURL: String?, params: [String: String], utm: UTMParameters, campaign: String?,
-        referrer: String?, social: SocialMetadata, expiresAt: Date?, disabled: Bool, createdAt: Date, updatedAt: Date
+        referrer: String?, social: SocialMetadata, expiresAt: Date?, disabled: Bool, routing: LinkRouting = LinkRouting(),
+        isLongLink: Bool = false, createdAt: Date, updatedAt: Date
     ) {
+        self.routing = routing
+        self.isLongLink = isLongLink
         self.id = id
         self.url = url
         self.domain = domain
@@ -272,7 +286,7 @@ package struct LinkResponse: Codable, Sendable, Hashable {
 extension LinkResponse {
     private enum CodingKeys: String, CodingKey {
         case id, url, domain, slug, environment, destination, iosURL, androidURL, params, utm, campaign, referrer, social
-        case expiresAt, disabled, createdAt, updatedAt
+        case expiresAt, disabled, routing, isLongLink, createdAt, updatedAt
     }
 
     /// Encodes every field, unset optional ones as `null`, so clients see the whole shape.
@@ -293,6 +307,8 @@ extension LinkResponse {
         try c.encode(social, forKey: .social)
         try c.encode(expiresAt, forKey: .expiresAt)
         try c.encode(disabled, forKey: .disabled)
+        try c.encode(routing, forKey: .routing)
+        try c.encode(isLongLink, forKey: .isLongLink)
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(updatedAt, forKey: .updatedAt)
     }

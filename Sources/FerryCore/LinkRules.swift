@@ -66,7 +66,7 @@ package enum LinkRules {
             destination: request.destination, iosURL: request.iosURL, androidURL: request.androidURL,
             params: request.params ?? [:], utm: request.utm ?? UTMParameters(), campaign: request.campaign,
             referrer: request.referrer, social: request.social ?? SocialMetadata(), expiresAt: request.expiresAt,
-            disabled: request.disabled ?? false, createdAt: context.now, updatedAt: context.now
+            disabled: request.disabled ?? false, routing: request.routing ?? LinkRouting(), createdAt: context.now, updatedAt: context.now
         )
         try validateContent(&link)
         return link
@@ -95,6 +95,7 @@ package enum LinkRules {
         next.referrer = update.referrer.applied(to: link.referrer)
         next.social = update.social.applied(to: link.social) ?? SocialMetadata()
         next.expiresAt = update.expiresAt.applied(to: link.expiresAt)
+        next.routing = update.routing.applied(to: link.routing) ?? LinkRouting()
         next.updatedAt = now
         try validateContent(&next)
         return next
@@ -114,6 +115,52 @@ package enum LinkRules {
         try checkText(link.campaign, field: "campaign", max: maxShortTextLength)
         try checkText(link.referrer, field: "referrer", max: maxShortTextLength)
         try validateSocial(link.social, field: "social")
+        link.routing = try validateRouting(link.routing)
+    }
+
+    /// The longest `iosMinimumVersion`.
+    package static let maxVersionLength = 32
+    /// The highest Android version code Google Play accepts.
+    package static let maxAndroidVersionCode = 2_100_000_000
+
+    /// Checks per-link routing, returning it with the App Store id in its canonical form (digits only).
+    package static func validateRouting(_ routing: LinkRouting, field: String = "routing") throws(ValidationError) -> LinkRouting {
+        var routing = routing
+        for (name, url) in routing.urls {
+            try URLRules.validateWebURL(url, field: "\(field).\(name)")
+        }
+        if let bundle = routing.ipadBundleID {
+            routing.ipadBundleID = try AppRules.validateBundleID(bundle, field: "\(field).ipadBundleID")
+        }
+        if let store = routing.appStoreID {
+            do { routing.appStoreID = try AppRules.validateAppStoreID(store) } catch {
+                throw ValidationError(field: "\(field).appStoreID", error.message)
+            }
+        }
+        if let version = routing.iosMinimumVersion {
+            guard (1...maxVersionLength).contains(version.utf8.count),
+                  version.utf8.allSatisfy({ URLRules.isDigit($0) || URLRules.isLetter($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") })
+            else {
+                throw ValidationError(
+                    field: "\(field).iosMinimumVersion",
+                    "\(field).iosMinimumVersion must be a version such as 2.4.1 (letters, digits, '.' and '-', at most \(maxVersionLength))"
+                )
+            }
+        }
+        if let code = routing.androidMinimumVersionCode, !(0...maxAndroidVersionCode).contains(code) {
+            throw ValidationError(field: "\(field).androidMinimumVersionCode", "\(field).androidMinimumVersionCode must be 0 to \(maxAndroidVersionCode)")
+        }
+        if let analytics = routing.appStoreAnalytics {
+            let tokens = [
+                ("affiliateToken", analytics.affiliateToken), ("campaignToken", analytics.campaignToken),
+                ("mediaType", analytics.mediaType), ("providerToken", analytics.providerToken),
+            ]
+            for case let (name, value?) in tokens {
+                try checkText(value, field: "\(field).appStoreAnalytics.\(name)", max: maxShortTextLength)
+            }
+            if analytics.isEmpty { routing.appStoreAnalytics = nil }
+        }
+        return routing
     }
 
     /// Checks preview fields (also used for an app's defaults).

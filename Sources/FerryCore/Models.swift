@@ -81,6 +81,9 @@ package struct App: Sendable, Hashable {
     package var social: SocialMetadata
     /// Attribution settings.
     package var attribution: AttributionSettings
+    /// Regular expressions a long link's deep link and fallbacks must match in whole (Firebase Dynamic Links'
+    /// "allowlist URL patterns"); empty, a long link may lead only to the app's own hosts (see `URLAllowlist`).
+    package var allowedURLPatterns: [String]
     /// When the app was created.
     package var createdAt: Date
 
@@ -88,8 +91,9 @@ package struct App: Sendable, Hashable {
     package init(
         id: String, name: String, domains: [String], ios: IOSSettings = IOSSettings(), android: AndroidSettings = AndroidSettings(),
         fallbackURL: String? = nil, social: SocialMetadata = SocialMetadata(), attribution: AttributionSettings = AttributionSettings(),
-        createdAt: Date
+        allowedURLPatterns: [String] = [], createdAt: Date
     ) {
+        self.allowedURLPatterns = allowedURLPatterns
         self.attribution = attribution
         self.id = id
         self.name = name
@@ -160,6 +164,10 @@ package struct Link: Sendable, Hashable {
     package var expiresAt: Date?
     /// Disabled links answer 404.
     package var disabled: Bool
+    /// Per-link routing, over the app's settings.
+    package var routing: LinkRouting
+    /// For a long link (`https://domain/?link=…`), its canonical query (without `?`); nil for a short link.
+    package var longLink: String?
     /// Creation time.
     package var createdAt: Date
     /// Last change.
@@ -170,8 +178,10 @@ package struct Link: Sendable, Hashable {
         id: String, appID: String, environment: APIEnvironment, domain: String, slug: String, destination: String,
         iosURL: String? = nil, androidURL: String? = nil, params: [String: String] = [:], utm: UTMParameters = UTMParameters(),
         campaign: String? = nil, referrer: String? = nil, social: SocialMetadata = SocialMetadata(), expiresAt: Date? = nil,
-        disabled: Bool = false, createdAt: Date, updatedAt: Date
+        disabled: Bool = false, routing: LinkRouting = LinkRouting(), longLink: String? = nil, createdAt: Date, updatedAt: Date
     ) {
+        self.routing = routing
+        self.longLink = longLink
         self.id = id
         self.appID = appID
         self.environment = environment
@@ -203,14 +213,18 @@ package struct Link: Sendable, Hashable {
         return .active
     }
 
-    /// The full short URL of the link.
-    package var shortURL: String { ShortURL.make(domain: domain, slug: slug) }
+    /// The full URL of the link: `https://domain/slug`, or for a long link `https://domain/?link=…`.
+    package var shortURL: String {
+        if let longLink { return "\(ShortURL.scheme(forDomain: domain))://\(domain)/?\(longLink)" }
+        return ShortURL.make(domain: domain, slug: slug)
+    }
 
     /// What an app is handed for this link.
     package var data: LinkData {
         LinkData(
             id: id, slug: slug, url: shortURL, destination: destination, iosURL: iosURL, androidURL: androidURL,
-            params: params, utm: utm, campaign: campaign, referrer: referrer
+            params: params, utm: utm, campaign: campaign, referrer: referrer,
+            iosMinimumVersion: routing.iosMinimumVersion, androidMinimumVersionCode: routing.androidMinimumVersionCode
         )
     }
 
@@ -219,7 +233,8 @@ package struct Link: Sendable, Hashable {
         LinkResponse(
             id: id, url: shortURL, domain: domain, slug: slug, environment: environment, destination: destination,
             iosURL: iosURL, androidURL: androidURL, params: params, utm: utm, campaign: campaign, referrer: referrer,
-            social: social, expiresAt: expiresAt, disabled: disabled, createdAt: createdAt, updatedAt: updatedAt
+            social: social, expiresAt: expiresAt, disabled: disabled, routing: routing, isLongLink: longLink != nil,
+            createdAt: createdAt, updatedAt: updatedAt
         )
     }
 }

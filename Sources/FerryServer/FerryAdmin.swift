@@ -36,6 +36,8 @@ package struct FerryAdmin: Sendable {
         package var fallbackURL: String?
         package var social = SocialMetadata()
         package var attribution = AttributionSettings()
+        /// Patterns a long link's URLs must match (see `URLAllowlist`).
+        package var allowedURLPatterns: [String] = []
 
         /// Creates a spec with a name and domains.
         package init(name: String, domains: [String]) {
@@ -56,6 +58,7 @@ package struct FerryAdmin: Sendable {
             fallbackURL = app.fallbackURL
             social = app.social
             attribution = app.attribution
+            allowedURLPatterns = app.allowedURLPatterns
         }
     }
 
@@ -109,13 +112,15 @@ package struct FerryAdmin: Sendable {
         }
         if let fallback = spec.fallbackURL { try URLRules.validateWebURL(fallback, field: "fallbackURL") }
         try LinkRules.validateSocial(spec.social, field: "social")
+        try URLAllowlist.validate(spec.allowedURLPatterns)
         let window = spec.attribution.window
         guard window.isFinite, (AttributionSettings.minimumWindow...AttributionSettings.maximumWindow).contains(window) else {
             throw ValidationError(field: "attributionWindow", "the attribution window must be from 1 hour to 7 days")
         }
         return App(
             id: id, name: trimmed, domains: domains, ios: ios, android: android,
-            fallbackURL: spec.fallbackURL, social: spec.social, attribution: spec.attribution, createdAt: createdAt
+            fallbackURL: spec.fallbackURL, social: spec.social, attribution: spec.attribution,
+            allowedURLPatterns: spec.allowedURLPatterns, createdAt: createdAt
         )
     }
 

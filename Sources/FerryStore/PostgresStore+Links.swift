@@ -10,12 +10,12 @@ extension PostgresStore {
             try await execute("""
                 INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
                     utm_source, utm_medium, utm_campaign, utm_content, utm_term, campaign, referrer,
-                    social_title, social_description, social_image_url, expires_at, disabled, created_at, updated_at)
+                    social_title, social_description, social_image_url, expires_at, disabled, routing, long_link, created_at, updated_at)
                 VALUES (\(link.id), \(link.appID), \(link.environment.rawValue), \(link.domain), \(link.slug), \(link.destination),
                     \(link.iosURL), \(link.androidURL), \(JSONText.encode(link.params)), \(link.utm.source), \(link.utm.medium),
                     \(link.utm.campaign), \(link.utm.content), \(link.utm.term), \(link.campaign), \(link.referrer), \(link.social.title),
                     \(link.social.description), \(link.social.imageURL), \(link.expiresAt?.timeIntervalSince1970), \(link.disabled),
-                    \(link.createdAt.timeIntervalSince1970), \(link.updatedAt.timeIntervalSince1970))
+                    \(LinkRoutingSchema.encode(link.routing)), \(link.longLink), \(link.createdAt.timeIntervalSince1970), \(link.updatedAt.timeIntervalSince1970))
                 """)
         } catch where Self.uniqueViolation(error) != nil {
             throw StoreConflict(field: "slug", message: "slug '\(link.slug)' is already taken on \(link.domain)")
@@ -29,7 +29,8 @@ extension PostgresStore {
                 utm_campaign = \(link.utm.campaign), utm_content = \(link.utm.content), utm_term = \(link.utm.term),
                 campaign = \(link.campaign), referrer = \(link.referrer), social_title = \(link.social.title),
                 social_description = \(link.social.description), social_image_url = \(link.social.imageURL),
-                expires_at = \(link.expiresAt?.timeIntervalSince1970), disabled = \(link.disabled), updated_at = \(link.updatedAt.timeIntervalSince1970)
+                expires_at = \(link.expiresAt?.timeIntervalSince1970), disabled = \(link.disabled),
+                routing = \(LinkRoutingSchema.encode(link.routing)), updated_at = \(link.updatedAt.timeIntervalSince1970)
             WHERE id = \(link.id) AND app_id = \(link.appID) RETURNING id
             """) { _ in () }.isEmpty
     }

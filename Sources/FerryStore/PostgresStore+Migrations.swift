@@ -215,6 +215,7 @@ extension PostgresStore {
         ("v6-domain-claims", TenancySchema.domainClaims(real: "DOUBLE PRECISION")),
         ("v7-dashboard-sessions", TenancySchema.dashboardSessions(real: "DOUBLE PRECISION")),
         ("v8-binding-authority", TenancySchema.bindingAuthority),
+        ("v9-link-routing", LinkRoutingSchema.statements),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

@@ -11,10 +11,10 @@ extension SQLiteStore {
                 try db.execute(sql: """
                     INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
                         utm_source, utm_medium, utm_campaign, utm_content, utm_term, campaign, referrer,
-                        social_title, social_description, social_image_url, expires_at, disabled, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        social_title, social_description, social_image_url, expires_at, disabled, routing, long_link, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [link.id, link.appID, link.environment.rawValue, link.domain, link.slug] + Self.linkContent(link)
-                        + [link.createdAt.timeIntervalSince1970, link.updatedAt.timeIntervalSince1970])
+                        + [link.longLink, link.createdAt.timeIntervalSince1970, link.updatedAt.timeIntervalSince1970])
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 throw StoreConflict(field: "slug", message: "slug '\(link.slug)' is already taken on \(link.domain)")
             }
@@ -26,7 +26,7 @@ extension SQLiteStore {
             try db.execute(sql: """
                 UPDATE links SET destination = ?, ios_url = ?, android_url = ?, params = ?, utm_source = ?, utm_medium = ?,
                     utm_campaign = ?, utm_content = ?, utm_term = ?, campaign = ?, referrer = ?, social_title = ?,
-                    social_description = ?, social_image_url = ?, expires_at = ?, disabled = ?, updated_at = ?
+                    social_description = ?, social_image_url = ?, expires_at = ?, disabled = ?, routing = ?, updated_at = ?
                 WHERE id = ? AND app_id = ?
                 """, arguments: Self.linkContent(link) + [link.updatedAt.timeIntervalSince1970, link.id, link.appID])
             return db.changesCount > 0
@@ -96,7 +96,7 @@ extension SQLiteStore {
             link.destination, link.iosURL, link.androidURL, JSONText.encode(link.params),
             link.utm.source, link.utm.medium, link.utm.campaign, link.utm.content, link.utm.term,
             link.campaign, link.referrer, link.social.title, link.social.description, link.social.imageURL,
-            link.expiresAt?.timeIntervalSince1970, link.disabled,
+            link.expiresAt?.timeIntervalSince1970, link.disabled, LinkRoutingSchema.encode(link.routing),
         ]
     }
 }

@@ -201,6 +201,9 @@ extension SQLiteStore {
         migrator.registerMigration("v12-binding-authority") { db in
             for statement in TenancySchema.bindingAuthority { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v13-link-routing") { db in
+            for statement in LinkRoutingSchema.statements { try db.execute(sql: statement) }
+        }
         return migrator
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// The columns of `apps`.
 enum AppColumn: Int, StoreColumn {
     case id, name, iosTeamID, iosBundleIDs, iosAppStoreID, iosURLScheme, androidPackage, androidSHA256, fallbackURL
-    case socialTitle, socialDescription, socialImageURL, attributionWindow, copyToOpen, createdAt
+    case socialTitle, socialDescription, socialImageURL, attributionWindow, copyToOpen, createdAt, allowedURLPatterns
 
     var columnName: String {
         switch self {
@@ -32,6 +32,7 @@ enum AppColumn: Int, StoreColumn {
         case .attributionWindow: "attribution_window"
         case .copyToOpen: "copy_to_open"
         case .createdAt: "created_at"
+        case .allowedURLPatterns: "allowed_url_patterns"
         }
     }
 }
@@ -48,6 +49,7 @@ extension App {
             fallbackURL: row[.fallbackURL],
             social: SocialMetadata(title: row[.socialTitle], description: row[.socialDescription], imageURL: row[.socialImageURL]),
             attribution: AttributionSettings(window: row[.attributionWindow], copyToOpen: row[.copyToOpen]),
+            allowedURLPatterns: JSONText.decode(row[.allowedURLPatterns] as String) ?? [],
             createdAt: Date(timeIntervalSince1970: row[.createdAt])
         )
     }
@@ -93,7 +95,7 @@ extension APIKeyRecord {
 enum LinkColumn: Int, StoreColumn {
     case id, appID, environment, domain, slug, destination, iosURL, androidURL, params
     case utmSource, utmMedium, utmCampaign, utmContent, utmTerm, campaign, referrer
-    case socialTitle, socialDescription, socialImageURL, expiresAt, disabled, createdAt, updatedAt, seq
+    case socialTitle, socialDescription, socialImageURL, expiresAt, disabled, createdAt, updatedAt, routing, longLink, seq
 
     /// `id, app_id, …, updated_at, seq`.
     static let list = selectList()
@@ -123,6 +125,8 @@ enum LinkColumn: Int, StoreColumn {
         case .disabled: "disabled"
         case .createdAt: "created_at"
         case .updatedAt: "updated_at"
+        case .routing: "routing"
+        case .longLink: "long_link"
         case .seq: "seq"
         }
     }
@@ -145,9 +149,26 @@ extension Link {
             social: SocialMetadata(title: row[.socialTitle], description: row[.socialDescription], imageURL: row[.socialImageURL]),
             expiresAt: (row[.expiresAt] as Double?).map(Date.init(timeIntervalSince1970:)),
             disabled: row[.disabled],
+            routing: (row[.routing] as String?).flatMap { JSONText.decode($0) } ?? LinkRouting(),
+            longLink: row[.longLink],
             createdAt: Date(timeIntervalSince1970: row[.createdAt]),
             updatedAt: Date(timeIntervalSince1970: row[.updatedAt])
         )
+    }
+}
+
+/// The columns per-link routing and long links added to `links`, and the allowlist added to `apps`: the same
+/// statements on SQLite and PostgreSQL.
+enum LinkRoutingSchema {
+    static let statements = [
+        "ALTER TABLE links ADD COLUMN routing TEXT",
+        "ALTER TABLE links ADD COLUMN long_link TEXT",
+        "ALTER TABLE apps ADD COLUMN allowed_url_patterns TEXT NOT NULL DEFAULT '[]'",
+    ]
+
+    /// A link's routing as stored: nil (no column value) when the link follows its app.
+    static func encode(_ routing: LinkRouting) -> String? {
+        routing.isEmpty ? nil : JSONText.encode(routing)
     }
 }
 

@@ -73,6 +73,13 @@ struct AppCommand: AsyncParsableCommand {
         var attributionWindowHours: Double?
         @Option(name: .customLong("copy-to-open"), help: "on or off: offer 'copy and open' on the iOS interstitial.")
         var copyToOpen: Toggle?
+        @Option(
+            name: .customLong("allow-url-pattern"),
+            help: "A regular expression long links' deep links and fallbacks must match in whole; repeatable; replaces the list."
+        )
+        var allowedURLPatterns: [String] = []
+        @Flag(name: .customLong("clear-url-patterns"), help: "Remove every URL pattern: long links may then lead only to the app's own hosts.")
+        var clearURLPatterns = false
 
         enum Toggle: String, ExpressibleByArgument { case on, off }
 
@@ -95,6 +102,8 @@ struct AppCommand: AsyncParsableCommand {
                     if let imageURL { spec.social.imageURL = imageURL }
                     if let attributionWindowHours { spec.attribution.window = attributionWindowHours * 3600 }
                     if let copyToOpen { spec.attribution.copyToOpen = copyToOpen == .on }
+                    if clearURLPatterns { spec.allowedURLPatterns = [] }
+                    if !allowedURLPatterns.isEmpty { spec.allowedURLPatterns = allowedURLPatterns }
                 }
                 print("\(app.id)\t\(app.name)\t\(app.domains.joined(separator: ","))")
             }
@@ -162,6 +171,36 @@ struct KeyCommand: AsyncParsableCommand {
     }
 }
 
+/// The per-link routing options of `ferry link create`, named after the Firebase Dynamic Links parameters they stand
+/// for.
+struct RoutingOptions: ParsableArguments {
+    @Option(name: .customLong("ios-fallback-url"), help: "Where iPhones without the app go instead of the App Store (ifl).")
+    var iosFallbackURL: String?
+    @Option(name: .customLong("ipad-fallback-url"), help: "Where iPads without the app go (ipfl).") var ipadFallbackURL: String?
+    @Option(name: .customLong("ipad-bundle-id"), help: "The bundle id that opens the link on iPads (ipbi).") var ipadBundleID: String?
+    @Option(name: .customLong("app-store-id"), help: "The App Store id to install (isi).") var appStoreID: String?
+    @Option(name: .customLong("ios-min-version"), help: "The lowest iOS app version that can open the link (imv).")
+    var iosMinimumVersion: String?
+    @Option(name: .customLong("android-fallback-url"), help: "Where Android phones without the app go instead of the Play Store (afl).")
+    var androidFallbackURL: String?
+    @Option(name: .customLong("android-min-version-code"), help: "The lowest Android version code that can open the link (amv).")
+    var androidMinimumVersionCode: Int?
+    @Option(name: .customLong("other-fallback-url"), help: "Where desktops and other platforms go instead of the destination (ofl).")
+    var otherPlatformFallbackURL: String?
+    @Flag(name: .customLong("skip-preview-page"), help: "No preview page for bots, no page before the App Store (efr=1).")
+    var skipPreviewPage = false
+
+    /// The options as the API's routing object.
+    var routing: LinkRouting {
+        LinkRouting(
+            iosFallbackURL: iosFallbackURL, ipadFallbackURL: ipadFallbackURL, ipadBundleID: ipadBundleID, appStoreID: appStoreID,
+            iosMinimumVersion: iosMinimumVersion, androidFallbackURL: androidFallbackURL,
+            androidMinimumVersionCode: androidMinimumVersionCode, otherPlatformFallbackURL: otherPlatformFallbackURL,
+            skipPreviewPage: skipPreviewPage ? true : nil
+        )
+    }
+}
+
 struct LinkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "link", abstract: "Manage links.", subcommands: [Create.self, List.self])
 
@@ -193,6 +232,7 @@ struct LinkCommand: AsyncParsableCommand {
         @Option(help: "Preview title.") var title: String?
         @Option(help: "Preview description.") var description: String?
         @Option(name: .customLong("image-url"), help: "Preview image URL.") var imageURL: String?
+        @OptionGroup(title: "Routing (each overrides the app's setting for this link)") var routing: RoutingOptions
         @Flag(help: "Print the link as JSON.") var json = false
 
         func run() async throws {
@@ -209,7 +249,7 @@ struct LinkCommand: AsyncParsableCommand {
                 let request = CreateLinkRequest(
                     domain: domain, slug: slug, destination: destination, iosURL: iosURL, androidURL: androidURL,
                     params: parsed.isEmpty ? nil : parsed, utm: utm.isEmpty ? nil : utm, campaign: campaign, referrer: referrer,
-                    social: social.isEmpty ? nil : social
+                    social: social.isEmpty ? nil : social, routing: routing.routing.isEmpty ? nil : routing.routing
                 )
                 let link = try await LinkEditor(admin: admin).create(request, app: app, environment: environment)
                 if json {

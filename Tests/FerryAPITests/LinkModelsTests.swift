@@ -248,7 +248,7 @@ struct CreateLinkRequestTests {
 struct LinkResponseTests {
     static let allKeys: Set<String> = [
         "id", "url", "domain", "slug", "environment", "destination", "iosURL", "androidURL", "params", "utm", "campaign",
-        "referrer", "social", "expiresAt", "disabled", "createdAt", "updatedAt",
+        "referrer", "social", "expiresAt", "disabled", "routing", "isLongLink", "createdAt", "updatedAt",
     ]
 
     static func minimal() -> LinkResponse {

@@ -45,7 +45,7 @@ struct LinksAPITests {
             #expect(link.createdAt == link.updatedAt)
             // Every key is present, unset ones as null.
             let raw = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
-            #expect(raw?.keys.count == 17)
+            #expect(raw?.keys.count == 19)
 
             let read = try await client.execute(uri: "/v1/links/\(link.id)", method: .get, headers: headers(key: fixture.secret))
             #expect(read.status == .ok)
@@ -227,6 +227,56 @@ struct LinksAPITests {
             #expect(deleted.status == .noContent)
             #expect(try await client.execute(uri: "/v1/links/\(link.id)", method: .get, headers: headers(key: fixture.secret)).status == .notFound)
             #expect(try await client.execute(uri: "/v1/links/\(link.id)", method: .delete, headers: headers(key: fixture.secret)).status == .notFound)
+        }
+    }
+
+    @Test func routingIsCreatedReplacedAndClearedAndBadRoutingIsRefused() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let created = try await client.execute(
+                uri: "/v1/links", method: .post, headers: headers(key: fixture.secret, json: true),
+                body: jsonBody(#"{"slug": "routed", "destination": "https://example.com/a", "routing": {"iosFallbackURL": "https://example.com/ios", "appStoreID": "id987654321", "androidMinimumVersionCode": 7, "iosMinimumVersion": "2.1", "skipPreviewPage": true, "appStoreAnalytics": {"campaignToken": "spring"}}}"#))
+            #expect(created.status == .created)
+            let link = try created.decode(LinkResponse.self)
+            #expect(link.routing == LinkRouting(
+                iosFallbackURL: "https://example.com/ios", appStoreID: "987654321", iosMinimumVersion: "2.1", androidMinimumVersionCode: 7,
+                skipPreviewPage: true, appStoreAnalytics: AppStoreAnalytics(campaignToken: "spring")
+            ))
+            #expect(link.isLongLink == false)
+            // Every routing key is in the answer, unset ones null.
+            let raw = try JSONSerialization.jsonObject(with: Data(buffer: created.body)) as? [String: Any]
+            let routing = raw?["routing"] as? [String: Any]
+            #expect(routing?.count == 10)
+            #expect(routing?["ipadFallbackURL"] is NSNull)
+
+            let replaced = try await client.execute(
+                uri: "/v1/links/\(link.id)", method: .patch, headers: headers(key: fixture.secret, json: true),
+                body: jsonBody(#"{"routing": {"otherPlatformFallbackURL": "https://example.com/desktop"}}"#))
+            #expect(try replaced.decode(LinkResponse.self).routing == LinkRouting(otherPlatformFallbackURL: "https://example.com/desktop"))
+            let cleared = try await client.execute(
+                uri: "/v1/links/\(link.id)", method: .patch, headers: headers(key: fixture.secret, json: true), body: jsonBody(#"{"routing": null}"#))
+            #expect(try cleared.decode(LinkResponse.self).routing == LinkRouting())
+
+            for (routing, field) in [
+                (#"{"iosFallbackURL": "javascript:alert(1)"}"#, "routing.iosFallbackURL"),
+                (#"{"androidFallbackURL": "https://example.com/\r\nSet-Cookie: a=b"}"#, "routing.androidFallbackURL"),
+                (#"{"otherPlatformFallbackURL": "myapp://x"}"#, "routing.otherPlatformFallbackURL"),
+                (#"{"ipadBundleID": "not a bundle"}"#, "routing.ipadBundleID"),
+                (#"{"appStoreID": "12ab"}"#, "routing.appStoreID"),
+                (#"{"iosMinimumVersion": "<script>"}"#, "routing.iosMinimumVersion"),
+                (#"{"androidMinimumVersionCode": -1}"#, "routing.androidMinimumVersionCode"),
+                (#"{"appStoreAnalytics": {"providerToken": "a\u0000b"}}"#, "routing.appStoreAnalytics.providerToken"),
+            ] {
+                let refused = try await client.execute(
+                    uri: "/v1/links", method: .post, headers: headers(key: fixture.secret, json: true),
+                    body: jsonBody(#"{"destination": "https://example.com/a", "routing": \#(routing)}"#))
+                #expect(refused.status == .badRequest, "\(routing)")
+                #expect(refused.error?.field == field, "\(routing)")
+            }
+            // Nothing refused was stored.
+            let list = try await client.execute(uri: "/v1/links", method: .get, headers: headers(key: fixture.secret)).decode(LinkListResponse.self)
+            #expect(list.data.map(\.slug) == ["routed"])
         }
     }
 

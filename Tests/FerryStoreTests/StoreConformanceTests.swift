@@ -105,6 +105,40 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(arguments: StoreBackend.available) func routingLongLinksAndAllowlistsRoundTrip(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            var app = makeApp()
+            app.allowedURLPatterns = [#"^https://example\.com/.*$"#, "^https://shop\\.example\\.com/[a-z]+$"]
+            try await store.createApp(app)
+            #expect(try await store.app(id: "app_1")?.allowedURLPatterns == app.allowedURLPatterns)
+            app.allowedURLPatterns = []
+            #expect(try await store.updateApp(app))
+            #expect(try await store.app(forDomain: "go.example.com")?.allowedURLPatterns == [])
+
+            var routed = makeLink(id: "lnk_1", slug: "routed")
+            routed.routing = LinkRouting(
+                iosFallbackURL: "https://example.com/ios", ipadFallbackURL: "https://example.com/ipad", ipadBundleID: "com.example.ipad",
+                appStoreID: "987654321", iosMinimumVersion: "2.4.1", androidFallbackURL: "https://example.com/android",
+                androidMinimumVersionCode: 412, otherPlatformFallbackURL: "https://example.com/desktop", skipPreviewPage: true,
+                appStoreAnalytics: AppStoreAnalytics(affiliateToken: "a1", campaignToken: "spring", mediaType: "8", providerToken: "123")
+            )
+            var long = makeLink(id: "lnk_2", slug: "_fdl_abc")
+            long.longLink = "link=https%3A%2F%2Fexample.com%2Fa&apn=com.example.app"
+            try await store.createLink(routed)
+            try await store.createLink(long)
+            #expect(try await store.link(domain: "go.example.com", slug: "routed") == routed)
+            #expect(try await store.link(id: "lnk_2", appID: "app_1") == long)
+            #expect(try await store.link(id: "lnk_2", appID: "app_1")?.shortURL == "https://go.example.com/?link=https%3A%2F%2Fexample.com%2Fa&apn=com.example.app")
+            // A link whose routing is cleared follows its app again; a long link stays one.
+            routed.routing = LinkRouting()
+            long.disabled = true
+            #expect(try await store.updateLink(routed))
+            #expect(try await store.updateLink(long))
+            #expect(try await store.link(id: "lnk_1", appID: "app_1")?.routing == LinkRouting())
+            #expect(try await store.link(id: "lnk_2", appID: "app_1") == long)
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func aTakenSlugIsAConflictAndChangesNothing(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in
             try await store.createApp(makeApp())

@@ -6,10 +6,14 @@ package enum AssociationFiles {
     package static let excludedPaths = ["/.well-known/*", "/.ferry/*", "/v1/*", "/api/*", "/dashboard*", "/healthz", "/readyz", "/metrics"]
 
     /// `apple-app-site-association` in Apple's current format (`applinks.details[].appIDs/components`),
-    /// with `webcredentials` for password autofill.
-    package static func appleAppSiteAssociation(for app: App) -> Data {
+    /// with `webcredentials` for password autofill. `linkBundleIDs` are bundle ids the app's links name (an iPad
+    /// app's, `routing.ipadBundleID`), listed after the app's own.
+    package static func appleAppSiteAssociation(for app: App, linkBundleIDs: [String] = []) -> Data {
         var details: [[String: Any]] = []
-        let appIDs = app.ios.appIDs
+        var appIDs = app.ios.appIDs
+        if let teamID = app.ios.teamID {
+            for bundle in linkBundleIDs where !app.ios.bundleIDs.contains(bundle) { appIDs.append("\(teamID).\(bundle)") }
+        }
         if !appIDs.isEmpty {
             var components: [[String: Any]] = excludedPaths.map { ["/": $0, "exclude": true, "comment": "Ferry's own routes"] }
             components.append(["/": "/*", "comment": "Every Ferry short link"])

@@ -42,17 +42,30 @@ package struct ClickRouter: Sendable {
         case .active: break
         }
         let clickQuery = QueryString(query ?? "")
+        let routing = link.routing
         switch client.platform {
         case .bot:
+            // "Skip the preview page" sends bots on like desktops (FDL's efr=1).
+            if routing.skipPreviewPage == true { return .redirect(otherPlatformURL(link: link, clickQuery: clickQuery)) }
             return .preview(previewPage(link: link, app: app))
         case .iOS:
-            return .interstitial(interstitialPage(link: link, app: app, client: client, clickQuery: clickQuery, clickID: clickID))
+            let page = interstitialPage(link: link, app: app, client: client, clickQuery: clickQuery, clickID: clickID)
+            // Straight to the store or fallback when the link skips the page, except where Universal Links are blocked:
+            // there the page's "Open in app" is the only way into the app.
+            if routing.skipPreviewPage == true && !client.blocksUniversalLinks { return .redirect(page.storeURL) }
+            return .interstitial(page)
         case .android:
-            if let url = androidURL(link: link, app: app, clickQuery: clickQuery, clickID: clickID) { return .redirect(url) }
-            return .redirect(webDestination(link: link, clickQuery: clickQuery))
+            if let url = androidURL(link: link, app: app, client: client, clickQuery: clickQuery, clickID: clickID) { return .redirect(url) }
+            return .redirect(routing.androidFallbackURL ?? webDestination(link: link, clickQuery: clickQuery))
         case .desktop, .other:
-            return .redirect(webDestination(link: link, clickQuery: clickQuery))
+            return .redirect(otherPlatformURL(link: link, clickQuery: clickQuery))
         }
+    }
+
+    /// Where desktops and other platforms go: the link's other-platform fallback (FDL's `ofl`) as it is, else the
+    /// web destination.
+    func otherPlatformURL(link: Link, clickQuery: QueryString) -> String {
+        link.routing.otherPlatformFallbackURL ?? webDestination(link: link, clickQuery: clickQuery)
     }
 
     /// The destination with the link's UTM parameters (where the destination has none of its own) and the click's
@@ -60,7 +73,8 @@ package struct ClickRouter: Sendable {
     package func webDestination(link: Link, clickQuery: QueryString) -> String {
         var parts = URLParts(link.destination)
         for (name, value) in link.utm.queryItems { parts.query.setIfAbsent(name, value) }
-        parts.query.overlay(clickQuery)
+        // A long link's query is the link itself (`link=…&apn=…`), not parameters for the destination.
+        if link.longLink == nil { parts.query.overlay(clickQuery) }
         return parts.url
     }
 
@@ -75,29 +89,44 @@ package struct ClickRouter: Sendable {
 
     func interstitialPage(link: Link, app: App, client: ClientInfo, clickQuery: QueryString, clickID: String) -> InterstitialPage {
         let web = webDestination(link: link, clickQuery: clickQuery)
-        let store = app.ios.appStoreURL
+        let target = iosTarget(link: link, app: app, client: client)
         var page = InterstitialPage(
             appName: app.name,
             title: link.social.title ?? app.social.title ?? app.name,
             description: link.social.description ?? app.social.description,
             imageURL: link.social.imageURL ?? app.social.imageURL,
-            storeURL: store ?? app.fallbackURL ?? web,
-            isAppStore: store != nil,
+            storeURL: target.url ?? app.fallbackURL ?? web,
+            isAppStore: target.isAppStore,
             openInAppURL: link.iosURL ?? app.ios.urlScheme.map { "\($0)://" },
             webURL: web,
             clickID: clickID,
             // With "copy to open" a tap is needed to write the pasteboard, so the page waits for it.
-            autoRedirect: !client.blocksUniversalLinks && !(app.attribution.copyToOpen && store != nil),
+            autoRedirect: !client.blocksUniversalLinks && !(app.attribution.copyToOpen && target.isAppStore),
             inAppBrowser: client.inAppBrowser,
-            copyToken: app.attribution.copyToOpen && store != nil ? "ferry:\(clickID)" : nil
+            copyToken: app.attribution.copyToOpen && target.isAppStore ? "ferry:\(clickID)" : nil
         )
         page.inBlockingBrowser = client.blocksUniversalLinks
         return page
     }
 
-    /// Play Store (with the click id and UTM in `referrer`) or, for a custom-scheme Android link, an intent URL that
-    /// opens the app when installed and falls back to the Play Store.
-    func androidURL(link: Link, app: App, clickQuery: QueryString, clickID: String) -> String? {
+    /// Where an iPhone or iPad without the app goes: the link's fallback for the device (an iPad's own, else the
+    /// iPhone's), else the App Store page of the link's or the app's App Store id (with the link's App Store
+    /// analytics tokens); nil when there is neither (the app's fallback URL or the web destination is then used).
+    func iosTarget(link: Link, app: App, client: ClientInfo) -> (url: String?, isAppStore: Bool) {
+        let routing = link.routing
+        let fallback = client.appleDevice == "ipad" ? routing.ipadFallbackURL ?? routing.iosFallbackURL : routing.iosFallbackURL
+        if let fallback { return (fallback, false) }
+        guard let storeID = routing.appStoreID ?? app.ios.appStoreID else { return (nil, false) }
+        var store = URLParts("https://apps.apple.com/app/id\(storeID)")
+        for (name, value) in routing.appStoreAnalytics?.queryItems ?? [] { store.query.set(name, value) }
+        return (store.url, true)
+    }
+
+    /// Where an Android visitor goes when the app has a package: the Play Store (with the click id and UTM in
+    /// `referrer`), or the link's Android fallback (FDL's `afl`) instead of it; for a custom-scheme Android link, or in
+    /// an in-app browser (where App Links do not fire), an `intent://` URL that opens the installed app and falls
+    /// back to that page. Nil when the app has no package.
+    func androidURL(link: Link, app: App, client: ClientInfo, clickQuery: QueryString, clickID: String) -> String? {
         guard let package = app.android.packageName else { return nil }
         var referrer = QueryString("")
         referrer.set(Self.referrerClickParameter, clickID)
@@ -107,13 +136,21 @@ package struct ClickRouter: Sendable {
             if let value = clickQuery.value(of: name) { referrer.set(name, value) }
         }
         let play = "https://play.google.com/store/apps/details?id=\(QueryString.encode(package))&referrer=\(QueryString.encode(referrer.encoded))"
-        guard let deepLink = link.androidURL,
-              let scheme = try? URLRules.scheme(of: deepLink, field: "androidURL"),
-              scheme != "https", scheme != "intent"
-        else { return play }
-        var rest = deepLink.dropFirst(scheme.utf8.count + 1)
+        let withoutApp = link.routing.androidFallbackURL ?? play
+        if let deepLink = link.androidURL, let scheme = try? URLRules.scheme(of: deepLink, field: "androidURL"), scheme != "https", scheme != "intent" {
+            return Self.intent(deepLink, scheme: scheme, package: package, fallback: withoutApp)
+        }
+        // In an in-app browser the link's own https URL, as an intent for the app's package: the App Link the browser
+        // would not hand over.
+        if client.inAppBrowser != nil { return Self.intent(link.shortURL, scheme: "https", package: package, fallback: withoutApp) }
+        return withoutApp
+    }
+
+    /// `intent://REST#Intent;scheme=SCHEME;package=PACKAGE;S.browser_fallback_url=FALLBACK;end` for `SCHEME:REST`.
+    static func intent(_ url: String, scheme: String, package: String, fallback: String) -> String {
+        var rest = url.dropFirst(scheme.utf8.count + 1)
         if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
         if rest.hasPrefix("//") { rest = rest.dropFirst(2) }
-        return "intent://\(rest)#Intent;scheme=\(scheme);package=\(package);S.browser_fallback_url=\(QueryString.encode(play));end"
+        return "intent://\(rest)#Intent;scheme=\(scheme);package=\(package);S.browser_fallback_url=\(QueryString.encode(fallback));end"
     }
 }

@@ -22,6 +22,8 @@ struct EdgeController: Sendable {
     let random = RandomPool()
     /// How many clicks the fast path answered (shared with `/metrics`).
     let counters: EdgeCounters
+    /// The association files of the link domains.
+    let associations: AssociationFileSource
 
     static let hostHeader = HTTPField.Name("Host")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -170,7 +172,7 @@ struct EdgeController: Sendable {
         guard let host = Self.host(of: request), let app = try await resolver.app(forHost: host)?.value else {
             throw APIError(.notFound, message: "no app serves links on this host")
         }
-        let data = apple ? AssociationFiles.appleAppSiteAssociation(for: app) : AssociationFiles.assetLinks(for: app)
+        let data = apple ? await associations.apple(for: app) : associations.android(for: app)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "public, max-age=300"

@@ -64,5 +64,13 @@ extension PostgresStore {
             ORDER BY seq DESC LIMIT \(limit)
             """, Link.init(row:))
     }
+
+    package func ipadBundleIDs(appID: String, limit: Int) async throws -> [String] {
+        let routings = try await all("""
+            SELECT DISTINCT routing FROM links WHERE app_id = \(appID) AND routing IS NOT NULL AND routing LIKE \(LinkRoutingSchema.namesIPadBundleID)
+            LIMIT \(limit * 20)
+            """) { row in try row["routing"].decode(String.self) }
+        return LinkRoutingSchema.ipadBundleIDs(routings, limit: limit)
+    }
 }
 #endif

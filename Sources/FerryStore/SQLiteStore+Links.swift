@@ -91,6 +91,15 @@ extension SQLiteStore {
         }
     }
 
+    package func ipadBundleIDs(appID: String, limit: Int) async throws -> [String] {
+        try await writer.read { db in
+            let routings = try String.fetchAll(db, sql: """
+                SELECT DISTINCT routing FROM links WHERE app_id = ? AND routing IS NOT NULL AND routing LIKE ? LIMIT ?
+                """, arguments: [appID, LinkRoutingSchema.namesIPadBundleID, limit * 20])
+            return LinkRoutingSchema.ipadBundleIDs(routings, limit: limit)
+        }
+    }
+
     private static func linkContent(_ link: Link) -> StatementArguments {
         [
             link.destination, link.iosURL, link.androidURL, JSONText.encode(link.params),

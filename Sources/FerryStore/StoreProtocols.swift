@@ -93,6 +93,8 @@ package protocol LinkStore: Sendable {
     /// An app's links of one environment whose slug, destination or campaign contains `text` (any case), newest
     /// first, at most `limit`.
     func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link]
+    /// The iPad bundle ids an app's links name in their routing (for its association file), at most `limit`.
+    func ipadBundleIDs(appID: String, limit: Int) async throws -> [String]
 }
 
 /// A `LIKE` pattern that finds `text` anywhere, with `\` escaping the pattern's own `%`, `_` and `\`.

@@ -164,7 +164,23 @@ enum LinkRoutingSchema {
         "ALTER TABLE links ADD COLUMN routing TEXT",
         "ALTER TABLE links ADD COLUMN long_link TEXT",
         "ALTER TABLE apps ADD COLUMN allowed_url_patterns TEXT NOT NULL DEFAULT '[]'",
+        // The association file asks for the iPad bundle ids of an app's links: only links with routing are read.
+        "CREATE INDEX links_app_routed ON links(app_id) WHERE routing IS NOT NULL",
     ]
+
+    /// Matches a stored routing that names an iPad bundle id (`encode` writes sorted keys, no spaces, nulls kept).
+    static let namesIPadBundleID = #"%"ipadBundleID":"%"#
+
+    /// The distinct iPad bundle ids of stored routings, in order of first appearance, at most `limit`.
+    static func ipadBundleIDs(_ routings: [String], limit: Int) -> [String] {
+        var ids: [String] = []
+        for text in routings {
+            guard let id = (JSONText.decode(text) as LinkRouting?)?.ipadBundleID, !ids.contains(id) else { continue }
+            ids.append(id)
+            if ids.count == limit { break }
+        }
+        return ids
+    }
 
     /// A link's routing as stored: nil (no column value) when the link follows its app.
     static func encode(_ routing: LinkRouting) -> String? {

@@ -27,7 +27,8 @@ extension EdgeController {
                                     now: { Date() }, logger: Logger(label: "ferry-test"), outbox: outbox)
         let edge = EdgeController(
             attributor: attributor, resolver: resolver, recorder: recorder,
-            classifier: UserAgentClassifier(), clickRouter: ClickRouter(), now: { Date() }, counters: EdgeCounters())
+            classifier: UserAgentClassifier(), clickRouter: ClickRouter(), now: { Date() }, counters: EdgeCounters(),
+            associations: AssociationFileSource(store: store, now: { Date() }))
         for host in hosts {
             if let host = DomainName.normalizeHostHeader(host) { _ = try await resolver.app(forHost: host) }
         }

@@ -222,6 +222,29 @@ enum UA {
     static let desktop = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15"
     static let facebookBot = "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"
     static let slackBot = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"
+    static let iPadSafari = "Mozilla/5.0 (iPad; CPU OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1"
+    static let iPhoneFacebook = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/22B83 [FBAN/FBIOS;FBAV/489.0.0.46.107;FBBV/660000000;FBDV/iPhone16,2;FBMD/iPhone;FBSN/iOS;FBSV/18.1;FBSS/3;FBID/phone;FBLC/en_US;FBOP/5;FBRV/0]"
+    static let androidFacebook = "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP2A.240905.003; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/131.0.6778.135 Mobile Safari/537.36 [FB_IAB/FB4A;FBAV/489.0.0.48.108;]"
+    static let androidInstagram = "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP2A.240905.003; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/131.0.6778.135 Mobile Safari/537.36 Instagram 357.0.0.25.101 Android (34/14; 420dpi; 1080x2400; Google/google; Pixel 8; shiba; shiba; en_US; 658302358)"
+    static let windowsChrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+    static let linuxFirefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+    static let twitterBot = "Twitterbot/1.0"
+    static let whatsApp = "WhatsApp/2.24.23.78 A"
+    static let discordBot = "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)"
+    static let linkedInBot = "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)"
+    static let iMessage = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0"
+    static let telegramBot = "TelegramBot (like TwitterBot)"
+
+    /// Link-unfurling bots of the main messengers and networks.
+    static let bots = [facebookBot, slackBot, twitterBot, whatsApp, discordBot, linkedInBot, iMessage, telegramBot]
+    /// Desktop browsers.
+    static let desktops = [desktop, windowsChrome, linuxFirefox]
+}
+
+/// The `data-store` URL of an interstitial page (where its button and script lead), unescaped.
+func interstitialStoreURL(_ html: String) -> String? {
+    guard let start = html.range(of: "data-store=\"")?.upperBound, let end = html[start...].firstIndex(of: "\"") else { return nil }
+    return String(html[start..<end]).replacingOccurrences(of: "&amp;", with: "&")
 }
 
 /// Clicks a link as an iPhone from an address; returns the click id the interstitial carries.

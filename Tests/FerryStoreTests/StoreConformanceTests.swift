@@ -127,6 +127,8 @@ struct StoreConformanceTests {
             try await store.createLink(routed)
             try await store.createLink(long)
             #expect(try await store.link(domain: "go.example.com", slug: "routed") == routed)
+            #expect(try await store.ipadBundleIDs(appID: "app_1", limit: 10) == ["com.example.ipad"])
+            #expect(try await store.ipadBundleIDs(appID: "app_other", limit: 10) == [])
             #expect(try await store.link(id: "lnk_2", appID: "app_1") == long)
             #expect(try await store.link(id: "lnk_2", appID: "app_1")?.shortURL == "https://go.example.com/?link=https%3A%2F%2Fexample.com%2Fa&apn=com.example.app")
             // A link whose routing is cleared follows its app again; a long link stays one.

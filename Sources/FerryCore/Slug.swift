@@ -13,6 +13,10 @@ package enum Slug {
         "apple-app-site-association",
     ]
 
+    /// The start of the slugs Ferry gives long links (`https://domain/?link=…`) when it stores them; no custom slug
+    /// starts with it.
+    package static let longLinkPrefix = "_fdl_"
+
     /// Whether a byte may appear in a slug (after lowercasing).
     @inline(__always)
     static func isSlugByte(_ byte: UInt8) -> Bool {
@@ -50,6 +54,7 @@ package enum Slug {
             throw ValidationError(field: field, "slug may contain only letters a-z, digits, '-' and '_'")
         }
         if reserved.contains(slug) { throw ValidationError(field: field, "slug '\(slug)' is reserved") }
+        if slug.hasPrefix(longLinkPrefix) { throw ValidationError(field: field, "slugs starting with '\(longLinkPrefix)' are kept for long links") }
         return slug
     }
 }

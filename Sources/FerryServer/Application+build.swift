@@ -124,7 +124,8 @@ func buildRouter(
                                 outbox: outbox)
     let edge = EdgeController(
         attributor: attributor, resolver: resolver, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
-        now: admin.now, counters: edgeCounters, associations: AssociationFileSource(store: store, now: admin.now)
+        now: admin.now, counters: edgeCounters, associations: AssociationFileSource(store: store, now: admin.now),
+        longLinks: LongLinks(resolver: resolver, store: store, now: admin.now, logger: logger)
     )
     let opener = LinkOpener(store: store, resolver: resolver, admin: admin)
     LinksController(links: links, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)

@@ -24,6 +24,8 @@ struct EdgeController: Sendable {
     let counters: EdgeCounters
     /// The association files of the link domains.
     let associations: AssociationFileSource
+    /// Firebase Dynamic Links long links (`/?link=…`).
+    let longLinks: LongLinks
 
     static let hostHeader = HTTPField.Name("Host")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -45,7 +47,7 @@ struct EdgeController: Sendable {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: InterstitialPage.script)))
         }
         router.post(RouterPath(HTML.signalsPath)) { request, _ in try await signals(request) }
-        router.get("/") { request, _ in try await root(request) }
+        router.get("/") { request, context in try await root(request, context: context) }
         // A link is `/{slug}` or `/link/{slug}` on a link domain or any subdomain of one (the `/link/` form is the one
         // subdomain links are shared in).
         for path in ["/:slug", "/link/:slug"] {
@@ -157,15 +159,33 @@ struct EdgeController: Sendable {
         return Response(status: .noContent)
     }
 
-    /// The domain's root: the app's fallback page, or a 404 page.
-    func root(_ request: Request) async throws -> Response {
-        guard let host = Self.host(of: request), let app = try await resolver.app(forHost: host)?.value, let fallback = app.fallbackURL else {
-            return page(.notFound, head: false)
+    /// The domain's root: a long link (`/?link=…`), else the app's fallback page, or a 404 page.
+    func root(_ request: Request, context: FerryRequestContext, head: Bool = false) async throws -> Response {
+        guard let host = Self.host(of: request) else { return page(.notFound, head: head) }
+        if let query = request.uri.query, LongLink.isLongLink(query: query) {
+            return try await longLink(request, context: context, host: host, query: query, head: head)
+        }
+        guard let app = try await resolver.app(forHost: host)?.value, let fallback = app.fallbackURL else {
+            return page(.notFound, head: head)
         }
         var headers = HTTPFields()
         headers[.location] = fallback
         headers[.cacheControl] = "no-store"
         return Response(status: .found, headers: headers)
+    }
+
+    /// A click on a long link: answered as its link (recorded like a short link's click), or a 400 page naming what
+    /// is wrong with it; never a redirect the app's allowlist does not allow.
+    func longLink(_ request: Request, context: FerryRequestContext, host: String, query: String, head: Bool) async throws -> Response {
+        let click = ClickRequest(
+            userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
+            forwardedFor: request.headers[values: Self.forwardedFor], query: query, peer: .text(context.peerAddress)
+        )
+        switch try await longLinks.resolve(host: host, query: query, asker: .origin(click.origin)) {
+        case .link(let resolved): return answer(resolved, click: click, head: head).response(head: head)
+        case .refused(let refusal): return page(refusal.page, head: head)
+        case .resolution(let resolution): return answer(resolution, click: click, head: head).response(head: head)
+        }
     }
 
     func association(_ request: Request, apple: Bool) async throws -> Response {

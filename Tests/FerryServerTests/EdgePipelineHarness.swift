@@ -28,7 +28,8 @@ extension EdgeController {
         let edge = EdgeController(
             attributor: attributor, resolver: resolver, recorder: recorder,
             classifier: UserAgentClassifier(), clickRouter: ClickRouter(), now: { Date() }, counters: EdgeCounters(),
-            associations: AssociationFileSource(store: store, now: { Date() }))
+            associations: AssociationFileSource(store: store, now: { Date() }),
+            longLinks: LongLinks(resolver: resolver, store: store, now: { Date() }, logger: Logger(label: "ferry-test")))
         for host in hosts {
             if let host = DomainName.normalizeHostHeader(host) { _ = try await resolver.app(forHost: host) }
         }

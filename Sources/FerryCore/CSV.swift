@@ -17,7 +17,8 @@ package enum CSV {
             // Negative numbers stay numbers.
             if !(first == "-" && Double(text) != nil) { text = "'" + text }
         }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        // By scalar: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

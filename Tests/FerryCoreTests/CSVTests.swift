@@ -13,10 +13,12 @@ struct CSVTests {
         #expect(CSV.field("@SUM(A1)") == "'@SUM(A1)")
         #expect(CSV.field("-12.5") == "-12.5", "negative numbers stay numbers")
         #expect(CSV.field("-cmd") == "'-cmd")
+        #expect(CSV.field("a\r\nb") == "\"a\r\nb\"", "a CRLF inside a value is quoted too")
+        #expect(CSV.field("a\rb") == "\"a\rb\"")
     }
 
     @Test func whatIsWrittenReadsBack() throws {
-        let rows = [["name", "note"], ["a,b", "he said \"no\""], ["multi\nline", ""], ["ünïcødé ✓", "x"]]
+        let rows = [["name", "note"], ["a,b", "he said \"no\""], ["multi\nline", ""], ["ünïcødé ✓", "x"], ["crlf\r\ninside", "y"]]
         let text = rows.map { CSV.line($0) }.joined()
         #expect(try CSV.parse(text) == rows)
         #expect(try CSV.parse("\u{FEFF}a,b\nc,d") == [["a", "b"], ["c", "d"]], "a byte-order mark and a last line without a break")

@@ -42,6 +42,20 @@ extension FirebaseLinkImport {
             }
         }
 
+        /// The column's short name in messages: its FDL parameter (`ifl`, `utm_source`), else its label.
+        var code: String {
+            switch self {
+            case .shortLink, .itunesAt, .itunesCt, .itunesMt, .itunesPt, .archived, .name, .created: label
+            case .deepLink: "link"
+            case .utmSource: "utm_source"
+            case .utmMedium: "utm_medium"
+            case .utmCampaign: "utm_campaign"
+            case .utmTerm: "utm_term"
+            case .utmContent: "utm_content"
+            default: "\(self)"
+            }
+        }
+
         /// Normalised header spellings that name the column.
         var aliases: [String] {
             switch self {
@@ -155,6 +169,11 @@ extension FirebaseLinkImport {
         func value(_ column: Column) -> String? {
             let text = self[column]
             return text.isEmpty ? nil : text
+        }
+
+        /// Whether the file has the column and this row leaves it empty (a file without the column says nothing).
+        func isEmptyInFile(_ column: Column) -> Bool {
+            columns.index[column] != nil && value(column) == nil
         }
 
         var isBlank: Bool { record.allSatisfy { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty } }

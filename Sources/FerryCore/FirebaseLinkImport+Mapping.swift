@@ -16,20 +16,6 @@ extension FirebaseLinkImport {
         init(_ code: SkipReason.Code, _ message: String) { reason = SkipReason(code, message) }
     }
 
-    /// Where visitors without the app are sent.
-    enum Landing: Equatable {
-        case appStore, playStore
-        case web(String)
-
-        var text: String {
-            switch self {
-            case .appStore: "the App Store"
-            case .playStore: "the Play Store"
-            case .web: "a web page"
-            }
-        }
-    }
-
     /// The planning of one row: the request, with the notes gathered on the way.
     struct Draft {
         let line: Int
@@ -64,21 +50,7 @@ extension FirebaseLinkImport {
                 throw Refusal(.invalidDestination, "the deep link \(Self.quote(deepLink)) cannot be a destination: \(error.message)")
             }
 
-            var destination = deepLink
-            var iosURL: String?
-            var androidURL: String?
             var params: [String: String] = [:]
-            let desktop = cells.value(.ofl)
-            if let desktop, desktop != deepLink {
-                destination = desktop
-                if (try? URLRules.validateAppURL(deepLink, field: "link")) != nil {
-                    iosURL = deepLink
-                    androidURL = deepLink
-                } else {
-                    notes.append("the deep link is http, which Ferry does not allow as an app URL: the app receives it in params.fdl_link only")
-                }
-                addParam("fdl_link", deepLink, to: &params, what: "the deep link")
-            }
             if let name = cells.value(.name) {
                 if addParam("fdl_name", name, to: &params, what: "the link name") {
                     notes.append("the link name is kept as params.fdl_name: Ferry links have no name")
@@ -105,16 +77,16 @@ extension FirebaseLinkImport {
                     notes.append("creation timestamp \(Self.quote(text)) was not understood: the link gets the import time")
                 }
             }
+            let routing = routing(deepLink: deepLink)
             noteAppSettings()
-            noteLandings(destination: destination, deepLink: deepLink)
-            noteIgnoredFields()
+            noteLandings(routing, deepLink: deepLink)
 
             let request = CreateLinkRequest(
-                domain: domain, slug: slug, destination: destination, iosURL: iosURL, androidURL: androidURL,
-                params: params.isEmpty ? nil : params, utm: utm.isEmpty ? nil : utm, social: social.isEmpty ? nil : social,
-                disabled: disabled
+                domain: domain, slug: slug, destination: deepLink, params: params.isEmpty ? nil : params,
+                utm: utm.isEmpty ? nil : utm, social: social.isEmpty ? nil : social, disabled: disabled,
+                routing: routing.isEmpty ? nil : routing
             )
-            try check(request, destinationIsDesktop: destination != deepLink)
+            try check(request)
 
             let key = "\(domain)/\(slug)"
             if let earlier = claimed[key] {
@@ -174,7 +146,7 @@ extension FirebaseLinkImport {
         }
 
         /// Checks the request as the API would, naming the FDL column at fault.
-        func check(_ request: CreateLinkRequest, destinationIsDesktop: Bool) throws(Refusal) {
+        func check(_ request: CreateLinkRequest) throws(Refusal) {
             let context = LinkRules.Context(
                 app: app, environment: .live, id: "lnk_import", generatedSlug: request.slug ?? "import",
                 now: Date(timeIntervalSince1970: 0)
@@ -184,19 +156,26 @@ extension FirebaseLinkImport {
             } catch {
                 let field = error.field ?? ""
                 if field == "destination" {
-                    let source = destinationIsDesktop ? "the desktop fallback link (ofl)" : "the deep link"
-                    throw Refusal(.invalidDestination, "\(source) cannot be a destination: \(error.message)")
+                    throw Refusal(.invalidDestination, "the deep link cannot be a destination: \(error.message)")
                 }
-                let sources: [String: String] = [
-                    "iosURL": "deep link", "androidURL": "deep link", "params.fdl_link": "deep link", "params.fdl_name": "Link name",
-                    "utm.source": "utm_source", "utm.medium": "utm_medium", "utm.campaign": "utm_campaign",
-                    "utm.content": "utm_content", "utm.term": "utm_term",
-                    "social.title": "st", "social.description": "sd", "social.imageURL": "si",
-                ]
-                let from = sources[field].map { " (from \($0))" } ?? ""
+                if field == "routing.otherPlatformFallbackURL" {
+                    throw Refusal(.invalidDestination, "the desktop fallback link (ofl) cannot be a destination: \(error.message)")
+                }
+                let from = Self.sources[field].map { " (from \($0.code))" } ?? ""
                 throw Refusal(.invalidLink, "Ferry refuses the link: \(error.message)\(from)")
             }
         }
+
+        /// The column each field of a request comes from, by the field name Ferry's rules report.
+        static let sources: [String: Column] = [
+            "params.fdl_name": .name, "utm.source": .utmSource, "utm.medium": .utmMedium, "utm.campaign": .utmCampaign,
+            "utm.content": .utmContent, "utm.term": .utmTerm, "social.title": .st, "social.description": .sd, "social.imageURL": .si,
+            "routing.iosFallbackURL": .ifl, "routing.ipadFallbackURL": .ipfl, "routing.ipadBundleID": .ipbi,
+            "routing.appStoreID": .isi, "routing.iosMinimumVersion": .imv, "routing.androidFallbackURL": .afl,
+            "routing.androidMinimumVersionCode": .amv,
+            "routing.appStoreAnalytics.affiliateToken": .itunesAt, "routing.appStoreAnalytics.campaignToken": .itunesCt,
+            "routing.appStoreAnalytics.mediaType": .itunesMt, "routing.appStoreAnalytics.providerToken": .itunesPt,
+        ]
 
         /// Adds a param when Ferry's bounds allow it; otherwise notes that it was left out.
         @discardableResult
@@ -213,57 +192,9 @@ extension FirebaseLinkImport {
             return true
         }
 
-        /// Values of the row that Ferry keeps on the app, when they differ from the app's.
-        mutating func noteAppSettings() {
-            if let apn = cells.value(.apn), let own = app.android.packageName, apn != own {
-                notes.append("Android package (apn) '\(apn)' is not the app's ('\(own)'): Ferry uses the app's")
-            }
-            for column in [Column.ibi, .ipbi] {
-                guard let bundle = cells.value(column), !app.ios.bundleIDs.contains(bundle) else { continue }
-                let own = app.ios.bundleIDs.isEmpty ? "it has none" : app.ios.bundleIDs.joined(separator: ", ")
-                notes.append("\(column.label) '\(bundle)' is not one of the app's bundle IDs (\(own)): the app's association file decides which apps open the link")
-            }
-            if let isi = cells.value(.isi), isi != app.ios.appStoreID {
-                let own = app.ios.appStoreID.map { "'\($0)'" } ?? "none"
-                notes.append("App Store ID (isi) '\(isi)' is not the app's (\(own)): Ferry uses the app's")
-            }
-            if let ius = cells.value(.ius), ius.lowercased() != app.ios.urlScheme?.lowercased() {
-                let own = app.ios.urlScheme.map { "'\($0)'" } ?? "none"
-                notes.append("iOS custom scheme (ius) '\(ius)' is not the app's URL scheme (\(own)): Ferry's \"Open in app\" uses the app's")
-            }
-        }
-
-        /// Where phones without the app went with FDL and go with Ferry, when that differs.
-        mutating func noteLandings(destination: String, deepLink: String) {
-            let fdlIOS: Landing = cells.value(.ifl).map { .web($0) } ?? (cells.value(.ibi) != nil ? .appStore : .web(deepLink))
-            let ferryIOS: Landing = app.ios.appStoreURL != nil ? .appStore : .web(app.fallbackURL ?? destination)
-            if fdlIOS != ferryIOS {
-                let detail = cells.value(.ifl) != nil ? " (the iOS fallback link, ifl)" : ""
-                notes.append("iPhones without the app went to \(fdlIOS.text)\(detail) with FDL; Ferry's page leads them to \(ferryIOS.text == fdlIOS.text ? "another web page" : ferryIOS.text)")
-            }
-            let fdlAndroid: Landing = cells.value(.afl).map { .web($0) } ?? (cells.value(.apn) != nil ? .playStore : .web(deepLink))
-            let ferryAndroid: Landing = app.android.packageName != nil ? .playStore : .web(destination)
-            if fdlAndroid != ferryAndroid {
-                let detail = cells.value(.afl) != nil ? " (the Android fallback link, afl)" : ""
-                notes.append("Android phones without the app went to \(fdlAndroid.text)\(detail) with FDL; Ferry sends them to \(ferryAndroid.text == fdlAndroid.text ? "another web page" : ferryAndroid.text)")
-            }
-        }
-
-        /// Fields Ferry has no equivalent for, when the row sets them.
-        mutating func noteIgnoredFields() {
-            var ignored: [String] = []
-            if let efr = cells.value(.efr), FirebaseLinkImport.boolean(efr) != false { ignored.append(Column.efr.label) }
-            for column in [Column.amv, .imv, .ipfl, .itunesAt, .itunesCt, .itunesMt, .itunesPt] where cells.value(column) != nil {
-                ignored.append(column.label)
-            }
-            if !ignored.isEmpty {
-                notes.append("ignored, Ferry has no equivalent: \(ignored.joined(separator: ", "))")
-            }
-        }
-
-        /// A value for a message, bounded.
+        /// A value for a message, bounded, its control characters escaped.
         static func quote(_ text: String) -> String {
-            text.count > 100 ? "'\(text.prefix(100))…'" : "'\(text)'"
+            "'\(FirebaseLinkImport.printable(text.count > 100 ? "\(text.prefix(100))…" : text))'"
         }
     }
 

@@ -1,6 +1,31 @@
 import Foundation
 
 extension FirebaseLinkImport {
+    /// Text safe to print on a terminal or in a one-line message: control characters (CR, LF, escape…) and the
+    /// characters that reorder text on screen are written as escapes (`\r`, `\u{1B}`), everything else is kept.
+    package static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnprintable) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            guard isUnprintable(scalar) else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\r": result += "\\r"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            default: result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            }
+        }
+        return result
+    }
+
+    /// Control characters and bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069).
+    static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    }
+
     /// `true`/`false`, `1`/`0`, `yes`/`no`, `y`/`n`, `on`/`off`, any case; nil for anything else.
     static func boolean(_ text: String) -> Bool? {
         switch text.trimmingCharacters(in: .whitespaces).lowercased() {

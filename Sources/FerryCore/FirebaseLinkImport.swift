@@ -21,13 +21,8 @@ import Foundation
 ///
 /// ## Mapping
 ///
-/// How Ferry's click router treats a link decides the mapping: `destination` is where desktop visitors (and
-/// Android visitors when the app has no package) are redirected and what the app is handed; `iosURL` is what the
-/// iOS app routes on (FerryKit's `routingURL` is `iosURL ?? destination`) and the "Open in app" button in
-/// browsers that block Universal Links; `androidURL` is what the Android app is handed (a custom-scheme one also
-/// becomes an `intent://` redirect). Where the app is not installed, iPhones get Ferry's page leading to the
-/// app's App Store page (or its fallback URL) and Android phones the Play Store page of the app's package: those
-/// are app settings in Ferry, not link fields.
+/// Ferry's click router follows a link's ``LinkRouting`` field by field over the app's settings, so each FDL
+/// parameter goes to the field that does what it did; what still differs from FDL is noted on the row.
 ///
 /// - **Domain and slug** come from the short link: `https://example.page.link/m9Mm` → `example.page.link`, `m9mm`.
 ///   With ``Options/domain`` every link goes on that domain (a `page.link` host stays with Google); without it, the
@@ -38,17 +33,27 @@ import Foundation
 ///   differ only in case are one Ferry link, and the second is skipped as `duplicate_in_file`. The short link's
 ///   query and fragment, if any, are ignored (with a note).
 /// - **Deep link (`link`)** is required and must be an http(s) URL Ferry accepts (FDL's own rule). It becomes the
-///   `destination`, which reproduces FDL for an installed app (the app receives it) and for desktops without `ofl`.
-/// - **Desktop fallback (`ofl`)**, when set and different from the deep link, becomes the `destination`, so
-///   desktops still go there; the deep link then goes to `iosURL` and `androidURL` (when https: Ferry's app URLs
-///   are https or a custom scheme, never http), so the app still routes on it, and to `params["fdl_link"]` for code
-///   reading params (Android apps, the compatibility lookups). The cost: in a browser that blocks Universal Links,
-///   "Open in app" leads to the https deep link rather than the app's scheme.
-/// - **`ifl`, `afl`, `ipfl`** (per-link fallbacks for phones without the app) have no Ferry field: a note says
-///   where such visitors went with FDL and where Ferry sends them, when the two differ.
-/// - **`apn`, `ibi`, `ipbi`, `isi`, `ius`** are app settings in Ferry (Android package, bundle IDs, App Store ID, URL
-///   scheme): a note tells when a row names other values than the app's. `ius` does not become `iosURL`: Ferry's
-///   `iosURL` is a whole deep link, and the app's scheme already serves "Open in app" when the link has none.
+///   `destination`: what the app receives, and where desktops go when the row has no `ofl`.
+/// - **Desktop fallback (`ofl`)** → `routing.otherPlatformFallbackURL`, when it differs from the deep link: desktops
+///   go there, the app still receives the deep link. It is where desktops land, so a bad one is
+///   `invalid_destination`, like a bad deep link.
+/// - **`ifl`, `ipfl`, `afl`** → `routing.iosFallbackURL`, `ipadFallbackURL`, `androidFallbackURL`: where iPhones,
+///   iPads and Android phones without the app go instead of the store.
+/// - **`ibi`, `apn`** name the app FDL opened; in Ferry they are app settings (bundle IDs, Android package), and a
+///   note tells when a row names other values than the app's. A row that leaves `ibi` empty never sent iPhones to
+///   the app or the App Store: FDL opened `ifl` or else the deep link, so `routing.iosFallbackURL` is `ifl ?? link`;
+///   likewise an empty `apn` makes `routing.androidFallbackURL` `afl ?? link`. A file without the column says
+///   nothing about it, and nothing is set.
+/// - **`ipbi`** → `routing.ipadBundleID`. **`isi`** → `routing.appStoreID` (digits) when it is not the app's App
+///   Store ID; the app's own ID sets nothing.
+/// - **`imv`** → `routing.iosMinimumVersion`; **`amv`** → `routing.androidMinimumVersionCode`, a whole number (any
+///   other value is noted and left out).
+/// - **`efr`** true (`1`, `true`, any spelling ``boolean(_:)`` reads) → `routing.skipPreviewPage: true`; false sets
+///   nothing; anything else is noted.
+/// - **iTunes Connect `at`, `ct`, `mt`, `pt`** → `routing.appStoreAnalytics` (`affiliateToken`, `campaignToken`,
+///   `mediaType`, `providerToken`).
+/// - **`ius`** is the app's URL scheme in Ferry: a note tells when a row names another. It does not become `iosURL`:
+///   Ferry's `iosURL` is a whole deep link, and the app's scheme already serves "Open in app" when the link has none.
 /// - **`st`, `sd`, `si`** → `social` (title, description, image URL).
 /// - **`utm_*`** → `utm`, which Ferry adds to the web destination and to the Play Store referrer as FDL did.
 /// - **Archived** (`true`/`false`, `1`/`0`, `yes`/`no`, any case) → `disabled: true`: the link answers 404.
@@ -57,11 +62,16 @@ import Foundation
 /// - **Creation timestamp** → `createdAt` (ISO 8601 with or without fractional seconds and zone, `YYYY-MM-DD
 ///   HH:MM:SS`, both UTC without a zone, or Unix seconds or milliseconds); unreadable: nil, so the link gets the
 ///   import time, with a note.
-/// - **`efr`, `amv`, `imv` and iTunes Connect `at`, `ct`, `mt`, `pt`** have no Ferry equivalent: noted when set.
+///
+/// Where visitors without the app still land elsewhere than FDL sent them, a note says so: a row naming the app
+/// (`ibi`, `apn`, `ipbi`) when the app in Ferry has no App Store ID or Android package, or an iPad bundle ID on a
+/// row without `ibi` (iPads without their own fallback follow the iPhones' one).
 ///
 /// Each request is then checked with ``LinkRules/makeLink(from:context:)``, so what the API would refuse is a
-/// skip with Ferry's message (`invalid_destination` for the destination, `invalid_link` for anything else), never
-/// a failure later. Notes are sentences without the row's URLs, so that a caller can count identical ones.
+/// skip with Ferry's message (`invalid_destination` for the deep link and `ofl`, `invalid_link` naming the column
+/// for anything else, as in `(from ifl)`), never a failure later. Notes are sentences without the row's URLs, with
+/// the values they quote bounded and their control characters escaped, so that a caller can count identical ones
+/// and print them safely.
 package struct FirebaseLinkImport: Sendable {
     /// How to import.
     package struct Options: Sendable, Hashable {
@@ -132,7 +142,7 @@ package struct FirebaseLinkImport: Sendable {
             case invalidSlug = "invalid_slug"
             /// The slug is a word Ferry keeps for its own routes.
             case reservedSlug = "reserved_slug"
-            /// The deep link (or the desktop fallback used as destination) is not a web URL Ferry accepts.
+            /// The deep link or the desktop fallback (`ofl`) is not a web URL Ferry accepts.
             case invalidDestination = "invalid_destination"
             /// An earlier row of the file already creates the same domain and slug.
             case duplicateInFile = "duplicate_in_file"
@@ -152,6 +162,15 @@ package struct FirebaseLinkImport: Sendable {
         }
 
         package var description: String { "\(code.rawValue): \(message)" }
+
+        /// The longest message, in characters: messages quote values from the file, which may be huge.
+        static let maxMessageLength = 500
+
+        /// The reason with its message bounded and its control characters escaped, whatever value it quotes.
+        var printable: SkipReason {
+            let bounded = message.count > Self.maxMessageLength ? "\(message.prefix(Self.maxMessageLength))…" : message
+            return SkipReason(code, FirebaseLinkImport.printable(bounded))
+        }
     }
 
     /// A file (or options) that cannot be imported at all.
@@ -213,7 +232,7 @@ package struct FirebaseLinkImport: Sendable {
                 let outcome = try draft.plan(claimed: &claimed)
                 rows.append(Row(line: start, shortLink: cells[.shortLink], outcome: outcome, notes: draft.notes))
             } catch {
-                rows.append(Row(line: start, shortLink: cells[.shortLink], outcome: .skip(reason: error.reason), notes: []))
+                rows.append(Row(line: start, shortLink: cells[.shortLink], outcome: .skip(reason: error.reason.printable), notes: []))
             }
         }
         return rows

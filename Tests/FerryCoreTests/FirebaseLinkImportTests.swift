@@ -33,7 +33,7 @@ private enum FDL {
     }
 
     static func quote(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        guard value.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
@@ -120,19 +120,19 @@ struct FirebaseLinkImportTests {
         let row = try #require(try FDL.rows(sampleExport).first)
         let request = try #require(row.request)
         #expect(request == CreateLinkRequest(
-            domain: "go.acme.com", slug: "summer", destination: "https://acme.com/desktop",
-            iosURL: "https://acme.com/sale?id=42&ref=fdl", androidURL: "https://acme.com/sale?id=42&ref=fdl",
-            params: ["fdl_link": "https://acme.com/sale?id=42&ref=fdl", "fdl_name": "Summer, main link"],
+            domain: "go.acme.com", slug: "summer", destination: "https://acme.com/sale?id=42&ref=fdl",
+            params: ["fdl_name": "Summer, main link"],
             utm: UTMParameters(source: "newsletter", medium: "email", campaign: "summer", content: "hero", term: "shoes"),
-            social: SocialMetadata(title: "Summer sale, 50% off", description: "Everything must go,\r\n\"really\"", imageURL: "https://acme.com/s.png")
+            social: SocialMetadata(title: "Summer sale, 50% off", description: "Everything must go,\r\n\"really\"", imageURL: "https://acme.com/s.png"),
+            routing: LinkRouting(
+                iosMinimumVersion: "1.2", androidMinimumVersionCode: 12, otherPlatformFallbackURL: "https://acme.com/desktop",
+                skipPreviewPage: true,
+                appStoreAnalytics: AppStoreAnalytics(affiliateToken: "at1", campaignToken: "ct1", mediaType: "8", providerToken: "pt1")
+            )
         ))
         let created = try #require(row.createdAt)
         #expect(abs(created.timeIntervalSince1970 - 1_682_944_496.789) < 0.0005)
-        #expect(row.notes == [
-            "the link name is kept as params.fdl_name: Ferry links have no name",
-            "ignored, Ferry has no equivalent: Enable forced redirect (efr), Android minimum package version code (amv), "
-                + "iOS minimum version (imv), iTunes Connect at, iTunes Connect ct, iTunes Connect mt, iTunes Connect pt",
-        ])
+        #expect(row.notes == ["the link name is kept as params.fdl_name: Ferry links have no name"])
     }
 
     @Test func withoutADesktopFallbackTheDeepLinkIsTheDestinationAndNothingIsAdded() throws {
@@ -147,13 +147,13 @@ struct FirebaseLinkImportTests {
         #expect(row.request == CreateLinkRequest(domain: "go.acme.com", slug: "same", destination: "https://acme.com/p"))
     }
 
-    @Test func anHTTPDeepLinkBehindADesktopFallbackReachesTheAppThroughParamsOnly() throws {
+    @Test func anHTTPDeepLinkBehindADesktopFallbackStaysTheDestination() throws {
         let row = try FDL.row(["short": "https://go.acme.com/plain", "link": "http://acme.com/p", "ofl": "https://acme.com/d"])
         let request = try #require(row.request)
-        #expect(request.destination == "https://acme.com/d")
-        #expect(request.iosURL == nil && request.androidURL == nil)
-        #expect(request.params == ["fdl_link": "http://acme.com/p"])
-        #expect(row.notes.contains { $0.contains("params.fdl_link only") })
+        #expect(request.destination == "http://acme.com/p", "the app receives the deep link, as with FDL")
+        #expect(request.iosURL == nil && request.androidURL == nil && request.params == nil)
+        #expect(request.routing == LinkRouting(otherPlatformFallbackURL: "https://acme.com/d"))
+        #expect(row.notes.isEmpty, "\(row.notes)")
     }
 
     // MARK: Domains
@@ -379,37 +379,181 @@ struct FirebaseLinkImportTests {
             "short": "https://go.acme.com/x", "link": "https://acme.com/p", "apn": "com.other.android", "ibi": "com.other.app",
             "isi": "999", "ius": "other",
         ])
-        #expect(row.request != nil)
+        #expect(row.request?.routing == LinkRouting(appStoreID: "999"), "the link's own App Store ID is kept on the link")
         #expect(row.notes == [
             "Android package (apn) 'com.other.android' is not the app's ('com.acme.android'): Ferry uses the app's",
             "iOS bundle ID (ibi) 'com.other.app' is not one of the app's bundle IDs (com.acme.app): the app's association file decides which apps open the link",
-            "App Store ID (isi) '999' is not the app's ('1234567890'): Ferry uses the app's",
             "iOS custom scheme (ius) 'other' is not the app's URL scheme ('acme'): Ferry's \"Open in app\" uses the app's",
         ])
     }
 
-    @Test func fallbacksForPhonesWithoutTheAppAreNotedWhenFerrySendsVisitorsElsewhere() throws {
+    @Test func fallbacksForPhonesWithoutTheAppAreKeptOnTheLink() throws {
         let row = try FDL.row([
             "short": "https://go.acme.com/f", "link": "https://acme.com/p", "ifl": "https://acme.com/ios", "afl": "https://acme.com/android",
+            "ipfl": "https://acme.com/ipad",
         ])
-        #expect(row.notes == [
-            "iPhones without the app went to a web page (the iOS fallback link, ifl) with FDL; Ferry's page leads them to the App Store",
-            "Android phones without the app went to a web page (the Android fallback link, afl) with FDL; Ferry sends them to the Play Store",
-        ])
-        // An app without store settings sends phones to the web page: noted where FDL sent them to a store…
+        #expect(row.request?.routing == LinkRouting(
+            iosFallbackURL: "https://acme.com/ios", ipadFallbackURL: "https://acme.com/ipad", androidFallbackURL: "https://acme.com/android"
+        ))
+        #expect(row.notes.isEmpty, "visitors land where FDL sent them: \(row.notes)")
+    }
+
+    @Test func landingsThatStillDifferAreNoted() throws {
+        // An app without store settings sends phones to a web page: noted where FDL sent them to a store…
         let bare = FDL.app(ios: IOSSettings(), android: AndroidSettings(), fallbackURL: nil)
-        let stores = try FDL.row(["short": "https://go.acme.com/s", "link": "https://acme.com/p", "ius": ""], app: bare)
+        let stores = try FDL.row(["short": "https://go.acme.com/s", "link": "https://acme.com/p", "ius": "", "isi": ""], app: bare)
+        #expect(stores.request?.routing == nil)
         #expect(stores.notes == [
             "iOS bundle ID (ibi) 'com.acme.app' is not one of the app's bundle IDs (it has none): the app's association file decides which apps open the link",
-            "App Store ID (isi) '1234567890' is not the app's (none): Ferry uses the app's",
             "iPhones without the app went to the App Store with FDL; Ferry's page leads them to a web page",
             "Android phones without the app went to the Play Store with FDL; Ferry sends them to a web page",
         ])
-        // …and not where FDL did the same (a row without apn, ibi, isi, ius, ifl or afl).
-        let text = FDL.header.joined(separator: ",") + "\r\n" + FDL.line(["short": "https://go.acme.com/w", "link": "https://acme.com/p"], withAppFields: false)
-        let web = try #require(try FDL.rows(text, app: bare).first)
-        #expect(web.request != nil)
-        #expect(web.notes.isEmpty, "\(web.notes)")
+        // …not where the row's own App Store ID (isi) sends iPhones to the store as FDL did…
+        let withISI = try FDL.row(["short": "https://go.acme.com/s", "link": "https://acme.com/p", "ius": "", "apn": ""], app: bare)
+        #expect(withISI.request?.routing == LinkRouting(appStoreID: "1234567890", androidFallbackURL: "https://acme.com/p"))
+        #expect(withISI.notes == [
+            "iOS bundle ID (ibi) 'com.acme.app' is not one of the app's bundle IDs (it has none): the app's association file decides which apps open the link",
+        ])
+        // …and for iPads with a bundle ID of their own (ipbi) on a row that sends iPhones to a web page.
+        let ipad = try FDL.row(["short": "https://go.acme.com/t", "link": "https://acme.com/p", "ibi": "", "ipbi": "com.acme.ipad"])
+        #expect(ipad.request?.routing == LinkRouting(iosFallbackURL: "https://acme.com/p", ipadBundleID: "com.acme.ipad"))
+        #expect(ipad.notes == ["iPads without the app went to the App Store with FDL; Ferry's page leads them to a web page"])
+    }
+
+    @Test func aRowWithoutTheAppSendsPhonesWhereFDLDid() throws {
+        // No ibi, no apn: FDL opened the fallback or, without one, the deep link, never a store.
+        let plain = try FDL.row(["short": "https://go.acme.com/w", "link": "https://acme.com/p", "apn": "", "ibi": ""])
+        #expect(plain.request?.routing == LinkRouting(iosFallbackURL: "https://acme.com/p", androidFallbackURL: "https://acme.com/p"))
+        #expect(plain.notes.isEmpty, "\(plain.notes)")
+        let fallbacks = try FDL.row([
+            "short": "https://go.acme.com/w", "link": "https://acme.com/p", "apn": "", "ibi": "",
+            "ifl": "https://acme.com/i", "afl": "https://acme.com/a",
+        ])
+        #expect(fallbacks.request?.routing == LinkRouting(iosFallbackURL: "https://acme.com/i", androidFallbackURL: "https://acme.com/a"))
+        // With the app named, phones go to the store as with FDL: nothing to set.
+        #expect(try FDL.row(["short": "https://go.acme.com/w", "link": "https://acme.com/p"]).request?.routing == nil)
+        // A file without the ibi and apn columns says nothing of where FDL sent phones: nothing is set, nothing noted.
+        let text = "Short link,Deep link (link),Social title (st)\r\nhttps://go.acme.com/w,https://acme.com/p,Hi\r\n"
+        let unknown = try #require(try FDL.rows(text).first)
+        #expect(unknown.request?.routing == nil)
+        #expect(unknown.notes.isEmpty, "\(unknown.notes)")
+    }
+
+    @Test func theAppsOwnAppStoreIDSetsNothing() throws {
+        for isi in ["1234567890", "id1234567890"] {
+            #expect(try FDL.row(["short": "https://go.acme.com/i", "link": "https://acme.com/p", "isi": isi]).request?.routing == nil, "\(isi)")
+        }
+        let other = try FDL.row(["short": "https://go.acme.com/i", "link": "https://acme.com/p", "isi": "id987"])
+        #expect(other.request?.routing == LinkRouting(appStoreID: "987"))
+        let noApp = FDL.app(ios: IOSSettings(bundleIDs: ["com.acme.app"]))
+        let first = try FDL.row(["short": "https://go.acme.com/i", "link": "https://acme.com/p"], app: noApp)
+        #expect(first.request?.routing == LinkRouting(appStoreID: "1234567890"), "an app without an App Store ID takes the row's")
+    }
+
+    @Test(arguments: [
+        ("1", true), ("true", true), ("TRUE", true), ("yes", true), ("0", nil), ("false", nil), ("", nil),
+    ] as [(String, Bool?)])
+    func forcedRedirectSkipsThePreviewPage(efr: String, skip: Bool?) throws {
+        let row = try FDL.row(["short": "https://go.acme.com/e", "link": "https://acme.com/p", "efr": efr])
+        #expect(row.request?.routing?.skipPreviewPage == skip)
+        #expect(row.notes.isEmpty)
+    }
+
+    @Test func valuesThatAreNotWhatTheColumnHoldsAreNotedNotSkipped() throws {
+        let row = try FDL.row(["short": "https://go.acme.com/n", "link": "https://acme.com/p", "amv": "1.2.3", "efr": "maybe"])
+        #expect(row.request != nil && row.request?.routing == nil)
+        #expect(row.notes == [
+            "Android minimum package version code (amv) '1.2.3' is not a whole number: no minimum version is kept",
+            "Enable forced redirect (efr) 'maybe' is not a boolean: visitors see Ferry's pages as usual",
+        ])
+    }
+
+    @Test func quotedValuesAreBoundedAndTheirControlCharactersEscaped() throws {
+        let row = try FDL.row([
+            "short": "https://go.acme.com/q", "link": "https://acme.com/p", "apn": "com.evil\r\n\u{1B}[2J\u{202E}", "efr": String(repeating: "x", count: 10_000),
+        ])
+        #expect(row.notes.contains("Android package (apn) 'com.evil\\r\\n\\u{1B}[2J\\u{202E}' is not the app's ('com.acme.android'): Ferry uses the app's"))
+        #expect(row.notes.allSatisfy { $0.count < 300 && !$0.unicodeScalars.contains { $0.properties.generalCategory == .control } }, "\(row.notes)")
+        #expect(Import.printable("plain, 'text' é") == "plain, 'text' é")
+    }
+
+    // MARK: Every column, and hostile values in each
+
+    @Test func everyDocumentedColumnLandsInItsField() throws {
+        let cells = [
+            "short": "https://go.acme.com/All29", "link": "https://acme.com/deep?x=1", "apn": "com.acme.android",
+            "afl": "https://acme.com/android", "amv": "42", "ibi": "com.acme.app", "ifl": "https://acme.com/ios", "ius": "acme",
+            "ipfl": "https://acme.com/ipad", "ipbi": "com.acme.ipad", "isi": "555", "imv": "2.4.1", "efr": "1",
+            "ofl": "https://acme.com/desktop", "st": "Title", "sd": "Description", "si": "https://acme.com/i.png",
+            "utm_source": "src", "utm_medium": "med", "utm_campaign": "camp", "utm_term": "term", "utm_content": "cont",
+            "at": "AT1", "ct": "CT1", "mt": "8", "pt": "PT1", "archived": "true", "name": "All columns", "created": "2024-03-01T08:00:00Z",
+        ]
+        #expect(Set(cells.keys) == Set(FDL.codes), "every one of the 29 columns is set")
+        let row = try FDL.row(cells)
+        #expect(row.request == CreateLinkRequest(
+            domain: "go.acme.com", slug: "all29", destination: "https://acme.com/deep?x=1", params: ["fdl_name": "All columns"],
+            utm: UTMParameters(source: "src", medium: "med", campaign: "camp", content: "cont", term: "term"),
+            social: SocialMetadata(title: "Title", description: "Description", imageURL: "https://acme.com/i.png"), disabled: true,
+            routing: LinkRouting(
+                iosFallbackURL: "https://acme.com/ios", ipadFallbackURL: "https://acme.com/ipad", ipadBundleID: "com.acme.ipad",
+                appStoreID: "555", iosMinimumVersion: "2.4.1", androidFallbackURL: "https://acme.com/android",
+                androidMinimumVersionCode: 42, otherPlatformFallbackURL: "https://acme.com/desktop", skipPreviewPage: true,
+                appStoreAnalytics: AppStoreAnalytics(affiliateToken: "AT1", campaignToken: "CT1", mediaType: "8", providerToken: "PT1")
+            )
+        ))
+        #expect(row.createdAt == Date(timeIntervalSince1970: 1_709_280_000))
+        #expect(row.notes == ["the link name is kept as params.fdl_name: Ferry links have no name"])
+    }
+
+    /// Values an export should never hold, in any column.
+    static let hostileValues = [
+        "<script>alert(1)</script>", "javascript:alert(document.cookie)", "https://acme.com/a\r\nSet-Cookie: x=1",
+        "data:text/html,<script>alert(1)</script>", "ftp://acme.com/file", "\u{1B}[2J\u{202E}txt",
+        "https://acme.com/" + String(repeating: "x", count: 10_000), String(repeating: "\u{1F600}", count: 2_500),
+    ]
+
+    @Test(arguments: FDL.codes)
+    func hostileValuesAreSkipsOrNotesNamingTheColumn(code: String) throws {
+        let column = try #require(Import.Column(rawValue: FDL.codes.firstIndex(of: code) ?? -1))
+        let base = ["short": "https://go.acme.com/h", "link": "https://acme.com/p"]
+        for value in Self.hostileValues {
+            let row = try FDL.row(base.merging([code: value]) { $1 })
+            let shown = "\(code) = \(value.prefix(40).debugDescription)"
+            if let reason = row.skipReason {
+                let names = column == .shortLink
+                    ? [.invalidShortLink, .invalidSlug, .reservedSlug, .foreignDomain].contains(reason.code)
+                    : reason.message.contains("(from \(column.code))") || reason.message.contains(column == .deepLink ? "deep link" : "(\(column.code))")
+                #expect(names, "the reason names the column: \(shown): \(reason.message)")
+                #expect(reason.message.count < 600, "\(shown)")
+                #expect(!reason.message.unicodeScalars.contains(where: Import.isUnprintable), "\(shown): \(reason.message.debugDescription)")
+                continue
+            }
+            let request = try #require(row.request, "\(shown)")
+            // Whatever is created passes the API's rules, so nothing the API would refuse is stored…
+            let context = LinkRules.Context(app: FDL.app(), environment: .live, id: "lnk_h", generatedSlug: "zzzzzzz", now: Date())
+            _ = try LinkRules.makeLink(from: request, context: context)
+            // …and the value is either kept as it is, as text, or noted with its column named.
+            let kept = Self.strings(of: request).contains(value)
+            let noted = row.notes.contains { $0.localizedCaseInsensitiveContains(column.code) || $0.localizedCaseInsensitiveContains(column.label) }
+            #expect(kept || noted, "\(shown): kept nowhere and not noted: \(row.notes)")
+            #expect(row.notes.allSatisfy { $0.count < 600 && !$0.unicodeScalars.contains(where: Import.isUnprintable) }, "\(shown): \(row.notes)")
+        }
+    }
+
+    /// Every text a request carries.
+    static func strings(of request: CreateLinkRequest) -> [String] {
+        let routing = request.routing ?? LinkRouting()
+        let analytics = routing.appStoreAnalytics ?? AppStoreAnalytics()
+        let utm = request.utm ?? UTMParameters()
+        let social = request.social ?? SocialMetadata()
+        let optional: [String?] = [
+            request.destination, request.iosURL, request.androidURL, request.campaign, request.referrer,
+            utm.source, utm.medium, utm.campaign, utm.content, utm.term, social.title, social.description, social.imageURL,
+            routing.iosFallbackURL, routing.ipadFallbackURL, routing.ipadBundleID, routing.appStoreID, routing.iosMinimumVersion,
+            routing.androidFallbackURL, routing.otherPlatformFallbackURL,
+            analytics.affiliateToken, analytics.campaignToken, analytics.mediaType, analytics.providerToken,
+        ]
+        return optional.compactMap { $0 } + (request.params ?? [:]).values
     }
 
     // MARK: File shapes

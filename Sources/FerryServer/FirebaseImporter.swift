@@ -16,13 +16,37 @@ package struct FirebaseImporter: Sendable {
         package var created = 0
         /// Rows whose link was there already (an earlier import).
         package var alreadyThere = 0
-        /// Rows skipped, by reason code, with the first lines and messages of each.
-        package var skipped: [String: [(line: Int, message: String)]] = [:]
+        /// Every skipped row, in file order.
+        package var skipped: [SkippedRow] = []
         /// Notes on created rows, by text, with how many rows had them.
         package var notes: [String: Int] = [:]
 
         /// How many rows were skipped.
-        package var skippedCount: Int { skipped.values.reduce(0) { $0 + $1.count } }
+        package var skippedCount: Int { skipped.count }
+
+        /// The skipped rows by reason code, codes in alphabetical order, rows in file order.
+        package var skippedByCode: [(code: String, rows: [SkippedRow])] {
+            Dictionary(grouping: skipped, by: \.code).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+
+        /// Every skipped row as CSV (`line,short_link,code,message`, RFC 4180, a header first), for a spreadsheet.
+        package var skippedReport: String {
+            CSV.line(["line", "short_link", "code", "message"])
+                + skipped.map { CSV.line([String($0.line), $0.shortLink, $0.code, $0.message]) }.joined()
+        }
+    }
+
+    /// A row that created no link, and why.
+    package struct SkippedRow: Sendable, Hashable {
+        /// The line of the file the row starts on.
+        package var line: Int
+        /// The short link as the file has it (trimmed), possibly empty.
+        package var shortLink: String
+        /// The reason's stable code: a ``FirebaseLinkImport/SkipReason/Code``, or `slug_taken` when the domain and
+        /// slug hold another link, `invalid_link` when the store refused the link.
+        package var code: String
+        /// A sentence for people.
+        package var message: String
     }
 
     let links: LinkEditor
@@ -41,16 +65,19 @@ package struct FirebaseImporter: Sendable {
         summary.rows = rows.count
         for (index, row) in rows.enumerated() {
             defer { progress(index + 1, rows.count) }
+            func skip(_ code: String, _ message: String) {
+                summary.skipped.append(SkippedRow(line: row.line, shortLink: row.shortLink, code: code, message: message))
+            }
             switch row.outcome {
             case .skip(let reason):
-                summary.skipped[reason.code.rawValue, default: []].append((row.line, reason.message))
+                skip(reason.code.rawValue, reason.message)
             case .create(let request, let createdAt):
                 let domain = request.domain ?? app.domains.first ?? ""
                 if let existing = try await links.existing(domain: domain, slug: request.slug ?? "") {
                     if existing.appID == app.id && existing.environment == environment && existing.destination == request.destination.trimmingCharacters(in: .whitespaces) {
                         summary.alreadyThere += 1
                     } else {
-                        summary.skipped["slug_taken", default: []].append((row.line, "\(domain)/\(request.slug ?? "") already holds another link"))
+                        skip("slug_taken", "\(domain)/\(request.slug ?? "") already holds another link")
                     }
                     continue
                 }
@@ -58,10 +85,10 @@ package struct FirebaseImporter: Sendable {
                     do {
                         _ = try await links.create(request, app: app, environment: environment, createdAt: createdAt)
                     } catch let error as ValidationError {
-                        summary.skipped["invalid_link", default: []].append((row.line, error.message))
+                        skip("invalid_link", error.message)
                         continue
                     } catch let conflict as StoreConflict {
-                        summary.skipped["slug_taken", default: []].append((row.line, conflict.message))
+                        skip("slug_taken", conflict.message)
                         continue
                     }
                 }

@@ -6,7 +6,9 @@ import Foundation
 
 /// Creates the links of a Firebase Dynamic Links export (``FirebaseLinkImport`` decides each row), idempotently:
 /// a row whose link is already there with the same destination is counted as done before, one whose domain and slug
-/// hold another link is skipped and says so.
+/// hold another link is skipped and says so. A link an earlier version of the importer made from a row with a
+/// desktop fallback (`ofl` as destination, the deep link in `params.fdl_link`) counts as done before too, and is left
+/// as it is.
 package struct FirebaseImporter: Sendable {
     /// What an import did.
     package struct Summary: Sendable {
@@ -18,7 +20,7 @@ package struct FirebaseImporter: Sendable {
         package var alreadyThere = 0
         /// Every skipped row, in file order.
         package var skipped: [SkippedRow] = []
-        /// Notes on created rows, by text, with how many rows had them.
+        /// Notes on created rows (and rows found already there), by text, with how many rows had them.
         package var notes: [String: Int] = [:]
 
         /// How many rows were skipped.
@@ -74,8 +76,12 @@ package struct FirebaseImporter: Sendable {
             case .create(let request, let createdAt):
                 let domain = request.domain ?? app.domains.first ?? ""
                 if let existing = try await links.existing(domain: domain, slug: request.slug ?? "") {
-                    if existing.appID == app.id && existing.environment == environment && existing.destination == request.destination.trimmingCharacters(in: .whitespaces) {
+                    let ours = existing.appID == app.id && existing.environment == environment
+                    if ours && existing.destination == request.destination.trimmingCharacters(in: .whitespaces) {
                         summary.alreadyThere += 1
+                    } else if ours && Self.isEarlierImport(existing, of: request) {
+                        summary.alreadyThere += 1
+                        summary.notes[Self.earlierImportNote, default: 0] += 1
                     } else {
                         skip("slug_taken", "\(domain)/\(request.slug ?? "") already holds another link")
                     }
@@ -97,6 +103,15 @@ package struct FirebaseImporter: Sendable {
             }
         }
         return summary
+    }
+
+    static let earlierImportNote = "imported before with the desktop fallback (ofl) as destination: left as it is, without per-link routing"
+
+    /// Whether `existing` is what an earlier version of the importer made of `request`'s row: the desktop fallback as
+    /// destination and the deep link in `params.fdl_link`.
+    static func isEarlierImport(_ existing: Link, of request: CreateLinkRequest) -> Bool {
+        guard let desktop = request.routing?.otherPlatformFallbackURL else { return false }
+        return existing.destination == desktop && existing.params["fdl_link"] == request.destination
     }
 }
 #endif

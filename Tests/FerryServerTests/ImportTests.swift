@@ -211,6 +211,29 @@ struct ImportTests {
         await close()
     }
 
+    /// A link an earlier importer made from a row with a desktop fallback (ofl as destination, the deep link in
+    /// params.fdl_link) is the row's link: counted as already there, not as a slug holding another link.
+    @Test(arguments: TenantIsolationTests.backends)
+    func aLinkImportedWithTheEarlierMappingIsAlreadyThere(backend: String) async throws {
+        let (stores, close) = try await TenantIsolationTests.open(backend, count: 1)
+        let admin = FerryAdmin(store: stores[0])
+        let app = try await admin.createApp(.init(name: "Example", domains: ["go.example.com"]))
+        let earlier = try await admin.createLink(
+            CreateLinkRequest(slug: "promo", destination: "https://example.com/desktop", params: ["fdl_link": "https://example.com/p"]),
+            app: app, environment: .live
+        )
+        let csv = try #require(Self.export.split(separator: "\r\n", maxSplits: 1).first).description + "\r\n" + (try Self.line([
+            "Short link": "https://example.page.link/promo", "link": "https://example.com/p", "ofl": "https://example.com/desktop",
+        ]))
+        let summary = try await FirebaseImporter(admin: admin).run(
+            csv: csv, app: app, environment: .live, options: .init(domain: "go.example.com")
+        )
+        #expect((summary.created, summary.alreadyThere, summary.skippedCount) == (0, 1, 0))
+        #expect(summary.notes.keys.contains { $0.contains("imported before with the desktop fallback (ofl) as destination") })
+        #expect(try await stores[0].link(domain: "go.example.com", slug: "promo") == earlier, "left as it is")
+        await close()
+    }
+
     /// The command line: the summary keeps 5 rows a reason, `--skipped-report` writes every one, the progress bar
     /// stays off a stderr that is not a terminal, and an unwritable report stops the import before it starts.
     @Test func theSkippedReportListsEverySkippedRow() async throws {

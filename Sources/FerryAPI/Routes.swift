@@ -6,6 +6,8 @@ package enum FerryRoutes {
     package static func link(id: String) -> String { "\(links)/\(id)" }
     /// `GET`: the link data behind a slug, for a Universal Link the app was opened with.
     package static func resolve(slug: String) -> String { "\(links)/resolve/\(slug)" }
+    /// `GET ?url=…`: the link data behind a whole link URL (a Firebase Dynamic Links long link `https://domain/?link=…`).
+    package static let resolveURL = "\(links)/resolve"
     /// `POST`: match a first launch to the click that led to the install.
     package static let attributionMatch = "/v1/attribution/match"
     /// `POST`: check a publishable key and fetch the app's settings.

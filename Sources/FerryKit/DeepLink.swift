@@ -46,13 +46,23 @@ public struct DeepLink: Sendable, Hashable, Codable {
     public var confidence: Double?
     /// How the app came by the link.
     public var source: Source
+    /// The lowest version of the app the link's owner says can open it (Firebase Dynamic Links' `imv`), such as
+    /// `2.4.1`; nil when the link names none. An older app can ask the user to update before routing.
+    ///
+    /// ```swift
+    /// if let minimum = link.minimumAppVersion, appVersion.compare(minimum, options: .numeric) == .orderedAscending {
+    ///     showUpdatePrompt()
+    /// }
+    /// ```
+    public var minimumAppVersion: String?
 
     /// Creates a deep link (apps rarely need to; tests and previews do).
     public init(
         url: URL, slug: String? = nil, linkID: String? = nil, destination: URL? = nil, iosURL: URL? = nil,
         params: [String: String] = [:], utm: UTMParameters = UTMParameters(), campaign: String? = nil, referrer: String? = nil,
-        isDeferred: Bool = false, matchType: MatchType? = nil, confidence: Double? = nil, source: Source
+        isDeferred: Bool = false, matchType: MatchType? = nil, confidence: Double? = nil, source: Source, minimumAppVersion: String? = nil
     ) {
+        self.minimumAppVersion = minimumAppVersion
         self.url = url
         self.slug = slug
         self.linkID = linkID
@@ -84,25 +94,35 @@ public enum DeepLinkParameter {
     public static let screenName = "screenName"
     /// The five campaign parameters, in their conventional order.
     public static let utm = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"]
+    /// The parameters of a Firebase Dynamic Links long link, which the server reads into the link.
+    static let longLink: Set<String> = [
+        "link", "apn", "afl", "amv", "ibi", "ifl", "ius", "ipfl", "ipbi", "isi", "imv", "efr", "ofl", "st", "sd", "si",
+        "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "at", "ct", "mt", "pt",
+    ]
 }
 
 extension DeepLink {
-    /// A link resolved by the server, with the query of the URL it was opened with laid over the link's own data.
-    init(link: LinkData, openedURL: URL?, deferred: MatchResponse?) {
+    /// A link resolved by the server, with the query of the URL it was opened with laid over the link's own data
+    /// (for a long link, whose query is the link itself, only the parameters that are not Firebase Dynamic Links'
+    /// own: the server has already read those).
+    init(link: LinkData, openedURL: URL?, deferred: MatchResponse?, openedQueryIsTheLink: Bool = false) {
         let shortURL = URL(string: link.url)
         let opened = openedURL ?? shortURL ?? URL(string: "about:blank")!
         var params = link.params
         var utm = link.utm
         if let openedURL {
             let query = URLQuery(openedURL)
-            utm = query.utm(over: utm)
-            for (name, value) in query.firstValues where !DeepLinkParameter.utm.contains(name) { params[name] = value }
+            if !openedQueryIsTheLink { utm = query.utm(over: utm) }
+            for (name, value) in query.firstValues where !DeepLinkParameter.utm.contains(name) {
+                if openedQueryIsTheLink && DeepLinkParameter.longLink.contains(name) { continue }
+                params[name] = value
+            }
         }
         self.init(
             url: opened, slug: link.slug, linkID: link.id, destination: URL(string: link.destination), iosURL: link.iosURL.flatMap(URL.init(string:)),
             params: params, utm: utm, campaign: link.campaign, referrer: link.referrer,
             isDeferred: deferred != nil, matchType: deferred?.matchType, confidence: deferred?.confidence,
-            source: deferred != nil ? .deferred : .universalLink)
+            source: deferred != nil ? .deferred : .universalLink, minimumAppVersion: link.iosMinimumVersion)
     }
 
     /// A custom-scheme URL, read on the device: its query becomes params and campaign parameters.

@@ -6,6 +6,9 @@ extension Ferry {
     ///
     /// - A Universal Link on one of the app's link domains (`https://go.example.com/summer`, or
     ///   `https://promo.go.example.com/link/summer`) is resolved with the server, which records the open.
+    /// - A Firebase Dynamic Links long link on a link domain (`https://go.example.com/?link=…&ibi=…`) is resolved
+    ///   the same way: the ``DeepLink`` carries its `link` as ``DeepLink/destination`` (what the app routes on) and
+    ///   its other parameters (campaign, `gclid`, the minimum app version) as the server read them.
     /// - A URL in one of the app's custom schemes is read on the device.
     /// - Any other URL gives nil, as does a link the server does not know (or no longer serves).
     ///
@@ -38,6 +41,18 @@ extension Ferry {
                 link = DeepLink(link: answer.link, openedURL: url, deferred: nil)
             } catch where error.code == .notFound {
                 logger.info("the server has no active link '\(slug)' on \(domain)")
+                return nil
+            }
+        case .longLink(let domain):
+            let installID = await identity.id()
+            do {
+                let answer = try await client.get(
+                    FerryRoutes.resolveURL,
+                    query: [URLQueryItem(name: "url", value: url.absoluteString), URLQueryItem(name: "installID", value: installID)],
+                    as: ResolveResponse.self)
+                link = DeepLink(link: answer.link, openedURL: url, deferred: nil, openedQueryIsTheLink: true)
+            } catch where error.code == .notFound || error.code == .badRequest {
+                logger.info("the server does not follow this long link on \(domain)")
                 return nil
             }
         }

@@ -4,6 +4,8 @@ import Foundation
 enum LinkURL: Equatable {
     /// A short link: `https://{domain}/{slug}`, or `https://{domain or subdomain}/link/{slug}`.
     case shortLink(domain: String, slug: String)
+    /// A Firebase Dynamic Links long link on a link domain: `https://{domain}/?link=…`.
+    case longLink(domain: String)
     /// A URL in one of the app's custom schemes.
     case customScheme
     /// Anything else.
@@ -34,6 +36,10 @@ enum LinkURL: Equatable {
         }
         guard let domain = found else { self = .notFerry; return }
         let segments = url.path.split(separator: "/", omittingEmptySubsequences: true)
+        if exact, segments.isEmpty, URLQuery(url).items.contains(where: { $0.name == "link" }) {
+            self = .longLink(domain: domain)
+            return
+        }
         let slugText: Substring
         if segments.count == 2, segments[0].lowercased() == "link" {
             slugText = segments[1]

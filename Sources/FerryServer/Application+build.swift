@@ -127,7 +127,7 @@ func buildRouter(
         now: admin.now, counters: edgeCounters, associations: AssociationFileSource(store: store, now: admin.now),
         longLinks: LongLinks(resolver: resolver, store: store, now: admin.now, logger: logger)
     )
-    let opener = LinkOpener(store: store, resolver: resolver, admin: admin)
+    let opener = LinkOpener(store: store, resolver: resolver, admin: admin, longLinks: edge.longLinks)
     LinksController(links: links, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
     StatsController(reports: reports, authenticator: authenticator, now: admin.now).register(on: router)
     QRCodeController(links: links, authenticator: authenticator).register(on: router)
@@ -151,6 +151,7 @@ func buildRouter(
         (FerryRoutes.links, ["GET", "POST"]),
         ("\(FerryRoutes.links)/:id", ["GET", "PATCH", "DELETE"]),
         ("\(FerryRoutes.links)/resolve/:slug", ["GET"]),
+        (FerryRoutes.resolveURL, ["GET"]),
         (FerryRoutes.attributionMatch, ["POST"]),
         (FerryRoutes.attributionUser, ["POST"]),
         (FerryRoutes.sdkValidate, ["POST"]),

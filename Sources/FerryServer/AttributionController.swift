@@ -21,6 +21,7 @@ struct AttributionController: Sendable {
         router.get("\(FerryRoutes.links)/resolve/:slug") { request, context in
             try await resolve(request, slug: context.parameters.get("slug") ?? "")
         }
+        router.get(RouterPath(FerryRoutes.resolveURL)) { request, _ in try await resolveURL(request) }
     }
 
     func match(_ request: Request, context: FerryRequestContext) async throws -> Response {
@@ -55,6 +56,14 @@ struct AttributionController: Sendable {
         let query = request.uri.queryParameters
         let link = try await opener.open(slug: slug, domain: query["domain"].map(String.init), installID: query["installID"].map(String.init),
                                          app: auth.app, environment: auth.key.environment)
+        return try JSONBody.response(ResolveResponse(link: link.data))
+    }
+
+    func resolveURL(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request)
+        let query = request.uri.queryParameters
+        guard let url = query["url"].map(String.init) else { throw APIError(.missingField, message: "url is required", field: "url") }
+        let link = try await opener.open(url: url, installID: query["installID"].map(String.init), app: auth.app, environment: auth.key.environment)
         return try JSONBody.response(ResolveResponse(link: link.data))
     }
 }

@@ -128,6 +128,34 @@ struct FerryKitEndToEndTests {
         return options
     }
 
+    @Test func aLongLinkOpenedAsAUniversalLinkResolvesToItsDeepLink() async throws {
+        let server = try await Server.make()
+        defer { server.remove() }
+        let admin = FerryAdmin(store: server.store)
+        let app = try #require(try await admin.listApps().first)
+        _ = try await admin.updateApp(id: app.id) { $0.allowedURLPatterns = [#"^https://example\.com/.*$"#] }
+        try await server.run { base in
+            let ferry = try Ferry(apiKey: server.publishable, options: Self.options(base, storage: InMemoryStorage(), device: ClickingIPhone()))
+            _ = try await ferry.validateKey()
+            let long = URL(string: "\(base.absoluteString)/?link=https%3A%2F%2Fexample.com%2Fitem%3Fid%3D7&ibi=com.example.app&isi=1234567890"
+                           + "&utm_source=mail&utm_campaign=spring&gclid=g1&imv=2.1&ref=friend")!
+            #expect(ferry.canHandle(long))
+            let opened = try #require(try await ferry.handleDeepLink(long))
+            #expect(opened.source == .universalLink && opened.linkID?.hasPrefix("lnk_") == true && !opened.isDeferred)
+            #expect(opened.routingURL.absoluteString == "https://example.com/item?id=7")
+            #expect(opened.params == ["gclid": "g1", "ref": "friend"])
+            #expect(opened.utm.source == "mail" && opened.utm.campaign == "spring")
+            #expect(opened.minimumAppVersion == "2.1")
+            #expect(opened.url == long)
+            // The open was recorded against the stored long link.
+            let linkID = try #require(opened.linkID)
+            let stored = try #require(try await server.store.link(id: linkID, appID: app.id))
+            #expect(stored.longLink != nil && stored.destination == "https://example.com/item?id=7")
+            // A long link the app does not allow is not followed.
+            #expect(try await ferry.handleDeepLink(URL(string: "\(base.absoluteString)/?link=https%3A%2F%2Fevil.example.net%2F")!) == nil)
+        }
+    }
+
     @Test func aClickBeforeTheInstallArrivesOnTheFirstLaunchAndOnlyThen() async throws {
         let server = try await Server.make()
         defer { server.remove() }

@@ -146,6 +146,49 @@ struct LongLinkTests {
         }
     }
 
+    @Test func theAppResolvesAWholeURLAndBadURLsAreNamed() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: fixture.app, environment: .live)
+        let testPublishable = try await fixture.admin.createKey(appID: fixture.app.id, kind: .publishable, environment: .test).key
+        try await fixture.application().test(.router) { client async throws in
+            func resolve(_ url: String?, key: String? = nil) async throws -> TestResponse {
+                let query = url.map { "?url=" + QueryString.encode($0) + "&installID=install-1" } ?? ""
+                return try await client.execute(uri: "/v1/links/resolve" + query, method: .get, headers: headers(key: key ?? fixture.publishable))
+            }
+            let long = try await resolve("https://go.example.com/?" + Self.full)
+            #expect(long.status == .ok)
+            let data = try long.decode(ResolveResponse.self).link
+            #expect(data.destination == "https://example.com/item?id=7" && data.slug.hasPrefix("_fdl_") && data.iosMinimumVersion == "2.1")
+            // The same long link again is the same link, once the cache has learnt of the stored row too.
+            try await Task.sleep(for: .milliseconds(400))
+            let again = try await resolve("https://go.example.com/?" + Self.full)
+            #expect(again.status == .ok, "\(again.text)")
+            #expect(try again.decode(ResolveResponse.self).link.id == data.id)
+            let promo = try await resolve("https://go.example.com/promo")
+            #expect(promo.status == .ok, "\(promo.text)")
+            #expect(try promo.decode(ResolveResponse.self).link.destination == "https://example.com/promo")
+            #expect(try await resolve("https://go.example.com/link/promo").status == .ok)
+
+            for (url, status, field) in [
+                (nil, HTTPResponse.Status.badRequest, "url"),
+                ("javascript:alert(1)", .badRequest, "url"),
+                ("not a url", .badRequest, "url"),
+                ("https://go.example.com/?link=https%3A%2F%2Fevil.example.net%2F", .badRequest, "url"),
+                ("https://go.example.com/?" + String(repeating: "a", count: 30_000), .badRequest, "url"),
+                ("https://other.test/?" + Self.full, .notFound, "url"),
+                ("https://go.example.com/?" + Self.full + "&link=x", .badRequest, "url"),
+            ] as [(String?, HTTPResponse.Status, String)] {
+                let response = try await resolve(url)
+                #expect(response.status == status, "\(url ?? "nil")")
+                #expect(response.error?.field == field, "\(url ?? "nil")")
+            }
+            // Long links are live links.
+            #expect(try await resolve("https://go.example.com/?" + Self.full, key: testPublishable).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/links/resolve?url=x", method: .get, headers: headers()).status == .unauthorized)
+        }
+    }
+
     /// Hostile or foreign long links: a 400 HTML page, never a redirect, never a 5xx, nothing stored.
     @Test(arguments: [
         (["link": "javascript:alert(1)"], "link"),

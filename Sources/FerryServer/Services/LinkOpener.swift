@@ -11,6 +11,8 @@ struct LinkOpener: Sendable {
     let store: any FerryDatabase
     let resolver: LinkResolver
     let admin: FerryAdmin
+    /// Firebase Dynamic Links long links, for `open(url:…)`.
+    let longLinks: LongLinks
 
     var now: @Sendable () -> Date { admin.now }
 
@@ -38,6 +40,44 @@ struct LinkOpener: Sendable {
         }
         let time = now()
         try Self.checkActive(link, slug: slug, at: time)
+        try await record("link_open", link: link, installID: installID, properties: [:], at: time)
+        return link
+    }
+
+    /// The link behind a whole URL the app was opened with: a long link (`https://domain/?link=…`, stored now if it
+    /// is new) or a short link (`https://domain/slug`, `https://sub.domain/link/slug`), on one of the app's domains;
+    /// its open is recorded as for `open(slug:…)`. Long links are live links: a test key finds none.
+    func open(url text: String, installID: String?, app: App, environment: APIEnvironment) async throws -> Link {
+        guard text.utf8.count <= LongLink.maxQueryBytes + 2048, let parts = URLComponents(string: text),
+              let scheme = parts.scheme?.lowercased(), scheme == "http" || scheme == "https", let rawHost = parts.host, !rawHost.isEmpty
+        else {
+            throw ValidationError(field: "url", "url must be the http or https URL of a link")
+        }
+        let hostText = rawHost.lowercased() + (parts.port.map { ":\($0)" } ?? "")
+        guard let host = DomainName.normalizeHostHeader(hostText), let domain = app.linkDomain(forHost: host) else {
+            throw ValidationError(code: .notFound, field: "url", "the url is not on one of this app's link domains")
+        }
+        let segments = parts.path.split(separator: "/")
+        guard segments.isEmpty, let query = parts.percentEncodedQuery, LongLink.isLongLink(query: query) else {
+            let slug = segments.count == 2 && segments[0].lowercased() == "link" ? segments[1] : segments.count == 1 ? segments[0] : ""
+            return try await open(slug: String(slug), domain: domain, installID: installID, app: app, environment: environment)
+        }
+        let installID = try installID.map { t throws(ValidationError) in
+            try AttributionRules.validateIdentifier(t, field: "installID", max: AttributionRules.maxInstallIDLength)
+        }
+        let link: Link
+        switch try await longLinks.resolve(host: host, query: query, asker: .subject(nil), storeNow: true) {
+        case .link(let resolved) where resolved.link.appID == app.id && resolved.link.environment == environment:
+            link = resolved.link
+        case .refused(let refusal):
+            throw ValidationError(field: "url", "the long link cannot be followed: \(refusal.message)")
+        case .resolution(.unavailable(let error)):
+            throw error
+        default:
+            throw ValidationError(code: .notFound, field: "url", "the url names no link of this key")
+        }
+        let time = now()
+        try Self.checkActive(link, slug: link.slug, at: time)
         try await record("link_open", link: link, installID: installID, properties: [:], at: time)
         return link
     }

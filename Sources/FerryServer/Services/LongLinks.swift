@@ -45,7 +45,11 @@ struct LongLinks: Sendable {
         do { long = try LongLink(query: query) } catch { return .refused(error) }
         let (id, slug) = Self.identity(appID: app.id, domain: domain, canonicalQuery: long.canonicalQuery)
         let resolution = try await resolver.resolve(.click, host: host, slug: slug, asker: asker)
-        guard case .unknown = resolution else { return .resolution(resolution) }
+        switch resolution {
+        case .unknown: break
+        case .link(let stored) where stored.isServedHere: return .link(stored)
+        default: return .resolution(resolution)
+        }
         let link: Link
         do { link = try long.link(app: app, domain: domain, id: id, slug: slug, now: now()) } catch { return .refused(error) }
         if storeNow {

@@ -106,6 +106,49 @@ struct DashboardTests {
         }
     }
 
+    @Test func aLinksRoutingAndTheAppsURLPatternsAreEditedThroughForms() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let (cookie, csrf) = try #require(try await Self.signIn(client, key: fixture.secret))
+            let session = headers(extra: [(.cookie, "ferry_session=\(cookie)")])
+            let routing = "iosFallbackURL=https%3A%2F%2Fexample.com%2Fios&ipadFallbackURL=https%3A%2F%2Fexample.com%2Fipad&ipadBundleID=com.example.ipad"
+                + "&appStoreID=id555&iosMinimumVersion=2.1&androidFallbackURL=https%3A%2F%2Fexample.com%2Fandroid&androidMinimumVersionCode=42"
+                + "&otherPlatformFallbackURL=https%3A%2F%2Fexample.com%2Fdesktop&skipPreviewPage=1"
+            let created = try await Self.post(client, "/dashboard/links", cookie: cookie,
+                                              body: "csrf=\(csrf)&slug=routed&destination=https%3A%2F%2Fexample.com%2Fp&\(routing)")
+            #expect(created.status == .seeOther)
+            let link = try #require(try await fixture.store.link(domain: "go.example.com", slug: "routed"))
+            #expect(link.routing == LinkRouting(
+                iosFallbackURL: "https://example.com/ios", ipadFallbackURL: "https://example.com/ipad", ipadBundleID: "com.example.ipad",
+                appStoreID: "555", iosMinimumVersion: "2.1", androidFallbackURL: "https://example.com/android", androidMinimumVersionCode: 42,
+                otherPlatformFallbackURL: "https://example.com/desktop", skipPreviewPage: true
+            ))
+            let page = try await client.execute(uri: "/dashboard/links/\(link.id)", method: .get, headers: session).text
+            #expect(page.contains("iPad without the app: <span class=\"clip\">https://example.com/ipad</span>") && page.contains("Preview page: <span class=\"clip\">skipped</span>"))
+            let form = try await client.execute(uri: "/dashboard/links/\(link.id)/edit", method: .get, headers: session).text
+            #expect(Self.field("androidMinimumVersionCode", in: form) == "42" && form.contains(#"name="skipPreviewPage" value="1" checked"#))
+            // Emptying the fields returns the link to the app's settings.
+            let cleared = try await Self.post(client, "/dashboard/links/\(link.id)", cookie: cookie, body: "csrf=\(csrf)&destination=https%3A%2F%2Fexample.com%2Fp")
+            #expect(cleared.status == .seeOther)
+            #expect(try await fixture.store.link(id: link.id, appID: fixture.app.id)?.routing == LinkRouting())
+            for bad in ["androidMinimumVersionCode=many", "iosFallbackURL=javascript%3Aalert(1)", "ipadBundleID=%3Cscript%3E"] {
+                let refused = try await Self.post(client, "/dashboard/links", cookie: cookie, body: "csrf=\(csrf)&slug=bad&destination=https%3A%2F%2Fexample.com%2Fp&\(bad)")
+                #expect(refused.status == .badRequest, "\(bad)")
+                #expect(!refused.text.contains("<script>"))
+            }
+            #expect(try await fixture.store.link(domain: "go.example.com", slug: "bad") == nil)
+
+            let settings = "csrf=\(csrf)&name=Example&attributionWindow=24&teamID=ABCDE12345&bundleIDs=com.example.app"
+            let badPattern = try await Self.post(client, "/dashboard/settings", cookie: cookie, body: settings + "&allowedURLPatterns=%5Bunclosed")
+            #expect(badPattern.status == .badRequest && badPattern.text.contains("not a valid regular expression"))
+            let saved = try await Self.post(client, "/dashboard/settings", cookie: cookie,
+                                            body: settings + "&allowedURLPatterns=%5Ehttps%3A%2F%2Fexample%5C.com%2F.*%24%0D%0A%5Ehttps%3A%2F%2Fshop%5C.example%5C.com%2F.*%24")
+            #expect(saved.status == .ok)
+            #expect(try await fixture.store.app(id: fixture.app.id)?.allowedURLPatterns == [#"^https://example\.com/.*$"#, #"^https://shop\.example\.com/.*$"#])
+        }
+    }
+
     @Test func settingsAndWebhooksAreEditedThroughForms() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }

@@ -61,6 +61,7 @@ extension DashboardController {
         let totals = report.totals
         let body = render("link", [
             "id": link.id, "slug": link.slug, "url": link.shortURL, "destination": link.destination, "campaign": link.campaign as Any,
+            "longLink": link.longLink != nil, "hasRouting": !link.routing.isEmpty, "routing": Self.routingRows(link.routing),
             "status": status(link), "created": Self.day(link.createdAt), "csrf": viewer.csrf,
             "toggle": link.disabled ? "enable" : "disable", "toggleLabel": link.disabled ? "Enable" : "Disable",
             "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs,
@@ -84,6 +85,14 @@ extension DashboardController {
             "utmCampaign": value("utmCampaign", link?.utm.campaign), "title": value("title", link?.social.title),
             "imageURL": value("imageURL", link?.social.imageURL), "description": value("description", link?.social.description),
             "params": value("params", link.map { $0.params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n") }),
+            "iosFallbackURL": value("iosFallbackURL", link?.routing.iosFallbackURL),
+            "ipadFallbackURL": value("ipadFallbackURL", link?.routing.ipadFallbackURL),
+            "ipadBundleID": value("ipadBundleID", link?.routing.ipadBundleID), "appStoreID": value("appStoreID", link?.routing.appStoreID),
+            "iosMinimumVersion": value("iosMinimumVersion", link?.routing.iosMinimumVersion),
+            "androidFallbackURL": value("androidFallbackURL", link?.routing.androidFallbackURL),
+            "androidMinimumVersionCode": value("androidMinimumVersionCode", link?.routing.androidMinimumVersionCode.map(String.init)),
+            "otherPlatformFallbackURL": value("otherPlatformFallbackURL", link?.routing.otherPlatformFallbackURL),
+            "skipPreviewPage": values.map { $0.value(of: "skipPreviewPage") == "1" } ?? (link?.routing.skipPreviewPage == true),
         ])
         return html(status: error == nil ? .ok : .badRequest, title: link == nil ? "New link" : "Edit link", body: body, viewer: viewer, error: error)
     }
@@ -101,10 +110,38 @@ extension DashboardController {
         }
         let utm = UTMParameters(source: text("utmSource"), medium: text("utmMedium"), campaign: text("utmCampaign"))
         let social = SocialMetadata(title: text("title"), description: text("description"), imageURL: text("imageURL"))
+        var versionCode: Int?
+        if let code = text("androidMinimumVersionCode") {
+            guard let number = Int(code) else {
+                throw ValidationError(field: "routing.androidMinimumVersionCode", "the lowest Android version code must be a whole number")
+            }
+            versionCode = number
+        }
+        let routing = LinkRouting(
+            iosFallbackURL: text("iosFallbackURL"), ipadFallbackURL: text("ipadFallbackURL"), ipadBundleID: text("ipadBundleID"),
+            appStoreID: text("appStoreID"), iosMinimumVersion: text("iosMinimumVersion"), androidFallbackURL: text("androidFallbackURL"),
+            androidMinimumVersionCode: versionCode, otherPlatformFallbackURL: text("otherPlatformFallbackURL"),
+            skipPreviewPage: form.value(of: "skipPreviewPage") == "1" ? true : nil
+        )
         let request = CreateLinkRequest(domain: text("domain"), slug: text("slug"), destination: text("destination") ?? "", iosURL: text("iosURL"),
                                         androidURL: text("androidURL"), params: params.isEmpty ? nil : params, utm: utm.isEmpty ? nil : utm,
-                                        campaign: text("campaign"), social: social.isEmpty ? nil : social)
+                                        campaign: text("campaign"), social: social.isEmpty ? nil : social,
+                                        routing: routing.isEmpty ? nil : routing)
         return (request, params)
+    }
+
+    /// The routing fields a link sets, labelled for its page.
+    static func routingRows(_ routing: LinkRouting) -> [[String: String]] {
+        let rows: [(String, String?)] = [
+            ("iPhone without the app", routing.iosFallbackURL), ("iPad without the app", routing.ipadFallbackURL),
+            ("iPad app", routing.ipadBundleID), ("App Store id", routing.appStoreID), ("Lowest iOS app version", routing.iosMinimumVersion),
+            ("Android without the app", routing.androidFallbackURL),
+            ("Lowest Android version code", routing.androidMinimumVersionCode.map(String.init)),
+            ("Desktops and other platforms", routing.otherPlatformFallbackURL),
+            ("Preview page", routing.skipPreviewPage == true ? "skipped" : nil),
+            ("App Store campaign", routing.appStoreAnalytics.map { $0.queryItems.map { "\($0.name)=\($0.value)" }.joined(separator: "&") }),
+        ]
+        return rows.compactMap { label, value in value.map { ["label": label, "value": $0] } }
     }
 
     func createLink(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
@@ -130,6 +167,10 @@ extension DashboardController {
             update.utm = request.utm.map { .set($0) } ?? .clear
             update.social = request.social.map { .set($0) } ?? .clear
             update.params = params.isEmpty ? .clear : .set(params)
+            // The form has no App Store campaign tokens: those set through the API are kept.
+            var routing = request.routing ?? LinkRouting()
+            routing.appStoreAnalytics = link.routing.appStoreAnalytics
+            update.routing = routing.isEmpty ? .clear : .set(routing)
             guard try await links.change(link, update) != nil else { return redirect("/dashboard") }
             return redirect("/dashboard/links/\(link.id)")
         } catch let error as ValidationError {

@@ -35,7 +35,8 @@ extension DashboardController {
             "bundleIDs": value("bundleIDs", app.ios.bundleIDs.joined(separator: "\n")), "appStoreID": value("appStoreID", app.ios.appStoreID ?? ""),
             "urlScheme": value("urlScheme", app.ios.urlScheme ?? ""), "androidPackage": value("androidPackage", app.android.packageName ?? ""),
             "androidFingerprints": value("androidFingerprints", app.android.sha256Fingerprints.joined(separator: "\n")),
-            "fallbackURL": value("fallbackURL", app.fallbackURL ?? ""), "newSecret": secret as Any,
+            "fallbackURL": value("fallbackURL", app.fallbackURL ?? ""),
+            "allowedURLPatterns": value("allowedURLPatterns", app.allowedURLPatterns.joined(separator: "\n")), "newSecret": secret as Any,
             "webhooks": webhooks.map { ["id": $0.id, "url": $0.url, "events": $0.events.map(\.rawValue).joined(separator: ", "), "csrf": viewer.csrf] as [String: Any] },
         ])
         return html(status: status ?? (error == nil ? .ok : .badRequest), title: "Settings", body: body, viewer: viewer, error: error, notice: notice)
@@ -85,6 +86,7 @@ extension DashboardController {
                 spec.androidPackage = text("androidPackage")
                 spec.androidFingerprints = lines("androidFingerprints")
                 spec.fallbackURL = text("fallbackURL")
+                spec.allowedURLPatterns = lines("allowedURLPatterns")
                 spec.attribution.window = hours * 3600
             }
             var refreshed = viewer

@@ -84,6 +84,18 @@ enum DashboardTemplates {
           <label>Preview image URL <input name="imageURL" value="{{imageURL}}"></label>
           <label class="wide">Preview description <textarea name="description" rows="2">{{description}}</textarea></label>
           <label class="wide">Params for the app (one <code>key=value</code> per line) <textarea name="params" rows="3">{{params}}</textarea></label>
+          <fieldset class="wide grid" id="routing">
+            <legend>Routing for this link (each field set here replaces the app's setting)</legend>
+            <label>iPhone without the app goes to <input name="iosFallbackURL" value="{{iosFallbackURL}}" placeholder="the App Store"></label>
+            <label>iPad without the app goes to <input name="ipadFallbackURL" value="{{ipadFallbackURL}}" placeholder="as an iPhone"></label>
+            <label>iPad app bundle id <input name="ipadBundleID" value="{{ipadBundleID}}"></label>
+            <label>App Store id <input name="appStoreID" value="{{appStoreID}}" inputmode="numeric" placeholder="the app's"></label>
+            <label>Lowest iOS app version <input name="iosMinimumVersion" value="{{iosMinimumVersion}}" placeholder="2.4.1"></label>
+            <label>Android without the app goes to <input name="androidFallbackURL" value="{{androidFallbackURL}}" placeholder="the Play Store"></label>
+            <label>Lowest Android version code <input name="androidMinimumVersionCode" value="{{androidMinimumVersionCode}}" inputmode="numeric"></label>
+            <label>Desktops and other platforms go to <input name="otherPlatformFallbackURL" value="{{otherPlatformFallbackURL}}" placeholder="the destination"></label>
+            <label class="check"><input type="checkbox" name="skipPreviewPage" value="1"{{#skipPreviewPage}} checked{{/skipPreviewPage}}> Skip the preview page (bots and iPhones go straight on)</label>
+          </fieldset>
           <div class="wide"><button type="submit" id="save">{{button}}</button> <a href="{{cancel}}">Cancel</a></div>
         </form>
         """
@@ -99,6 +111,8 @@ enum DashboardTemplates {
             <p class="short"><a href="{{url}}" id="short-url">{{url}}</a> <span class="status status-{{status}}">{{status}}</span></p>
             <p>→ <span class="clip">{{destination}}</span></p>
             {{#campaign}}<p>Campaign: {{campaign}}</p>{{/campaign}}
+            {{#longLink}}<p class="muted">A Firebase Dynamic Links long link, recorded when it was first followed.</p>{{/longLink}}
+            {{#hasRouting}}<ul class="routing" id="link-routing">{{#routing}}<li>{{label}}: <span class="clip">{{value}}</span></li>{{/routing}}</ul>{{/hasRouting}}
             <p class="muted">Created {{created}}</p>
           </div>
           <figure class="qr"><img src="/dashboard/links/{{id}}/qr.svg" alt="QR code of {{url}}" width="160" height="160" id="qr"><figcaption><a href="/dashboard/links/{{id}}/qr.png" download>PNG</a> · <a href="/dashboard/links/{{id}}/qr.svg" download>SVG</a></figcaption></figure>
@@ -132,6 +146,7 @@ enum DashboardTemplates {
           <label>Android package <input name="androidPackage" value="{{androidPackage}}"></label>
           <label>Android SHA-256 fingerprints (one per line) <textarea name="androidFingerprints" rows="2">{{androidFingerprints}}</textarea></label>
           <label class="wide">Fallback URL <input name="fallbackURL" value="{{fallbackURL}}"></label>
+          <label class="wide">URL patterns long links may lead to (regular expressions, one per line; empty: only this app's own sites) <textarea name="allowedURLPatterns" id="allowed-url-patterns" rows="3" placeholder="^https://example\\.com/.*$">{{allowedURLPatterns}}</textarea></label>
           {{#canEdit}}<div class="wide"><button type="submit" id="save-settings">Save settings</button></div>{{/canEdit}}
         </form>
         <h2>Link domains</h2>

@@ -120,8 +120,26 @@ struct CommandLineTests {
         #expect(decoded.params == ["screen": "promo"])
         #expect(decoded.utm.source == "cli")
 
+        // Per-link routing and the app's URL patterns.
+        let routed = try await FerryProcess.run([
+            "link", "create", "--database", database, "--destination", "https://demo.test/r", "--slug", "routed", "--json",
+            "--ios-fallback-url", "https://demo.test/ios", "--ipad-fallback-url", "https://demo.test/ipad", "--ipad-bundle-id", "test.demo.ipad",
+            "--app-store-id", "id42", "--ios-min-version", "3.0", "--android-fallback-url", "https://demo.test/android",
+            "--android-min-version-code", "77", "--other-fallback-url", "https://demo.test/desktop", "--skip-preview-page",
+        ])
+        #expect(routed.status == 0, "\(routed.stderr)")
+        #expect(try FerryJSON.makeDecoder().decode(LinkResponse.self, from: Data(routed.stdout.utf8)).routing == LinkRouting(
+            iosFallbackURL: "https://demo.test/ios", ipadFallbackURL: "https://demo.test/ipad", ipadBundleID: "test.demo.ipad", appStoreID: "42",
+            iosMinimumVersion: "3.0", androidFallbackURL: "https://demo.test/android", androidMinimumVersionCode: 77,
+            otherPlatformFallbackURL: "https://demo.test/desktop", skipPreviewPage: true
+        ))
+        let patterns = try await FerryProcess.run(["app", "update", "--database", database, appID, "--allow-url-pattern", #"^https://demo\.test/.*$"#])
+        #expect(patterns.status == 0, "\(patterns.stderr)")
+
         // Bad input: a clear message on stderr, a non-zero status, nothing on stdout, nothing stored.
         let refusals: [([String], String)] = [
+            (["link", "create", "--database", database, "--destination", "https://demo.test/", "--ios-fallback-url", "javascript:x"], "routing.iosFallbackURL"),
+            (["app", "update", "--database", database, appID, "--allow-url-pattern", "(unclosed"], "not a valid regular expression"),
             (["link", "create", "--database", database, "--destination", "javascript:alert(1)"], "destination"),
             (["link", "create", "--database", database, "--destination", "https://demo.test/", "--slug", "promo"], "already taken"),
             (["app", "create", "--database", database, "--name", "Again", "--domain", "go.demo.test"], "already belongs"),
@@ -160,7 +178,7 @@ struct CommandLineTests {
         let bad = try await FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", "admin"])
         #expect(bad.status != 0)
         let count = try await FerryProcess.run(["link", "list", "--database", database, "--app", appID])
-        #expect(count.stdout.split(separator: "\n").count == 1)
+        #expect(count.stdout.split(separator: "\n").count == 2, "promo and routed; nothing refused was stored")
     }
 
     @Test func serveBootstrapsOnceThenServesWhatTheCLIWrites() async throws {

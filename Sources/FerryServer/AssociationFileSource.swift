@@ -33,7 +33,8 @@ final class AssociationFileSource: Sendable {
         AssociationFiles.assetLinks(for: app)
     }
 
-    private func linkBundleIDs(of app: App) async -> [String] {
+    /// The bundle ids the app's links name that its Apple file lists (its own are not among them).
+    func linkBundleIDs(of app: App) async -> [String] {
         let time = now()
         if let known = remembered.withLock({ $0[app.id] }), time.timeIntervalSince(known.at) < Self.refreshInterval { return known.ids }
         guard let ids = try? await store.ipadBundleIDs(appID: app.id, limit: Self.maxLinkBundleIDs) else {

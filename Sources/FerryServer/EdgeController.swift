@@ -33,6 +33,7 @@ struct EdgeController: Sendable {
     static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let frameOptions = HTTPField.Name("X-Frame-Options")!
+    static let robotsTag = HTTPField.Name("X-Robots-Tag")!
 
     func register(on router: Router<FerryRequestContext>) {
         for path in [FerryRoutes.appleAppSiteAssociation, "/apple-app-site-association"] {
@@ -77,8 +78,23 @@ struct EdgeController: Sendable {
             forwardedFor: request.headers[values: Self.forwardedFor], query: request.uri.query, peer: .text(context.peerAddress)
         )
         let resolution = try await resolver.resolve(.click, host: host, slug: slug, asker: .origin(click.origin))
+        // `?d=1`: the link's debug view instead of the click (an unknown slug is the ordinary 404 page).
+        if LinkDebugReport.isRequested(byQuery: request.uri.query ?? ""), case .link(let resolved) = resolution, resolved.isServedHere {
+            return await debugPage(resolved).response(head: head)
+        }
         return answer(resolution, click: click, head: head).response(head: head)
     }
+
+    /// The debug view of a link (`?d=1`): where it sends each visitor and what is wrong, as a page. Not a click:
+    /// nothing is recorded.
+    func debugPage(_ resolved: ResolvedLink) async -> EdgeAnswer {
+        var page = EdgeAnswer.html(await debugger.report(for: resolved.link, app: resolved.app).render(), status: .ok)
+        page.fields.append((Self.robotsTag, "noindex, nofollow"))
+        return page
+    }
+
+    /// Debug reports of links, with the association files this edge serves.
+    var debugger: LinkDebugger { LinkDebugger(associations: associations, now: now) }
 
     /// A click answered without waiting, or nil when that cannot be done (the caller then takes the framework's
     /// route, which asks the database with a deadline): from the cache, or, for a link the cache does not hold on a

@@ -180,6 +180,8 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
               let (slug, query) = Self.link(in: request.target),
               let host = DomainName.normalizeHostHeader(onlyHost)
         else { return nil }
+        // The debug view (`?d=1`) is the router's to answer.
+        if let query, LinkDebugReport.isRequested(byQuery: query) { return nil }
         // A connection is almost always one client: its user agent is classified once, not on every click.
         if request.userAgent != lastUserAgent {
             lastUserAgent = request.userAgent

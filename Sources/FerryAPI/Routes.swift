@@ -22,6 +22,8 @@ package enum FerryRoutes {
     package static func linkStats(id: String) -> String { "\(links)/\(id)/stats" }
     /// `GET`: a QR code of a link's short URL (secret key).
     package static func linkQR(id: String) -> String { "\(links)/\(id)/qr" }
+    /// `GET`: where a link sends each kind of visitor, and what is wrong with its setup (secret key).
+    package static func linkDebug(id: String) -> String { "\(links)/\(id)/debug" }
     /// `GET`: clicks of a date range as CSV (secret key).
     package static let exportClicks = "/v1/exports/clicks"
     /// `GET`: answered installs of a date range as CSV (secret key).

@@ -128,7 +128,7 @@ func buildRouter(
         longLinks: LongLinks(resolver: resolver, store: store, now: admin.now, logger: logger)
     )
     let opener = LinkOpener(store: store, resolver: resolver, admin: admin, longLinks: edge.longLinks)
-    LinksController(links: links, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
+    LinksController(links: links, authenticator: authenticator, maxBodyBytes: maxBodyBytes, debugger: edge.debugger).register(on: router)
     StatsController(reports: reports, authenticator: authenticator, now: admin.now).register(on: router)
     QRCodeController(links: links, authenticator: authenticator).register(on: router)
     ExportController(reports: reports, authenticator: authenticator, now: admin.now).register(on: router)
@@ -159,6 +159,7 @@ func buildRouter(
         (FerryRoutes.stats, ["GET"]),
         ("\(FerryRoutes.links)/:id/stats", ["GET"]),
         ("\(FerryRoutes.links)/:id/qr", ["GET"]),
+        ("\(FerryRoutes.links)/:id/debug", ["GET"]),
         (FerryRoutes.exportClicks, ["GET"]),
         (FerryRoutes.exportAttributions, ["GET"]),
         (FerryRoutes.webhooks, ["GET", "POST"]),

@@ -6,11 +6,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// `/v1/links`: create, list, read, change and delete links with a secret key.
+/// `/v1/links`: create, list, read, change, delete and debug links with a secret key.
 struct LinksController: Sendable {
     let links: LinkEditor
     let authenticator: KeyAuthenticator
     let maxBodyBytes: Int
+    let debugger: LinkDebugger
 
     func register(on router: Router<FerryRequestContext>) {
         router.post(RouterPath(FerryRoutes.links)) { request, _ in try await create(request) }
@@ -18,6 +19,7 @@ struct LinksController: Sendable {
         router.get("\(FerryRoutes.links)/:id") { request, context in try await read(request, id: context.parameters.get("id") ?? "") }
         router.patch("\(FerryRoutes.links)/:id") { request, context in try await update(request, id: context.parameters.get("id") ?? "") }
         router.delete("\(FerryRoutes.links)/:id") { request, context in try await delete(request, id: context.parameters.get("id") ?? "") }
+        router.get("\(FerryRoutes.links)/:id/debug") { request, context in try await debug(request, id: context.parameters.get("id") ?? "") }
     }
 
     func create(_ request: Request) async throws -> Response {
@@ -60,6 +62,13 @@ struct LinksController: Sendable {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let body = try await JSONBody.decode(UpdateLinkRequest.self, from: request, limit: maxBodyBytes)
         return try JSONBody.response(try await links.update(id, with: body, app: auth.app, environment: auth.key.environment).response)
+    }
+
+    /// Where the link sends each kind of visitor and what is wrong with its setup (what `?d=1` on the link shows).
+    func debug(_ request: Request, id: String) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let link = try await links.find(id, app: auth.app, environment: auth.key.environment)
+        return try JSONBody.response(await debugger.report(for: link, app: auth.app).response)
     }
 
     func delete(_ request: Request, id: String) async throws -> Response {

@@ -8,7 +8,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// `?d=1` on a link: the debug page, never a click, over real sockets.
+/// `?d=1` on a link (the debug page, never a click) and `GET /v1/links/{id}/debug`, over real sockets.
 @Suite("The debug view of a link")
 struct LinkDebugTests {
     static let robotsTag = HTTPField.Name("X-Robots-Tag")!
@@ -173,6 +173,75 @@ struct LinkDebugTests {
                 Self.checkDebugPage(try await client.execute(uri: "/promo?d=1", method: .get, headers: headers(userAgent: UA.android)))
             }
             #expect(try await Self.clicksAfterASentinel(client, fixture, link: link) == 1)
+        }
+    }
+
+    @Test func theAPIAnswersTheReportToItsAppsSecretKeyOnly() async throws {
+        let (fixture, link) = try await Self.fixtureWithPromo()
+        defer { fixture.remove() }
+        try await fixture.application().testLive { client in
+            let path = FerryRoutes.linkDebug(id: link.id)
+            let answer = try await client.execute(uri: path, method: .get, headers: headers(key: fixture.secret))
+            #expect(answer.status == .ok)
+            #expect(answer.headers[.contentType]?.hasPrefix("application/json") == true)
+            let report = try answer.decode(LinkDebugResponse.self)
+            #expect(report.linkID == link.id && report.url == "https://go.example.com/promo" && report.status == "active")
+            #expect(report.cases.map(\.id) == LinkDebugReport.Visitor.allCases.map(\.rawValue))
+            #expect(report.warnings.map(\.code) == ["ipad_desktop_user_agent"])
+            let iPadApp = try #require(report.cases.first { $0.id == "ipad-with-app" })
+            #expect(iPadApp.answer == .app && iPadApp.app?.appIDs == ["ABCDE12345.com.example.ipad"])
+            #expect(iPadApp.app?.deepLink == "example://promo" && iPadApp.app?.params == ["screen": "promo"] && iPadApp.app?.iosMinimumVersion == "2.1")
+
+            // The report says what a real click gets.
+            let iPhone = try await client.execute(uri: "/promo", method: .get, headers: headers(userAgent: UA.iPhoneSafari))
+            #expect(report.cases.first { $0.id == "iphone-without-app" }?.url == interstitialStoreURL(iPhone.text))
+            let iPad = try await client.execute(uri: "/promo", method: .get, headers: headers(userAgent: UA.iPadSafari))
+            #expect(report.cases.first { $0.id == "ipad-without-app" }?.url == interstitialStoreURL(iPad.text))
+            let android = try await client.execute(uri: "/promo", method: .get, headers: headers(userAgent: UA.android))
+            let location = try #require(android.headers[.location])
+            #expect(report.cases.first { $0.id == "android-without-app" }?.url
+                == location.replacing(/clk_[0-9A-Za-z]+/, with: LinkDebugReport.clickIDPlaceholder))
+
+            // The raw JSON carries every key.
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: answer.body)) as? [String: Any])
+            let first = try #require((json["cases"] as? [[String: Any]])?.first)
+            #expect(first["case"] as? String == "iphone-with-app" && first["httpStatus"] is NSNull && first["answer"] as? String == "app")
+
+            #expect(try await client.execute(uri: path, method: .get, headers: headers()).status == .unauthorized)
+            let publishable = try await client.execute(uri: path, method: .get, headers: headers(key: fixture.publishable))
+            #expect(publishable.status == .forbidden && publishable.error?.code == .forbidden)
+            let otherApp = try await client.execute(uri: path, method: .get, headers: headers(key: fixture.otherSecret))
+            #expect(otherApp.status == .notFound && otherApp.error?.code == .notFound)
+            #expect(try await client.execute(uri: path, method: .get, headers: headers(key: fixture.testSecret)).status == .notFound,
+                    "a test key does not see live links")
+            for id in ["lnk_nothing", "%3Cscript%3E", String(repeating: "x", count: 500)] {
+                let missing = try await client.execute(uri: FerryRoutes.linkDebug(id: id), method: .get, headers: headers(key: fixture.secret))
+                #expect(missing.status == .notFound && !missing.text.contains("<script"), "\(id.prefix(20))")
+            }
+            for method in [HTTPRequest.Method.post, .put, .patch, .delete] {
+                let refused = try await client.execute(uri: path, method: method, headers: headers(key: fixture.secret))
+                #expect(refused.status == .methodNotAllowed, "\(method)")
+                #expect(refused.headers[.allow] == "GET", "\(method)")
+            }
+            let head = try await client.execute(uri: path, method: .head, headers: headers(key: fixture.secret))
+            #expect(head.status == .ok && head.body.readableBytes == 0)
+            // Reading the report is not a click either.
+            #expect(try await Self.clicksAfterASentinel(client, fixture, link: link) == 4, "the three clicks above and the sentinel")
+        }
+    }
+
+    @Test func anExpiredLinkIsReportedThroughTheAPI() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(
+            CreateLinkRequest(slug: "late", destination: "https://example.com/late", expiresAt: Date(timeIntervalSinceNow: -60)),
+            app: fixture.app, environment: .live)
+        try await fixture.application().testLive { client in
+            let report = try await client.execute(uri: FerryRoutes.linkDebug(id: link.id), method: .get, headers: headers(key: fixture.secret))
+                .decode(LinkDebugResponse.self)
+            #expect(report.status == "expired")
+            #expect(report.warnings.map(\.code) == ["link_expired"])
+            #expect(report.cases.allSatisfy { $0.answer == .status && $0.httpStatus == 404 })
         }
     }
 }

@@ -326,4 +326,22 @@ struct ClickRouterTests {
         #expect(!ClickDecision.status(.notFound).records)
         #expect(ClickRouter.referrerClickParameter == "ferry_click_id")
     }
+
+    // MARK: Android in-app browsers
+
+    @Test func anAndroidInAppBrowserGetsAnIntentForTheLinksOwnURLWithItsScheme() throws {
+        var link = Fixtures.link()
+        let facebook = Fixtures.client(.android, inAppBrowser: "facebook")
+        let https = try redirect(decide(link, client: facebook))
+        #expect(https.hasPrefix("intent://go.acme.com/summer#Intent;scheme=https;package=com.acme.android;S.browser_fallback_url=https%3A%2F%2Fplay.google.com%2F"))
+        // A development domain is served on http: the intent says so.
+        link.domain = "localhost:8080"
+        let local = try redirect(decide(link, client: facebook))
+        #expect(local.hasPrefix("intent://localhost:8080/summer#Intent;scheme=http;package=com.acme.android;"))
+        // The link's Android fallback stands in for the Play Store.
+        link.routing.androidFallbackURL = "https://acme.com/android"
+        #expect(try redirect(decide(link, client: facebook)).hasSuffix(";S.browser_fallback_url=https%3A%2F%2Facme.com%2Fandroid;end"))
+        // Chrome (no in-app browser) goes to the fallback itself.
+        #expect(try redirect(decide(link, client: Fixtures.client(.android))) == "https://acme.com/android")
+    }
 }

@@ -197,7 +197,11 @@ struct EdgeController: Sendable {
             userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
             forwardedFor: request.headers[values: Self.forwardedFor], query: query, peer: .text(context.peerAddress)
         )
-        switch try await longLinks.resolve(host: host, query: query, asker: .origin(click.origin)) {
+        let debug = LinkDebugReport.isRequested(byQuery: query)
+        switch try await longLinks.resolve(host: host, query: query, asker: .origin(click.origin), storing: debug ? .never : .inBackground) {
+        case .link(let resolved) where debug:
+            // `?link=…&d=1`: the long link's debug view, as for a short link; not a click, so nothing is stored.
+            return await debugPage(resolved).response(head: head)
         case .link(let resolved): return answer(resolved, click: click, head: head).response(head: head)
         case .refused(let refusal): return page(refusal.page, head: head)
         case .resolution(let resolution): return answer(resolution, click: click, head: head).response(head: head)

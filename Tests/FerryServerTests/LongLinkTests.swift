@@ -107,6 +107,25 @@ struct LongLinkTests {
         }
     }
 
+    @Test func aLongLinksDebugViewShowsEachVisitorAndStoresNothing() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.remove() }
+        try await fixture.application().testLive { client async throws in
+            let page = try await Self.get(client, "/?" + Self.full + "&d=1", UA.desktop)
+            #expect(page.status == .ok)
+            #expect(page.text.contains("https://example.com/ios") && page.text.contains("https://example.com/desktop"))
+            let refused = try await Self.get(client, "/?link=javascript%3Aalert(1)&d=1", UA.desktop)
+            #expect(refused.status == .badRequest)
+            // Not a click: no link is stored for it, even once a click's would have been.
+            _ = try await Self.get(client, "/?link=https%3A%2F%2Fexample.com%2Fsentinel", UA.desktop)
+            #expect(try await fixture.eventually {
+                try await client.execute(uri: "/v1/links", method: .get, headers: headers(key: fixture.secret)).decode(LinkListResponse.self).data.count == 1
+            })
+            let links = try await client.execute(uri: "/v1/links", method: .get, headers: headers(key: fixture.secret)).decode(LinkListResponse.self)
+            #expect(links.data.map(\.destination) == ["https://example.com/sentinel"])
+        }
+    }
+
     @Test func withoutItsAppOnAPlatformALongLinkSendsThatPlatformToTheWebAsFirebaseDid() async throws {
         let fixture = try await Self.fixture()
         defer { fixture.remove() }

@@ -66,7 +66,7 @@ struct LinkOpener: Sendable {
             try AttributionRules.validateIdentifier(t, field: "installID", max: AttributionRules.maxInstallIDLength)
         }
         let link: Link
-        switch try await longLinks.resolve(host: host, query: query, asker: .subject(nil), storeNow: true) {
+        switch try await longLinks.resolve(host: host, query: query, asker: .subject(nil), storing: .now) {
         case .link(let resolved) where resolved.link.appID == app.id && resolved.link.environment == environment:
             link = resolved.link
         case .refused(let refusal):

@@ -36,9 +36,18 @@ struct LongLinks: Sendable {
         case resolution(LinkResolution)
     }
 
-    /// The link of a long link's query on a host. `storeNow` waits for a new long link to be stored (the API, where an
-    /// open is recorded against it); a click does not wait.
-    func resolve(host: String, query: String, asker: LinkResolver.Asker, storeNow: Bool = false) async throws -> Outcome {
+    /// When a long link that is not stored yet is stored.
+    enum Storing {
+        /// Before answering (the API, where an open is recorded against it).
+        case now
+        /// Without making the answer wait (a click).
+        case inBackground
+        /// Not at all (the debug view, which is not a click).
+        case never
+    }
+
+    /// The link of a long link's query on a host, stored as `storing` says when it is new.
+    func resolve(host: String, query: String, asker: LinkResolver.Asker, storing: Storing = .inBackground) async throws -> Outcome {
         guard let app = try await resolver.app(forHost: host)?.value else { return .resolution(.unknown) }
         let domain = app.linkDomain(forHost: host) ?? host
         let long: LongLink
@@ -52,15 +61,18 @@ struct LongLinks: Sendable {
         }
         let link: Link
         do { link = try long.link(app: app, domain: domain, id: id, slug: slug, now: now()) } catch { return .refused(error) }
-        if storeNow {
+        switch storing {
+        case .now:
             try await create(link)
-        } else if pending.begin(limit: Self.maxPendingCreations) {
+        case .inBackground where pending.begin(limit: Self.maxPendingCreations):
             Task {
                 defer { pending.end() }
                 do { try await create(link) } catch {
                     logger.warning("a long link could not be stored; it is stored on a later click", metadata: ["error": "\(error)"])
                 }
             }
+        case .inBackground, .never:
+            break
         }
         return .link(ResolvedLink(link: link, app: app))
     }

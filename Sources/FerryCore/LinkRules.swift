@@ -118,6 +118,9 @@ package enum LinkRules {
         link.routing = try validateRouting(link.routing)
     }
 
+    /// The longest fallback URL of a link's routing, as for a preview image: four of them full still leave room in
+    /// a request body for the link's other fields.
+    package static let maxFallbackURLLength = 2048
     /// The longest `iosMinimumVersion`.
     package static let maxVersionLength = 32
     /// The highest Android version code Google Play accepts.
@@ -127,6 +130,9 @@ package enum LinkRules {
     package static func validateRouting(_ routing: LinkRouting, field: String = "routing") throws(ValidationError) -> LinkRouting {
         var routing = routing
         for (name, url) in routing.urls {
+            if url.utf8.count > maxFallbackURLLength {
+                throw ValidationError(field: "\(field).\(name)", "\(field).\(name) must be at most \(maxFallbackURLLength) characters")
+            }
             try URLRules.validateWebURL(url, field: "\(field).\(name)")
         }
         if let bundle = routing.ipadBundleID {

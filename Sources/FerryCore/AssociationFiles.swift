@@ -6,17 +6,24 @@ package enum AssociationFiles {
     package static let excludedPaths = ["/.well-known/*", "/.ferry/*", "/v1/*", "/api/*", "/dashboard*", "/healthz", "/readyz", "/metrics"]
 
     /// `apple-app-site-association` in Apple's current format (`applinks.details[].appIDs/components`),
-    /// with `webcredentials` for password autofill. `linkBundleIDs` are bundle ids the app's links name (an iPad
-    /// app's, `routing.ipadBundleID`), listed after the app's own.
-    package static func appleAppSiteAssociation(for app: App, linkBundleIDs: [String] = []) -> Data {
+    /// with `webcredentials` for password autofill, as served on `host` (nil: a domain without a path prefix). On a
+    /// domain with a path prefix (`/links`) the app opens the paths under it only (`/links/*`): the rest of the domain
+    /// is the team's own site. `linkBundleIDs` are bundle ids the app's links name (an iPad app's,
+    /// `routing.ipadBundleID`), listed after the app's own.
+    package static func appleAppSiteAssociation(for app: App, host: String? = nil, linkBundleIDs: [String] = []) -> Data {
         var details: [[String: Any]] = []
         var appIDs = app.ios.appIDs
         if let teamID = app.ios.teamID {
             for bundle in linkBundleIDs where !app.ios.bundleIDs.contains(bundle) { appIDs.append("\(teamID).\(bundle)") }
         }
         if !appIDs.isEmpty {
-            var components: [[String: Any]] = excludedPaths.map { ["/": $0, "exclude": true, "comment": "Ferry's own routes"] }
-            components.append(["/": "/*", "comment": "Every Ferry short link"])
+            var components: [[String: Any]]
+            if let prefix = host.flatMap(app.pathPrefix(forHost:)) {
+                components = [["/": prefix + "/*", "comment": "Every Ferry short link under the domain's path prefix"]]
+            } else {
+                components = excludedPaths.map { ["/": $0, "exclude": true, "comment": "Ferry's own routes"] }
+                components.append(["/": "/*", "comment": "Every Ferry short link"])
+            }
             details.append(["appIDs": appIDs, "components": components])
         }
         let document: [String: Any] = [

@@ -83,7 +83,7 @@ package struct ClickRouter: Sendable {
             title: link.social.title ?? app.social.title ?? app.name,
             description: link.social.description ?? app.social.description,
             imageURL: link.social.imageURL ?? app.social.imageURL,
-            shortURL: link.shortURL, destination: link.destination, siteName: app.name
+            shortURL: link.shortURL(in: app), destination: link.destination, siteName: app.name
         )
     }
 

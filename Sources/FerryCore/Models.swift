@@ -84,6 +84,9 @@ package struct App: Sendable, Hashable {
     /// Regular expressions a long link's deep link and fallbacks must match in whole (Firebase Dynamic Links'
     /// "allowlist URL patterns"); empty, a long link may lead only to the app's own hosts (see `URLAllowlist`).
     package var allowedURLPatterns: [String]
+    /// Path prefixes of link domains, domain → prefix (`go.example.com` → `/links`): on such a domain links are
+    /// `/links/{slug}` and the rest of the domain is the team's own (see `LinkPath`). Domains without one are not keys.
+    package var pathPrefixes: [String: String]
     /// When the app was created.
     package var createdAt: Date
 
@@ -91,10 +94,11 @@ package struct App: Sendable, Hashable {
     package init(
         id: String, name: String, domains: [String], ios: IOSSettings = IOSSettings(), android: AndroidSettings = AndroidSettings(),
         fallbackURL: String? = nil, social: SocialMetadata = SocialMetadata(), attribution: AttributionSettings = AttributionSettings(),
-        allowedURLPatterns: [String] = [], createdAt: Date
+        allowedURLPatterns: [String] = [], pathPrefixes: [String: String] = [:], createdAt: Date
     ) {
         self.allowedURLPatterns = allowedURLPatterns
         self.attribution = attribution
+        self.pathPrefixes = pathPrefixes
         self.id = id
         self.name = name
         self.domains = domains
@@ -115,6 +119,12 @@ extension App {
         let bare = String(DomainName.hostPart(of: host))
         if domains.contains(bare) { return bare }
         return domains.filter { bare.hasSuffix("." + $0) || host.hasSuffix("." + $0) }.max { $0.count < $1.count }
+    }
+
+    /// The path prefix of the app's domain a request host stands for (`linkDomain(forHost:)`), or nil.
+    package func pathPrefix(forHost host: String) -> String? {
+        guard !pathPrefixes.isEmpty, let domain = linkDomain(forHost: host) else { return nil }
+        return pathPrefixes[domain]
     }
 
     /// The domains a host may be a subdomain of, nearest first: `a.b.example.com` gives `b.example.com`, `example.com`
@@ -213,25 +223,42 @@ package struct Link: Sendable, Hashable {
         return .active
     }
 
-    /// The full URL of the link: `https://domain/slug`, or for a long link `https://domain/?link=…`.
-    package var shortURL: String {
-        if let longLink { return "\(ShortURL.scheme(forDomain: domain))://\(domain)/?\(longLink)" }
-        return ShortURL.make(domain: domain, slug: slug)
+    /// The full URL of the link on a domain without a path prefix: `https://domain/slug`, or for a long link
+    /// `https://domain/?link=…`.
+    package var shortURL: String { shortURL(prefix: nil) }
+
+    /// The full short URL of the link, with its domain's path prefix on `app` (the link's app).
+    package func shortURL(in app: App) -> String { shortURL(prefix: app.pathPrefixes[domain]) }
+
+    /// The full URL of the link under a path prefix (nil: none).
+    private func shortURL(prefix: String?) -> String {
+        if let longLink { return "\(ShortURL.scheme(forDomain: domain))://\(domain)\(prefix ?? "")/?\(longLink)" }
+        return ShortURL.make(domain: domain, slug: slug, prefix: prefix)
     }
 
-    /// What an app is handed for this link.
-    package var data: LinkData {
+    /// What an app is handed for this link, on a domain without a path prefix.
+    package var data: LinkData { data(url: shortURL) }
+
+    /// What an app is handed for this link, its URL with its domain's path prefix on `app` (the link's app).
+    package func data(in app: App) -> LinkData { data(url: shortURL(in: app)) }
+
+    private func data(url: String) -> LinkData {
         LinkData(
-            id: id, slug: slug, url: shortURL, destination: destination, iosURL: iosURL, androidURL: androidURL,
+            id: id, slug: slug, url: url, destination: destination, iosURL: iosURL, androidURL: androidURL,
             params: params, utm: utm, campaign: campaign, referrer: referrer,
             iosMinimumVersion: routing.iosMinimumVersion, androidMinimumVersionCode: routing.androidMinimumVersionCode
         )
     }
 
-    /// The API representation.
-    package var response: LinkResponse {
+    /// The API representation, on a domain without a path prefix.
+    package var response: LinkResponse { response(url: shortURL) }
+
+    /// The API representation, its URL with its domain's path prefix on `app` (the link's app).
+    package func response(in app: App) -> LinkResponse { response(url: shortURL(in: app)) }
+
+    private func response(url: String) -> LinkResponse {
         LinkResponse(
-            id: id, url: shortURL, domain: domain, slug: slug, environment: environment, destination: destination,
+            id: id, url: url, domain: domain, slug: slug, environment: environment, destination: destination,
             iosURL: iosURL, androidURL: androidURL, params: params, utm: utm, campaign: campaign, referrer: referrer,
             social: social, expiresAt: expiresAt, disabled: disabled, routing: routing, isLongLink: longLink != nil,
             createdAt: createdAt, updatedAt: updatedAt
@@ -250,9 +277,9 @@ package enum ShortURL {
         return "https"
     }
 
-    /// `scheme://domain/slug`.
-    package static func make(domain: String, slug: String) -> String {
-        "\(scheme(forDomain: domain))://\(domain)/\(slug)"
+    /// `scheme://domain/slug`, or `scheme://domain/prefix/slug` on a domain with a path prefix (`/links`).
+    package static func make(domain: String, slug: String, prefix: String? = nil) -> String {
+        "\(scheme(forDomain: domain))://\(domain)\(prefix ?? "")/\(slug)"
     }
 }
 

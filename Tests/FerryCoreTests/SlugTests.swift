@@ -19,7 +19,7 @@ struct SlugTests {
     }
 
     @Test(arguments: [
-        "", " ", "a b", "a/b", "a.b", "a%20b", "%41", "a?b", "a#b", "a+b", "a=b", "a~b", "a\u{0}b", "a\nb",
+        "", " ", "a b", "a//b", "a.b", "a%20b", "%41", "a?b", "a#b", "a+b", "a=b", "a~b", "a\u{0}b", "a\nb",
         "é", "café", "ß", "ǅ", "ａ", "𝐚", "\u{212A}", "İ", "🔗", "../etc", ".well-known", "a\\b",
     ])
     func normalizeRejectsOtherCharacters(text: String) {
@@ -59,7 +59,7 @@ struct SlugTests {
         #expect(error?.message.contains("empty") == true)
     }
 
-    @Test(arguments: ["a b", "sale!", "über", "a/b", "a.b", " x", "x "])
+    @Test(arguments: ["a b", "sale!", "über", "a//b", "a.b", " x", "x "])
     func validateCustomRefusesAlphabet(text: String) {
         #expect(validationError { try Slug.validateCustom(text) }?.field == "slug")
     }

@@ -216,6 +216,12 @@ extension PostgresStore {
         ("v7-dashboard-sessions", TenancySchema.dashboardSessions(real: "DOUBLE PRECISION")),
         ("v8-binding-authority", TenancySchema.bindingAuthority),
         ("v9-link-routing", LinkRoutingSchema.statements),
+        ("v10-link-paths", [
+            // Link domains with a path prefix, and slugs of several segments (up to 128 bytes).
+            "ALTER TABLE apps ADD COLUMN \(TenancySchema.pathPrefixesColumn)",
+            "ALTER TABLE links DROP CONSTRAINT links_slug_check",
+            "ALTER TABLE links ADD CONSTRAINT links_slug_check CHECK (\(TenancySchema.slugCheck(maxLength: 128)))",
+        ]),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

@@ -204,7 +204,42 @@ extension SQLiteStore {
         migrator.registerMigration("v13-link-routing") { db in
             for statement in LinkRoutingSchema.statements { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v14-link-paths") { db in
+            // Link domains with a path prefix, and slugs of several segments (up to 128 bytes): SQLite cannot change a
+            // CHECK, so `links` is built again.
+            try db.execute(sql: "ALTER TABLE apps ADD COLUMN \(TenancySchema.pathPrefixesColumn)")
+            try rebuild("links", in: db) {
+                $0.replacingOccurrences(of: TenancySchema.slugCheck(maxLength: 64), with: TenancySchema.slugCheck(maxLength: 128))
+            }
+        }
         return migrator
+    }
+
+    /// Builds a table again from its definition as `change` rewrites it, keeping its rows, indexes, triggers and
+    /// AUTOINCREMENT counter (SQLite's way to change what `ALTER TABLE` cannot: https://sqlite.org/lang_altertable.html).
+    /// The definition is the one the database holds, so columns added since the table was created are kept.
+    static func rebuild(_ table: String, in db: Database, change: (String) -> String) throws {
+        let definitions = "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL"
+        guard let definition = try String.fetchOne(db, sql: definitions + " AND type = 'table'", arguments: [table]) else {
+            throw StoreCorruption(message: "table \(table) is missing")
+        }
+        let changed = change(definition)
+        let creation = "CREATE TABLE \(table) ("
+        guard changed != definition, changed.hasPrefix(creation) else {
+            throw StoreCorruption(message: "the definition of \(table) is not the one this migration changes")
+        }
+        let dependents = try String.fetchAll(db, sql: definitions + " AND type IN ('index', 'trigger') ORDER BY rowid", arguments: [table])
+        let counter = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table])
+        let rebuilt = "\(table)_rebuilt"
+        try db.execute(sql: "CREATE TABLE \(rebuilt) (" + changed.dropFirst(creation.count))
+        try db.execute(sql: "INSERT INTO \(rebuilt) SELECT * FROM \(table)")
+        try db.execute(sql: "DROP TABLE \(table)")
+        try db.execute(sql: "ALTER TABLE \(rebuilt) RENAME TO \(table)")
+        for statement in dependents { try db.execute(sql: statement) }
+        if let counter {
+            try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = ?", arguments: [table])
+            try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [table, counter])
+        }
     }
 }
 #endif

@@ -13,7 +13,7 @@ import Foundation
 /// The columns of `apps`.
 enum AppColumn: Int, StoreColumn {
     case id, name, iosTeamID, iosBundleIDs, iosAppStoreID, iosURLScheme, androidPackage, androidSHA256, fallbackURL
-    case socialTitle, socialDescription, socialImageURL, attributionWindow, copyToOpen, createdAt, allowedURLPatterns
+    case socialTitle, socialDescription, socialImageURL, attributionWindow, copyToOpen, createdAt, allowedURLPatterns, pathPrefixes
 
     var columnName: String {
         switch self {
@@ -33,6 +33,7 @@ enum AppColumn: Int, StoreColumn {
         case .copyToOpen: "copy_to_open"
         case .createdAt: "created_at"
         case .allowedURLPatterns: "allowed_url_patterns"
+        case .pathPrefixes: "path_prefixes"
         }
     }
 }
@@ -50,6 +51,7 @@ extension App {
             social: SocialMetadata(title: row[.socialTitle], description: row[.socialDescription], imageURL: row[.socialImageURL]),
             attribution: AttributionSettings(window: row[.attributionWindow], copyToOpen: row[.copyToOpen]),
             allowedURLPatterns: JSONText.decode(row[.allowedURLPatterns] as String) ?? [],
+            pathPrefixes: JSONText.decode(row[.pathPrefixes] as String) ?? [:],
             createdAt: Date(timeIntervalSince1970: row[.createdAt])
         )
     }

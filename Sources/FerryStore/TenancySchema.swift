@@ -1,7 +1,16 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 /// Tables and columns that keep tenants apart, the same statements on SQLite and PostgreSQL but for the type of real
-/// numbers: domains waiting for their proof of control, dashboard sessions, and who made each user binding.
+/// numbers: domains waiting for their proof of control, dashboard sessions, who made each user binding, and how an
+/// app's domains shape its links' paths (path prefixes, the slug's CHECK).
 enum TenancySchema {
+    /// `apps.path_prefixes`: the path prefixes of an app's link domains, a JSON object of domain → prefix.
+    static let pathPrefixesColumn = "path_prefixes TEXT NOT NULL DEFAULT '{}'"
+
+    /// The CHECK of `links.slug` (as the first migration wrote it, with 64).
+    static func slugCheck(maxLength: Int) -> String {
+        "slug = lower(slug) AND length(slug) BETWEEN 1 AND \(maxLength)"
+    }
+
     static func domainClaims(real: String) -> [String] {
         [
             """

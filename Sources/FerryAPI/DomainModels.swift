@@ -10,6 +10,33 @@ package struct AddDomainRequest: Codable, Sendable, Hashable {
     package init(domain: String) { self.domain = domain }
 }
 
+/// `PATCH /v1/domains/{domain}`: the domain's path prefix (`/links`: links are `https://{domain}/links/{slug}` and the
+/// rest of the domain is the team's own site), or `null` for none (links are `https://{domain}/{slug}`). The key must
+/// be present.
+package struct UpdateDomainRequest: Codable, Sendable, Hashable {
+    /// The prefix, or nil for none.
+    package var pathPrefix: String?
+
+    /// Creates a request.
+    package init(pathPrefix: String?) { self.pathPrefix = pathPrefix }
+
+    enum CodingKeys: String, CodingKey { case pathPrefix }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        // Required, and `null` is a value: a body that forgets the key must not drop a prefix.
+        guard container.contains(.pathPrefix) else {
+            throw DecodingError.keyNotFound(CodingKeys.pathPrefix, .init(codingPath: [], debugDescription: "pathPrefix is required (null removes the prefix)"))
+        }
+        pathPrefix = try container.decodeIfPresent(String.self, forKey: .pathPrefix)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(pathPrefix, forKey: .pathPrefix)
+    }
+}
+
 /// How to prove control of a domain: either proof is enough.
 package struct DomainVerification: Codable, Sendable, Hashable {
     /// The DNS name of a TXT record to publish (`_ferry-challenge.go.example.com`).
@@ -53,14 +80,18 @@ package struct DomainResponse: Codable, Sendable, Hashable {
     package var verification: DomainVerification?
     /// What the check just made found of each proof, when it found none (`POST /v1/domains/{domain}/verify`).
     package var findings: [String]?
+    /// The path prefix links have on an active domain (`/links`), when it has one.
+    package var pathPrefix: String?
 
     /// Creates a response.
-    package init(domain: String, status: DomainStatus, isDefault: Bool = false, verification: DomainVerification? = nil, findings: [String]? = nil) {
+    package init(domain: String, status: DomainStatus, isDefault: Bool = false, verification: DomainVerification? = nil, findings: [String]? = nil,
+                 pathPrefix: String? = nil) {
         self.domain = domain
         self.status = status
         self.isDefault = isDefault
         self.verification = verification
         self.findings = findings
+        self.pathPrefix = pathPrefix
     }
 }
 

@@ -32,7 +32,7 @@ package enum FerryRoutes {
     package static let webhooks = "/v1/webhooks"
     /// `GET` lists an app's link domains, `POST` asks for a new one (secret key; adding needs a live key).
     package static let domains = "/v1/domains"
-    /// `DELETE` drops one of an app's domains, or a pending one (live secret key).
+    /// `DELETE` drops one of an app's domains, or a pending one; `PATCH` sets its path prefix (live secret key).
     package static func domain(_ name: String) -> String { "\(domains)/\(name)" }
     /// `POST`: checks the proof of control of a pending domain and makes it serve links (live secret key).
     package static func verifyDomain(_ name: String) -> String { "\(domains)/\(name)/verify" }

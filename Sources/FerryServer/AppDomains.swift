@@ -75,8 +75,13 @@ struct AppDomains: Sendable {
     /// The app's domains: active ones in order (the first is the default), then pending claims with their proofs.
     func list(app: App) async throws -> DomainListResponse {
         let claims = try await store.domainClaims(appID: app.id)
-        let active = app.domains.enumerated().map { DomainResponse(domain: $1, status: .active, isDefault: $0 == 0) }
+        let active = app.domains.enumerated().map { Self.response(domain: $1, app: app) }
         return DomainListResponse(data: active + claims.map(Self.response), selfService: selfService == .verified)
+    }
+
+    /// An active domain of the app, as the API shows it.
+    static func response(domain: String, app: App) -> DomainResponse {
+        DomainResponse(domain: domain, status: .active, isDefault: app.domains.first == domain, pathPrefix: app.pathPrefixes[domain])
     }
 
     static func response(_ claim: DomainClaim) -> DomainResponse {
@@ -151,7 +156,7 @@ struct AppDomains: Sendable {
         var response: DomainResponse {
             switch self {
             case .active(let app, let domain):
-                return DomainResponse(domain: domain, status: .active, isDefault: app.domains.first == domain)
+                return AppDomains.response(domain: domain, app: app)
             case .pending(let claim, let findings):
                 var response = AppDomains.response(claim)
                 response.findings = findings
@@ -202,6 +207,20 @@ struct AppDomains: Sendable {
             change(&spec)
             spec.domains = domains
         }
+        cache.removeAll()
+        return updated
+    }
+
+    /// Sets (or, with nil, removes) the path prefix of an active domain: its links are served at `/{prefix}/{slug}`
+    /// from then on, and its association file names those paths only.
+    func setPathPrefix(_ prefix: String?, of domain: String, app: App, key: APIKeyRecord) async throws -> App {
+        try checkMayChange(key)
+        let domain = domain.lowercased()
+        guard app.domains.contains(domain) else {
+            throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not one of this app's active domains")
+        }
+        let prefix = try prefix.map { text throws(ValidationError) in try LinkPath.validatePrefix(text) }
+        let updated = try await admin.updateApp(id: app.id) { spec in spec.pathPrefixes[domain] = prefix }
         cache.removeAll()
         return updated
     }

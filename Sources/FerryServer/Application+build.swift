@@ -150,7 +150,7 @@ func buildRouter(
         ("/openapi.yaml", ["GET"]),
         (FerryRoutes.links, ["GET", "POST"]),
         ("\(FerryRoutes.links)/:id", ["GET", "PATCH", "DELETE"]),
-        ("\(FerryRoutes.links)/resolve/:slug", ["GET"]),
+        (AttributionController.resolvePath, ["GET"]),
         (FerryRoutes.resolveURL, ["GET"]),
         (FerryRoutes.attributionMatch, ["POST"]),
         (FerryRoutes.attributionUser, ["POST"]),
@@ -166,7 +166,7 @@ func buildRouter(
         ("\(FerryRoutes.webhooks)/:id", ["DELETE"]),
         ("\(FerryRoutes.webhooks)/:id/deliveries", ["GET"]),
         (FerryRoutes.domains, ["GET", "POST"]),
-        ("\(FerryRoutes.domains)/:domain", ["DELETE"]),
+        ("\(FerryRoutes.domains)/:domain", ["PATCH", "DELETE"]),
         ("\(FerryRoutes.domains)/:domain/verify", ["POST"]),
     ])
     router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, message: "no such API route") }

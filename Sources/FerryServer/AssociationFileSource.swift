@@ -22,10 +22,10 @@ final class AssociationFileSource: Sendable {
         self.now = now
     }
 
-    /// `apple-app-site-association` for an app. Should the store fail, the file names the app's own bundle ids only
+    /// `apple-app-site-association` for an app, as served on `host` (its path prefix, if any, decides the paths). Should the store fail, the file names the app's own bundle ids only
     /// (the file must not fail when the links cannot be read: Apple would drop the domain).
-    func apple(for app: App) async -> Data {
-        AssociationFiles.appleAppSiteAssociation(for: app, linkBundleIDs: await linkBundleIDs(of: app))
+    func apple(for app: App, host: String? = nil) async -> Data {
+        AssociationFiles.appleAppSiteAssociation(for: app, host: host, linkBundleIDs: await linkBundleIDs(of: app))
     }
 
     /// `assetlinks.json` for an app.

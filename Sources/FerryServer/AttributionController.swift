@@ -18,8 +18,10 @@ struct AttributionController: Sendable {
         router.post(RouterPath(FerryRoutes.attributionUser)) { request, _ in try await bindUser(request) }
         router.post(RouterPath(FerryRoutes.sdkValidate)) { request, _ in try await validate(request) }
         router.post(RouterPath(FerryRoutes.events)) { request, _ in try await events(request) }
-        router.get("\(FerryRoutes.links)/resolve/:slug") { request, context in
-            try await resolve(request, slug: context.parameters.get("slug") ?? "")
+        // The slug, or the link's path as the app was opened with it: one segment or several (`promo/spring-26`,
+        // `links/promo` on a domain with the path prefix `/links`).
+        router.get(RouterPath(Self.resolvePath)) { request, _ in
+            try await resolve(request, path: String(request.uri.path.dropFirst(Self.resolvePrefix.count)))
         }
         router.get(RouterPath(FerryRoutes.resolveURL)) { request, _ in try await resolveURL(request) }
     }
@@ -51,12 +53,16 @@ struct AttributionController: Sendable {
         return try JSONBody.response(EventsResponse(accepted: try await opener.record(body, app: auth.app, environment: auth.key.environment)))
     }
 
-    func resolve(_ request: Request, slug: String) async throws -> Response {
+    /// `GET /v1/links/resolve/{slug…}`.
+    static let resolvePath = "\(FerryRoutes.links)/resolve/**"
+    static let resolvePrefix = "\(FerryRoutes.links)/resolve/"
+
+    func resolve(_ request: Request, path: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request)
         let query = request.uri.queryParameters
-        let link = try await opener.open(slug: slug, domain: query["domain"].map(String.init), installID: query["installID"].map(String.init),
+        let link = try await opener.open(slug: path, domain: query["domain"].map(String.init), installID: query["installID"].map(String.init),
                                          app: auth.app, environment: auth.key.environment)
-        return try JSONBody.response(ResolveResponse(link: link.data))
+        return try JSONBody.response(ResolveResponse(link: link.data(in: auth.app)))
     }
 
     func resolveURL(_ request: Request) async throws -> Response {

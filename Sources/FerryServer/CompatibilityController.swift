@@ -208,7 +208,7 @@ struct CompatibilityController: Sendable {
         let create = CreateLinkRequest(destination: destination, params: body.customPayload, campaign: body.campaign, referrer: body.referrerIdentifier)
         let link = try await links.create(create, app: auth.app, environment: environment)
         return try LinkTraceEnvelope.success(
-            ["shortCode": link.slug, "referralLink": link.shortURL, "referrerIdentifier": link.referrer ?? ""], status: .created)
+            ["shortCode": link.slug, "referralLink": link.shortURL(in: auth.app), "referrerIdentifier": link.referrer ?? ""], status: .created)
     }
 
     /// LinkTrace-style `environment`: absent or `production` is the key's own; `stage` is test data, never mixed with live.

@@ -17,6 +17,7 @@ struct DomainsController: Sendable {
         router.post(RouterPath(FerryRoutes.domains)) { request, _ in try await add(request) }
         router.post("\(FerryRoutes.domains)/:domain/verify") { request, context in try await verify(request, domain: context.parameters.get("domain") ?? "") }
         router.delete("\(FerryRoutes.domains)/:domain") { request, context in try await remove(request, domain: context.parameters.get("domain") ?? "") }
+        router.patch("\(FerryRoutes.domains)/:domain") { request, context in try await update(request, domain: context.parameters.get("domain") ?? "") }
     }
 
     func list(_ request: Request) async throws -> Response {
@@ -37,6 +38,13 @@ struct DomainsController: Sendable {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         // A check that finds no proof is an answer too: the domain still waits, with what was found.
         return try JSONBody.response(try await domains.verify(domain, app: auth.app, key: auth.key).response)
+    }
+
+    func update(_ request: Request, domain: String) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let body = try await JSONBody.decode(UpdateDomainRequest.self, from: request, limit: maxBodyBytes)
+        let app = try await domains.setPathPrefix(body.pathPrefix, of: domain, app: auth.app, key: auth.key)
+        return try JSONBody.response(AppDomains.response(domain: domain.lowercased(), app: app))
     }
 
     func remove(_ request: Request, domain: String) async throws -> Response {

@@ -50,10 +50,13 @@ struct EdgeController: Sendable {
         router.post(RouterPath(HTML.signalsPath)) { request, _ in try await signals(request) }
         router.get("/") { request, context in try await root(request, context: context) }
         // A link is `/{slug}` or `/link/{slug}` on a link domain or any subdomain of one (the `/link/` form is the one
-        // subdomain links are shared in).
-        for path in ["/:slug", "/link/:slug"] {
-            router.get(RouterPath(path)) { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "") }
-            router.head(RouterPath(path)) { request, context in try await click(request, context: context, slug: context.parameters.get("slug") ?? "", head: true) }
+        // subdomain links are shared in), under the domain's path prefix if it has one; a slug may have several
+        // segments. What the path names is read from the raw path (`LinkPath`), as the fast path reads it: the
+        // routes only send every other path here. (`/link/**` because the router does not come back to `/**` once
+        // it took the first segment as the constant `link`.)
+        for path in ["/**", "/link/**"] {
+            router.get(RouterPath(path)) { request, context in try await click(request, context: context) }
+            router.head(RouterPath(path)) { request, context in try await click(request, context: context, head: true) }
         }
         // The fixed paths answer 405 for the methods they do not have; any other method and path is a link that does
         // not exist (the 404 page).
@@ -71,13 +74,18 @@ struct EdgeController: Sendable {
         DomainName.normalizeHostHeader(request.headers[hostHeader] ?? request.head.authority)
     }
 
-    func click(_ request: Request, context: FerryRequestContext, slug rawSlug: String, head: Bool = false) async throws -> Response {
-        guard let host = Self.host(of: request), let slug = Slug.normalize(rawSlug) else { return page(.notFound, head: head) }
+    /// A request for a path that may name a link (any path no fixed route has), read from the raw path.
+    func click(_ request: Request, context: FerryRequestContext, head: Bool = false) async throws -> Response {
+        guard let host = Self.host(of: request) else { return page(.notFound, head: head) }
         let click = ClickRequest(
             userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
             forwardedFor: request.headers[values: Self.forwardedFor], query: request.uri.query, peer: .text(context.peerAddress)
         )
-        let resolution = try await resolver.resolve(.click, host: host, slug: slug, asker: .origin(click.origin))
+        let resolution = try await resolver.resolve(.click, host: host, path: request.uri.path, asker: .origin(click.origin))
+        // `/{prefix}/?link=…`: a long link at the root of a domain with a path prefix.
+        if case .app = resolution, let query = request.uri.query, LongLink.isLongLink(query: query) {
+            return try await longLink(request, context: context, host: host, query: query, head: head)
+        }
         // `?d=1`: the link's debug view instead of the click (an unknown slug is the ordinary 404 page).
         if LinkDebugReport.isRequested(byQuery: request.uri.query ?? ""), case .link(let resolved) = resolution, resolved.isServedHere {
             return await debugPage(resolved).response(head: head)
@@ -99,19 +107,24 @@ struct EdgeController: Sendable {
     /// A click answered without waiting, or nil when that cannot be done (the caller then takes the framework's
     /// route, which asks the database with a deadline): from the cache, or, for a link the cache does not hold on a
     /// store that can read it at once (SQLite), from a point read on the calling thread. The host's app must be in
-    /// the cache.
-    func answerFromCache(host: String, slug: String, click: ClickRequest) -> EdgeAnswer? {
-        resolver.resolveNow(host: host, slug: slug, origin: click.origin).map { answer($0, click: click, head: false) }
+    /// the cache. The root of a domain with a path prefix is the framework's to answer too.
+    func answerFromCache(host: String, path: String, click: ClickRequest) -> EdgeAnswer? {
+        switch resolver.resolveNow(host: host, path: path, origin: click.origin) {
+        case nil, .app?: nil
+        case let resolution?: answer(resolution, click: click, head: false)
+        }
     }
 
     /// The answer to a click, whichever path resolved it: the link's (when the app that serves the host may answer
     /// it), or a page: 404 for a link that does not exist, 410-style for a link on a domain its app dropped, 429 for
-    /// an address over its limit of unknown slugs, 503 when the database is away.
+    /// an address over its limit of unknown slugs, 503 when the database is away; at the root of a domain with a path
+    /// prefix, what the domain's root answers.
     func answer(_ resolution: LinkResolution, click: ClickRequest, head: Bool) -> EdgeAnswer {
         switch resolution {
         case .link(let resolved): resolved.isServedHere ? answer(resolved, click: click, head: head) : .page(.domainRetired)
         case .retired: .page(.domainRetired)
-        case .unknown, .app: .page(.notFound)
+        case .app(let app): Self.rootAnswer(app?.value)
+        case .unknown: .page(.notFound)
         case .tooManyUnknownSlugs(let wait): .tooManyUnknownSlugs(retryAfter: wait)
         case .unavailable: .page(.unavailable)
         }
@@ -181,13 +194,14 @@ struct EdgeController: Sendable {
         if let query = request.uri.query, LongLink.isLongLink(query: query) {
             return try await longLink(request, context: context, host: host, query: query, head: head)
         }
-        guard let app = try await resolver.app(forHost: host)?.value, let fallback = app.fallbackURL else {
-            return page(.notFound, head: head)
-        }
-        var headers = HTTPFields()
-        headers[.location] = fallback
-        headers[.cacheControl] = "no-store"
-        return Response(status: .found, headers: headers)
+        return Self.rootAnswer(try await resolver.app(forHost: host)?.value).response(head: head)
+    }
+
+    /// What the root of an app's domain (`/`, or the domain's path prefix) answers: a redirect to the app's fallback
+    /// page, or a 404 page.
+    static func rootAnswer(_ app: App?) -> EdgeAnswer {
+        guard let fallback = app?.fallbackURL else { return .page(.notFound) }
+        return EdgeAnswer(status: .found, fields: [(.location, fallback), (.cacheControl, "no-store")], body: nil)
     }
 
     /// A click on a long link: answered as its link (recorded like a short link's click), or a 400 page naming what
@@ -212,7 +226,7 @@ struct EdgeController: Sendable {
         guard let host = Self.host(of: request), let app = try await resolver.app(forHost: host)?.value else {
             throw APIError(.notFound, message: "no app serves links on this host")
         }
-        let data = apple ? await associations.apple(for: app) : associations.android(for: app)
+        let data = apple ? await associations.apple(for: app, host: host) : associations.android(for: app)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "public, max-age=300"

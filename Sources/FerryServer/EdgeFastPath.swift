@@ -177,7 +177,7 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The answer from memory, or nil when the framework should answer.
     private func answer(to request: EdgeRequest, peer: SocketAddress?) -> EdgeAnswer? {
         guard request.isGET, request.isHTTP11, !request.asksForMore, request.otherHosts.isEmpty, let onlyHost = request.host,
-              let (slug, query) = Self.link(in: request.target),
+              let (path, query) = Self.link(in: request.target),
               let host = DomainName.normalizeHostHeader(onlyHost)
         else { return nil }
         // The debug view (`?d=1`) is the router's to answer.
@@ -191,7 +191,7 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             userAgent: request.userAgent, referer: request.referer, acceptLanguage: request.acceptLanguage,
             forwardedFor: request.forwardedFor, query: query, peer: .socket(peer), client: lastClient
         )
-        guard var answer = edge.answerFromCache(host: host, slug: slug, click: click) else { return nil }
+        guard var answer = edge.answerFromCache(host: host, path: path, click: click) else { return nil }
         if host != lastHost {
             lastHost = host
             lastHostPinned = StrictTransportSecurity.applies(toHost: host)
@@ -233,18 +233,43 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         if let body = answer.body { buffer.writeString(body) }
     }
 
-    /// The slug and raw query of a link path (`/{slug}` or `/link/{slug}`, origin form), or nil for any other path
-    /// and for words reserved for Ferry's own routes.
-    static func link(in uri: String) -> (slug: String, query: String?)? {
+    /// The path and raw query of a request target (origin form) that may name a link (see `LinkPath`), or nil for
+    /// any other: a path one of the framework's fixed routes has, or that no link can have. Cheap, one pass over the
+    /// path: only the slug alphabet (in any case) and single `/`, at most `LinkPath.maxRequestPathLength` bytes, and a first
+    /// segment that is not a reserved word — but `link` (the `/link/{slug}` form) and `links` (which a path prefix
+    /// may be); what the path names is read once the host's app, and so its domain's path prefix, is known.
+    static func link(in uri: String) -> (path: String, query: String?)? {
         let utf8 = uri.utf8
         guard utf8.first == UInt8(ascii: "/") else { return nil }
         let pathEnd = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
-        var path = uri[utf8.index(after: utf8.startIndex)..<pathEnd]
-        if path.utf8.starts(with: "link/".utf8) { path = path.dropFirst(5) }
-        guard let slug = Slug.normalize(path), !Slug.reserved.contains(slug) else { return nil }
+        let path = uri[..<pathEnd]
+        guard (2...LinkPath.maxRequestPathLength).contains(path.utf8.count) else { return nil }
+        var firstSegment = 0
+        var inFirst = true
+        var previous = UInt8(ascii: "/")
+        for byte in path.utf8.dropFirst() {
+            if byte == UInt8(ascii: "/") {
+                // The router reads `//` as `/` (`//healthz` is `/healthz`): such a path is the framework's to route.
+                guard previous != UInt8(ascii: "/") else { return nil }
+                inFirst = false
+            } else {
+                guard Slug.isSlugByte(LinkPath.lowercase(byte)) else { return nil }
+                if inFirst { firstSegment += 1 }
+            }
+            previous = byte
+        }
+        if firstSegment <= Self.longestReservedWord {
+            let word = String(unsafeUninitializedCapacity: firstSegment) { buffer in
+                for (index, byte) in path.utf8.dropFirst().prefix(firstSegment).enumerated() { buffer[index] = LinkPath.lowercase(byte) }
+                return firstSegment
+            }
+            if Slug.reserved.contains(word), word != "link", word != "links" { return nil }
+        }
         let query = pathEnd == utf8.endIndex ? nil : String(uri[utf8.index(after: pathEnd)...])
-        return (slug, query)
+        return (String(path), query)
     }
+
+    static let longestReservedWord = Slug.reserved.map(\.utf8.count).max() ?? 0
 }
 
 /// The `Date` header's value (RFC 9110's IMF-fixdate), formatted once a second.

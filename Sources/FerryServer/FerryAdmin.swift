@@ -38,6 +38,8 @@ package struct FerryAdmin: Sendable {
         package var attribution = AttributionSettings()
         /// Patterns a long link's URLs must match (see `URLAllowlist`).
         package var allowedURLPatterns: [String] = []
+        /// Path prefixes of the app's domains, domain → prefix (`go.example.com` → `/links`).
+        package var pathPrefixes: [String: String] = [:]
 
         /// Creates a spec with a name and domains.
         package init(name: String, domains: [String]) {
@@ -59,6 +61,7 @@ package struct FerryAdmin: Sendable {
             social = app.social
             attribution = app.attribution
             allowedURLPatterns = app.allowedURLPatterns
+            pathPrefixes = app.pathPrefixes
         }
     }
 
@@ -120,8 +123,24 @@ package struct FerryAdmin: Sendable {
         return App(
             id: id, name: trimmed, domains: domains, ios: ios, android: android,
             fallbackURL: spec.fallbackURL, social: spec.social, attribution: spec.attribution,
-            allowedURLPatterns: spec.allowedURLPatterns, createdAt: createdAt
+            allowedURLPatterns: spec.allowedURLPatterns,
+            pathPrefixes: try pathPrefixes(spec.pathPrefixes, domains: domains, existing: existing), createdAt: createdAt
         )
+    }
+
+    /// An app's path prefixes, each checked (`LinkPath.validatePrefix`) and on one of its domains. The prefix of a
+    /// domain the app drops goes with it; one for a domain the app never had is refused.
+    static func pathPrefixes(_ prefixes: [String: String], domains: [String], existing: [String]) throws(ValidationError) -> [String: String] {
+        var valid: [String: String] = [:]
+        for (domain, prefix) in prefixes.sorted(by: { $0.key < $1.key }) {
+            let normalized = try DomainName.validate(domain, field: "pathPrefix")
+            guard domains.contains(normalized) else {
+                if existing.contains(normalized) { continue }
+                throw ValidationError(field: "pathPrefix", "domain '\(normalized)' is not one of this app's link domains")
+            }
+            valid[normalized] = try LinkPath.validatePrefix(prefix)
+        }
+        return valid
     }
 
     /// Creates a key for an app; returns the record and the key text, which is never stored and never shown again.

@@ -28,19 +28,35 @@ struct LinkResolver: Sendable {
         case origin(ClickOrigin)
     }
 
-    /// The steps for one question, not taken yet.
+    /// The steps for one question about a slug, not taken yet.
     func lookup(_ goal: LinkLookup.Goal, host: String, slug: String, asker: Asker, countingMisses: Bool) -> LinkLookup {
-        LinkLookup(goal: goal, host: host, slug: slug, asker: asker, cache: cache, limits: limits, countingMisses: countingMisses)
+        lookup(goal, host: host, target: .slug(slug), asker: asker, countingMisses: countingMisses)
+    }
+
+    /// The steps for one question, not taken yet.
+    func lookup(_ goal: LinkLookup.Goal, host: String, target: LinkLookup.Target, asker: Asker, countingMisses: Bool) -> LinkLookup {
+        LinkLookup(goal: goal, host: host, target: target, asker: asker, cache: cache, limits: limits, countingMisses: countingMisses)
+    }
+
+    /// What a click on a slug finds without waiting (see `resolveNow(_:host:origin:)`).
+    func resolveNow(host: String, slug: String, origin: ClickOrigin) -> LinkResolution? {
+        resolveNow(.slug(slug), host: host, origin: origin)
+    }
+
+    /// What a click on a request path finds without waiting (see `resolveNow(_:host:origin:)`); what the path names
+    /// is read with the path prefix of the host's domain (`LinkPath`).
+    func resolveNow(host: String, path: String, origin: ClickOrigin) -> LinkResolution? {
+        resolveNow(.path(path), host: host, origin: origin)
     }
 
     /// What a click finds without waiting: from the cache, or, for a link the cache does not hold on a store that can
     /// read one at once (SQLite), from a point read on the calling thread. Nil when that cannot be told without
     /// waiting (a host the cache does not know, a link on a store that cannot read it at once or whose reader is
     /// busy): then `resolve` answers.
-    func resolveNow(host: String, slug: String, origin: ClickOrigin) -> LinkResolution? {
+    func resolveNow(_ target: LinkLookup.Target, host: String, origin: ClickOrigin) -> LinkResolution? {
         let immediate = immediateReader
         // Without a reader a miss is given up here and counted by the path that reads it.
-        var lookup = self.lookup(.click, host: host, slug: slug, asker: .origin(origin), countingMisses: immediate != nil)
+        var lookup = self.lookup(.click, host: host, target: target, asker: .origin(origin), countingMisses: immediate != nil)
         while true {
             switch lookup.next() {
             case .done(let resolution):
@@ -59,7 +75,17 @@ struct LinkResolver: Sendable {
     /// What a question finds, asking the database (with the lookups' deadline) what the cache does not know; while
     /// the database is away, from what the cache knew before it was last emptied, else `.unavailable`.
     func resolve(_ goal: LinkLookup.Goal, host: String, slug: String = "", asker: Asker = .subject(nil)) async throws -> LinkResolution {
-        var lookup = self.lookup(goal, host: host, slug: slug, asker: asker, countingMisses: true)
+        try await resolve(goal, host: host, target: .slug(slug), asker: asker)
+    }
+
+    /// What a question about a request path finds (see `resolve(_:host:slug:asker:)`); what the path names is read
+    /// with the path prefix of the host's domain (`LinkPath`).
+    func resolve(_ goal: LinkLookup.Goal, host: String, path: String, asker: Asker = .subject(nil)) async throws -> LinkResolution {
+        try await resolve(goal, host: host, target: .path(path), asker: asker)
+    }
+
+    private func resolve(_ goal: LinkLookup.Goal, host: String, target: LinkLookup.Target, asker: Asker) async throws -> LinkResolution {
+        var lookup = self.lookup(goal, host: host, target: target, asker: asker, countingMisses: true)
         let store = store
         while true {
             switch lookup.next() {
@@ -122,7 +148,8 @@ struct LinkResolver: Sendable {
 
 /// What the steps from a host and a slug came to.
 enum LinkResolution {
-    /// The host's app, for a question about the app alone (nil when no app serves the host).
+    /// The host's app, for a question about the app alone (nil when no app serves the host); for a click, the host's
+    /// app when the path is the root of a domain with a path prefix (`LinkPath.root`).
     case app(Shared<App>?)
     /// The slug's link on the app that serves the host; answered only when `isServedHere`.
     case link(ResolvedLink)
@@ -169,9 +196,20 @@ struct LinkLookup {
         case done(LinkResolution)
     }
 
+    /// What is looked for on the host's app.
+    enum Target {
+        /// A slug (already in its canonical form).
+        case slug(String)
+        /// Whatever a raw request path names on the host (`LinkPath.parse`), once the host's app, and so the path
+        /// prefix of its domain, is known.
+        case path(String)
+    }
+
     let goal: Goal
     let host: String
-    let slug: String
+    private let target: Target
+    /// The slug looked up: the target's, or the one its path names (empty until then, and for a path that names none).
+    private(set) var slug: String
     private var asker: LinkResolver.Asker
     private let cache: LinkCache
     private let limits: RequestLimits
@@ -182,10 +220,11 @@ struct LinkLookup {
     /// The cache's generation when a read began: what the read finds is kept only if the cache was not emptied since.
     private var generation: UInt64 = 0
 
-    init(goal: Goal, host: String, slug: String, asker: LinkResolver.Asker, cache: LinkCache, limits: RequestLimits, countingMisses: Bool) {
+    init(goal: Goal, host: String, target: Target, asker: LinkResolver.Asker, cache: LinkCache, limits: RequestLimits, countingMisses: Bool) {
         self.goal = goal
         self.host = host
-        self.slug = slug
+        self.target = target
+        if case .slug(let slug) = target { self.slug = slug } else { slug = "" }
         self.asker = asker
         self.cache = cache
         self.limits = limits
@@ -258,10 +297,32 @@ struct LinkLookup {
 
     private mutating func appKnown(_ app: Shared<App>?) {
         switch (goal, app) {
-        case (.app, _): phase = .done(.app(app))
-        case (.link, nil): phase = .done(.unknown)
-        case (_, let app?): phase = .link(app: app, domain: app.value.linkDomain(forHost: host) ?? host)
-        case (.click, nil): phase = .link(app: nil, domain: host)
+        case (.app, _):
+            phase = .done(.app(app))
+        case (.link, nil):
+            phase = .done(.unknown)
+        case (_, let app?):
+            let domain = app.value.linkDomain(forHost: host) ?? host
+            switch named(prefix: app.value.pathPrefixes.isEmpty ? nil : app.value.pathPrefixes[domain]) {
+            case .slug?: phase = .link(app: app, domain: domain)
+            case .root? where goal == .click: phase = .done(.app(app))
+            case .root?, nil: phase = .done(.unknown)
+            }
+        case (.click, nil):
+            // A host no app serves has no path prefix: a link made on it before its app dropped it is `/{slug}`.
+            if case .slug? = named(prefix: nil) { phase = .link(app: nil, domain: host) } else { phase = .done(.unknown) }
+        }
+    }
+
+    /// What the target names on a domain with `prefix`; the slug, when it names one, becomes the walk's.
+    private mutating func named(prefix: String?) -> LinkPath? {
+        switch target {
+        case .slug(let slug):
+            return .slug(slug)
+        case .path(let path):
+            let named = LinkPath.parse(path: path, prefix: prefix)
+            if case .slug(let slug)? = named { self.slug = slug }
+            return named
         }
     }
 

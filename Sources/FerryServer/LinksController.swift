@@ -28,7 +28,7 @@ struct LinksController: Sendable {
         let link = try await links.create(body, app: auth.app, environment: auth.key.environment)
         var headers = HTTPFields()
         headers[.location] = FerryRoutes.link(id: link.id)
-        return try JSONBody.response(link.response, status: .created, headers: headers)
+        return try JSONBody.response(link.response(in: auth.app), status: .created, headers: headers)
     }
 
     func list(_ request: Request) async throws -> Response {
@@ -50,18 +50,18 @@ struct LinksController: Sendable {
             cursor = Int64(clamping: value)
         }
         let page = try await links.page(app: auth.app, environment: auth.key.environment, limit: limit, after: cursor)
-        return try JSONBody.response(LinkListResponse(data: page.links.map(\.response), nextCursor: page.nextCursor.map(String.init)))
+        return try JSONBody.response(LinkListResponse(data: page.links.map { $0.response(in: auth.app) }, nextCursor: page.nextCursor.map(String.init)))
     }
 
     func read(_ request: Request, id: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
-        return try JSONBody.response(try await links.find(id, app: auth.app, environment: auth.key.environment).response)
+        return try JSONBody.response(try await links.find(id, app: auth.app, environment: auth.key.environment).response(in: auth.app))
     }
 
     func update(_ request: Request, id: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let body = try await JSONBody.decode(UpdateLinkRequest.self, from: request, limit: maxBodyBytes)
-        return try JSONBody.response(try await links.update(id, with: body, app: auth.app, environment: auth.key.environment).response)
+        return try JSONBody.response(try await links.update(id, with: body, app: auth.app, environment: auth.key.environment).response(in: auth.app))
     }
 
     /// Where the link sends each kind of visitor and what is wrong with its setup (what `?d=1` on the link shows).

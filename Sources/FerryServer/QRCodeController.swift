@@ -22,13 +22,14 @@ struct QRCodeController: Sendable {
         let auth = try await authenticator.authenticate(request, requiring: .secret)
         let link = try await links.find(id, app: auth.app, environment: auth.key.environment)
         let options = try Self.options(of: request)
-        return try Self.response(link, png: options.png, pixels: options.size, level: options.level, disposition: "inline")
+        return try Self.response(link, app: auth.app, png: options.png, pixels: options.size, level: options.level, disposition: "inline")
     }
 
-    /// A QR code of a link's short URL as an image response; `disposition` is `inline` or `attachment`.
-    static func response(_ link: Link, png: Bool, pixels: Int, level: QRCode.ErrorCorrection, disposition: String) throws -> Response {
+    /// A QR code of a link's short URL (on its app, `app`) as an image response; `disposition` is `inline` or
+    /// `attachment`.
+    static func response(_ link: Link, app: App, png: Bool, pixels: Int, level: QRCode.ErrorCorrection, disposition: String) throws -> Response {
         let code: QRCode
-        do { code = try QRCode(text: link.shortURL, errorCorrection: level) } catch {
+        do { code = try QRCode(text: link.shortURL(in: app), errorCorrection: level) } catch {
             throw APIError(.tooLong, message: error.description)
         }
         var headers = HTTPFields()

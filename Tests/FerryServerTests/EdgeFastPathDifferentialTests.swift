@@ -49,6 +49,15 @@ struct EdgeFastPathDifferentialTests {
         }
     }
 
+    /// Slugs of several segments, and a domain whose links are under a path prefix (`example.org`, `/links`).
+    @Test func streamsOfLinkPathsAreFramedAndAnsweredAlike() async throws {
+        try await Self.run(base: 4_000_000, streams: 300, answersFromMemory: 30) { random in
+            var stream = RequestStreams.stream(&random, paths: true)
+            if RequestStreams.chance(0.2, &random) { RequestStreams.mutate(&stream, &random) }
+            return (stream, RequestStreams.pieces(of: stream.count, &random))
+        }
+    }
+
     @Test func streamsSplitAtEveryByteAreReadAlike() async throws {
         // Each stream is read in two pieces, cut at each of its bytes in turn, and once a byte at a time.
         try await Self.run(base: 3_000_000, streams: 12, cutsEverywhere: true) { random in
@@ -193,8 +202,16 @@ struct EdgeFastPathDifferentialTests {
             _ = try await admin.createLink(CreateLinkRequest(domain: "old.example.net", slug: "home", destination: "https://example.net/home"),
                                            app: retiredApp, environment: .live)
             _ = try await admin.updateApp(id: retiredApp.id) { $0.domains.removeAll { $0 == "old.example.net" } }
+            // Slugs of several segments, and a domain with a path prefix.
+            let app = try await admin.updateApp(id: fixture.app.id) { spec in
+                spec.domains.append("example.org")
+                spec.pathPrefixes["example.org"] = "/links"
+            }
+            _ = try await admin.createLink(CreateLinkRequest(slug: "promo/spring-26", destination: "https://example.com/spring"), app: app, environment: .live)
+            _ = try await admin.createLink(CreateLinkRequest(domain: "example.org", slug: "promo/x", destination: "https://example.org/x"), app: app,
+                                           environment: .live)
 
-            let edge = try await EdgeController.forPipelineTests(store: fixture.store, hosts: RequestStreams.hosts)
+            let edge = try await EdgeController.forPipelineTests(store: fixture.store, hosts: RequestStreams.hosts + RequestStreams.pathHosts)
             return Bench(fixture: fixture, edge: edge)
         }
 
@@ -311,6 +328,14 @@ enum RequestStreams {
         "home", "home", "HOME", "sale", "gone", "deep", "x", "nothing", "healthz", "metrics", "dashboard", "v1", "link", "api",
         "apple-app-site-association", "h%6Fme", "home.json", "-", "home/", "home/x", "a_b", String(repeating: "s", count: 70),
     ]
+    /// Paths of several segments and under `example.org`'s path prefix (`paths: true`), on these hosts.
+    static let paths = [
+        "/promo/spring-26", "/Promo/Spring-26/", "/link/promo/spring-26", "/promo/spring-26/x", "/promo//spring-26", "/promo/nothing",
+        "/a/b/c/d/e", "/links/promo/x", "/links/link/promo/x", "/Links/Promo/X/", "/links", "/links/", "/links/promo", "/promo/x", "/home/",
+        "//home", "/links//promo/x", "/links/promo/x?utm_source=a", "/api/x", "/healthz/", "/link/", "/links?link=https%3A%2F%2Fexample.com",
+        "/" + String(repeating: "a/", count: 120),
+    ]
+    static let pathHosts = ["go.example.com", "example.org", "www.example.org", "abc.go.example.com", "EXAMPLE.org"]
     static let agents = [
         UA.desktop, UA.desktop, UA.iPhoneSafari, UA.iPhoneInstagram, UA.android, UA.slackBot, UA.facebookBot, "curl/8.7.1", "",
         "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Mozilla/5.0\t(tab)", "caf\u{E9}/1.0",
@@ -328,12 +353,13 @@ enum RequestStreams {
     /// Several requests, one after another: in two streams of three, requests as clients send them (with the odd
     /// but well-formed fields, bodies and methods of HTTP/1.1), in the third also malformed ones. `short` leaves out
     /// huge fields.
-    static func stream(_ random: inout SeededGenerator, requests: ClosedRange<Int> = 1...6, short: Bool = false) -> [UInt8] {
+    static func stream(_ random: inout SeededGenerator, requests: ClosedRange<Int> = 1...6, short: Bool = false, paths: Bool = false) -> [UInt8] {
         let hostile = chance(1.0 / 3, &random)
-        return (0..<Int.random(in: requests, using: &random)).flatMap { _ in request(&random, hostile: hostile, short: short) }
+        return (0..<Int.random(in: requests, using: &random)).flatMap { _ in request(&random, hostile: hostile, short: short, paths: paths) }
     }
 
-    static func request(_ random: inout SeededGenerator, hostile: Bool, short: Bool) -> [UInt8] {
+    /// One request; with `paths`, its target is one of `paths` on one of `pathHosts`.
+    static func request(_ random: inout SeededGenerator, hostile: Bool, short: Bool, paths: Bool = false) -> [UInt8] {
         /// Something malformed, only in a hostile stream.
         func odd(_ probability: Double, _ random: inout SeededGenerator) -> Bool { hostile && chance(probability, &random) }
         let method = chance(0.7, &random) ? "GET" : odd(0.3, &random) ? pick(oddMethods, &random) : pick(methods, &random)
@@ -347,6 +373,7 @@ enum RequestStreams {
         case 3: target = "/\(slug)?utm_source=a&x=%20y" + (odd(0.5, &random) ? "&z=\u{E9}" : "")
         default: target = "/\(slug)" + (chance(0.3, &random) ? "?n=\(Int.random(in: 0...999, using: &random))&ref=mail" : "")
         }
+        if paths { target = pick(Self.paths, &random) }
         var version = chance(0.95, &random) ? "HTTP/1.1" : "HTTP/1.0"
         if odd(0.03, &random) { version = pick(["HTTP/1.2", "HTTP/2.0", "HTTP/0.9", "http/1.1", "HTTP/1.1 ", "HTTP/1.10", "HTTP/1"], &random) }
         var lines = [odd(0.03, &random) ? pick(["\(method)  \(target) \(version)", "\(method) \(target)", "\(method)\t\(target) \(version)",
@@ -354,7 +381,7 @@ enum RequestStreams {
                      : "\(method) \(target) \(version)"]
         var fields: [(String, String)] = []
         let hostCount = chance(0.04, &random) ? Int.random(in: 0...2, using: &random) : 1
-        for _ in 0..<hostCount { fields.append((pick(["Host", "Host", "host", "HOST"], &random), pick(hosts, &random))) }
+        for _ in 0..<hostCount { fields.append((pick(["Host", "Host", "host", "HOST"], &random), pick(paths ? pathHosts : hosts, &random))) }
         if chance(0.85, &random) { fields.append((pick(["User-Agent", "user-agent", "USER-AGENT"], &random), pick(agents, &random))) }
         if chance(0.05, &random) { fields.append(("User-Agent", pick(agents, &random))) }
         if chance(0.3, &random) { fields.append(("Accept-Language", pick(["en-US,en;q=0.9", "de", "", " fr , en "], &random))) }

@@ -29,7 +29,7 @@ extension DashboardController {
             "query": (search.isEmpty ? nil : search) as Any, "hasLinks": !links.isEmpty, "next": next.map(String.init) as Any,
             "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs],
             "links": links.map { link in
-                ["id": link.id, "url": link.shortURL, "destination": link.destination, "campaign": link.campaign ?? link.utm.campaign ?? "",
+                ["id": link.id, "url": link.shortURL(in: viewer.auth.app), "destination": link.destination, "campaign": link.campaign ?? link.utm.campaign ?? "",
                  "status": status(link), "created": Self.day(link.createdAt)] as [String: Any]
             },
         ])
@@ -60,7 +60,7 @@ extension DashboardController {
         ]
         let totals = report.totals
         let body = render("link", [
-            "id": link.id, "slug": link.slug, "url": link.shortURL, "destination": link.destination, "campaign": link.campaign as Any,
+            "id": link.id, "slug": link.slug, "url": link.shortURL(in: viewer.auth.app), "destination": link.destination, "campaign": link.campaign as Any,
             "longLink": link.longLink != nil, "hasRouting": !link.routing.isEmpty, "routing": Self.routingRows(link.routing),
             "status": status(link), "created": Self.day(link.createdAt), "csrf": viewer.csrf,
             "toggle": link.disabled ? "enable" : "disable", "toggleLabel": link.disabled ? "Enable" : "Disable",

@@ -82,12 +82,12 @@ struct DashboardController: Sendable {
         }
         group.get("/links/:id/qr.svg") { request, context in
             try await guarded(request) { viewer, _ in
-                try QRCodeController.response(try await link(context, viewer), png: false, pixels: 320, level: .quartile, disposition: "inline")
+                try QRCodeController.response(try await link(context, viewer), app: viewer.auth.app, png: false, pixels: 320, level: .quartile, disposition: "inline")
             }
         }
         group.get("/links/:id/qr.png") { request, context in
             try await guarded(request) { viewer, _ in
-                try QRCodeController.response(try await link(context, viewer), png: true, pixels: 1024, level: .quartile, disposition: "attachment")
+                try QRCodeController.response(try await link(context, viewer), app: viewer.auth.app, png: true, pixels: 1024, level: .quartile, disposition: "attachment")
             }
         }
         group.get("/settings") { request, _ in try await guarded(request) { viewer, _ in try await settingsPage(viewer, error: nil, notice: nil, secret: nil) } }
@@ -116,6 +116,17 @@ struct DashboardController: Sendable {
                 return "New links go on \(domain) unless another domain is chosen."
             }),
         ]
+        // A domain's path prefix: the form's `pathPrefix`, empty for none.
+        group.post("/domains/prefix") { request, _ in
+            try await guarded(request) { viewer, form in
+                try await changeDomains(viewer, form) { domain in
+                    let text = (form.value(of: "pathPrefix") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                    let app = try await domains.setPathPrefix(text.isEmpty ? nil : text, of: domain, app: viewer.auth.app, key: viewer.auth.key)
+                    guard let prefix = app.pathPrefixes[domain.lowercased()] else { return "Links on \(domain) are served at /{slug} again." }
+                    return "Links on \(domain) are served under \(prefix)/ from now on."
+                }
+            }
+        }
         for (path, change) in domainChanges {
             group.post(RouterPath("/domains" + path)) { request, _ in
                 try await guarded(request) { viewer, form in try await changeDomains(viewer, form) { try await change(viewer, $0) } }

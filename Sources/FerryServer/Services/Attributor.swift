@@ -24,7 +24,7 @@ struct Attributor: Sendable {
         if let referrer = body.referrer { try LinkRules.checkText(referrer, field: "referrer", max: 2048) }
         let record = try await attribute(app: app, environment: environment, installID: installID, signals: signals,
                                          clickToken: body.clickToken, referrer: body.referrer, address: address)
-        return try await answer(for: record, appID: app.id)
+        return try await answer(for: record, app: app)
     }
 
     /// The click that led to an install, found once and stored: the answer given before to this install, else a
@@ -111,9 +111,9 @@ struct Attributor: Sendable {
         return try await bind(record) ?? record
     }
 
-    func answer(for record: AttributionRecord, appID: String) async throws -> MatchResponse {
-        guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: appID) else { return .notMatched }
-        return MatchResponse(matched: true, matchType: record.matchType, confidence: record.confidence, isDeferred: true, link: link.data)
+    func answer(for record: AttributionRecord, app: App) async throws -> MatchResponse {
+        guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: app.id) else { return .notMatched }
+        return MatchResponse(matched: true, matchType: record.matchType, confidence: record.confidence, isDeferred: true, link: link.data(in: app))
     }
 
     /// Binds a user id to an install. A secret key is the app's backend, which knows who signed in where; a
@@ -129,7 +129,7 @@ struct Attributor: Sendable {
         guard bound || authority == .server else {
             return AttributeUserResponse(userID: userID, attributed: false, boundToThisInstall: false)
         }
-        let matched = try await answer(for: binding.attribution, appID: app.id)
+        let matched = try await answer(for: binding.attribution, app: app)
         return AttributeUserResponse(userID: binding.userID, attributed: matched.matched, matchType: matched.matchType, confidence: matched.confidence,
                                      link: matched.link, boundToThisInstall: bound)
     }
@@ -144,7 +144,7 @@ struct Attributor: Sendable {
         let record = try await attribute(app: app, environment: environment, installID: installID, signals: signals,
                                          clickToken: nil, referrer: nil, address: address, keepsMisses: false)
         guard record.matched, let linkID = record.linkID, let link = try await store.link(id: linkID, appID: app.id) else { return nil }
-        var fullRequestURL = link.shortURL
+        var fullRequestURL = link.shortURL(in: app)
         if let clickID = record.clickID, let click = try await store.click(id: clickID), let clickQuery = click.query, !clickQuery.isEmpty {
             fullRequestURL += "?" + clickQuery
         }

@@ -93,7 +93,7 @@ package struct LinkEditor: Sendable {
 extension ValidationError {
     /// 404 `not_found` for a link id or slug the asker has no link of (the name cut to 64 characters).
     static func linkNotFound(_ name: some StringProtocol) -> ValidationError {
-        ValidationError(code: .notFound, field: nil, "link '\(name.prefix(64))' not found")
+        ValidationError(code: .notFound, field: nil, "link '\(name.prefix(Slug.maxPathLength))' not found")
     }
 }
 #endif

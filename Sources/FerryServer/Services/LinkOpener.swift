@@ -17,9 +17,15 @@ struct LinkOpener: Sendable {
     var now: @Sendable () -> Date { admin.now }
 
     /// The link of a slug on one of the app's domains (the default one when `domain` is nil), active, of the key's
-    /// environment; its open is recorded as a `link_open` of the install when one is named.
+    /// environment; its open is recorded as a `link_open` of the install when one is named. `rawSlug` is the slug, or
+    /// the link's path on the domain as the app was opened with it, without its leading `/` (`links/promo` on a domain
+    /// with the path prefix `/links`, `link/promo`): what the path names there (`LinkPath`) comes first.
     func open(slug rawSlug: String, domain requested: String?, installID text: String?, app: App, environment: APIEnvironment) async throws -> Link {
-        guard let slug = Slug.normalize(rawSlug) else { throw ValidationError.linkNotFound(rawSlug) }
+        // What no slug nor link path can be is named before the domain is judged.
+        guard (1...LinkPath.maxRequestPathLength).contains(rawSlug.utf8.count),
+              rawSlug.utf8.allSatisfy({ Slug.isSlugByte(LinkPath.lowercase($0)) || $0 == UInt8(ascii: "/") }) else {
+            throw ValidationError.linkNotFound(rawSlug)
+        }
         let domain: String
         if let requested {
             // Any host that is not one of the app's has no link of this key, as a link of another app does not.
@@ -28,8 +34,16 @@ struct LinkOpener: Sendable {
             }
             domain = own
         } else {
-            guard let first = app.domains.first else { throw ValidationError.linkNotFound(slug) }
+            guard let first = app.domains.first else { throw ValidationError.linkNotFound(rawSlug.lowercased()) }
             domain = first
+        }
+        let slug: String
+        if case .slug(let named)? = LinkPath.parse(path: "/" + rawSlug, prefix: app.pathPrefixes[domain]) {
+            slug = named
+        } else if let bare = Slug.normalize(rawSlug) {
+            slug = bare
+        } else {
+            throw ValidationError.linkNotFound(rawSlug)
         }
         // Checked before the link is looked up, so that a malformed id is named whatever the link's state.
         let installID = try text.map { t throws(ValidationError) in

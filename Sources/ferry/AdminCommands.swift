@@ -80,16 +80,37 @@ struct AppCommand: AsyncParsableCommand {
         var allowedURLPatterns: [String] = []
         @Flag(name: .customLong("clear-url-patterns"), help: "Remove every URL pattern: long links may then lead only to the app's own hosts.")
         var clearURLPatterns = false
+        @Option(name: .customLong("path-prefix"),
+                help: "DOMAIN=PREFIX: serve the domain's links under a path prefix (example.com=/links: https://example.com/links/{slug}); repeatable.")
+        var pathPrefixes: [String] = []
+        @Option(name: .customLong("remove-path-prefix"), help: "DOMAIN: serve the domain's links at /{slug} again; repeatable.")
+        var removePathPrefixes: [String] = []
 
         enum Toggle: String, ExpressibleByArgument { case on, off }
+
+        /// `--path-prefix` values as domain → prefix (the domain in its canonical form; the prefix is checked with the app).
+        func prefixes() throws(FerryCore.ValidationError) -> [String: String] {
+            var prefixes: [String: String] = [:]
+            for text in pathPrefixes {
+                guard let equals = text.firstIndex(of: "=") else {
+                    throw FerryCore.ValidationError(field: "pathPrefix", "--path-prefix takes DOMAIN=PREFIX, such as example.com=/links")
+                }
+                prefixes[try DomainName.validate(String(text[..<equals]), field: "pathPrefix")] = String(text[text.index(after: equals)...])
+            }
+            return prefixes
+        }
 
         func run() async throws {
             try await runReportingErrors {
                 let admin = FerryAdmin(store: try await database.open())
                 let removed = Set(try removeDomains.map { d throws(FerryCore.ValidationError) in try DomainName.validate(d) })
+                let prefixes = try prefixes()
+                let unprefixed = try removePathPrefixes.map { d throws(FerryCore.ValidationError) in try DomainName.validate(d, field: "pathPrefix") }
                 let app = try await admin.updateApp(id: id) { spec in
                     if let name { spec.name = name }
                     spec.domains = spec.domains.filter { !removed.contains($0) } + addDomains
+                    for domain in unprefixed { spec.pathPrefixes[domain] = nil }
+                    spec.pathPrefixes.merge(prefixes) { $1 }
                     if !bundleIDs.isEmpty { spec.bundleIDs = bundleIDs }
                     if let teamID { spec.teamID = teamID }
                     if let appStoreID { spec.appStoreID = appStoreID }
@@ -253,9 +274,9 @@ struct LinkCommand: AsyncParsableCommand {
                 )
                 let link = try await LinkEditor(admin: admin).create(request, app: app, environment: environment)
                 if json {
-                    print(String(decoding: try FerryJSON.makeEncoder().encode(link.response), as: UTF8.self))
+                    print(String(decoding: try FerryJSON.makeEncoder().encode(link.response(in: app)), as: UTF8.self))
                 } else {
-                    print(link.shortURL)
+                    print(link.shortURL(in: app))
                 }
             }
         }
@@ -280,9 +301,9 @@ struct LinkCommand: AsyncParsableCommand {
                     let page = try await LinkEditor(admin: admin).page(app: app, environment: environment, limit: min(100, remaining), after: cursor)
                     for link in page.links {
                         if json {
-                            print(String(decoding: try encoder.encode(link.response), as: UTF8.self))
+                            print(String(decoding: try encoder.encode(link.response(in: app)), as: UTF8.self))
                         } else {
-                            print("\(link.id)\t\(link.shortURL)\t\(link.destination)")
+                            print("\(link.id)\t\(link.shortURL(in: app))\t\(link.destination)")
                         }
                     }
                     remaining -= page.links.count

@@ -243,6 +243,53 @@ struct LinkPathsTests {
         }
     }
 
+    @Test func theDashboardShowsAndSetsAPrefix() async throws {
+        let fixture = try await Self.make()
+        defer { fixture.remove() }
+        try await fixture.application().test(.router) { client in
+            let (cookie, csrf) = try #require(try await DashboardTests.signIn(client, key: fixture.secret))
+            let settings = try await client.execute(uri: "/dashboard/settings", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")]))
+            #expect(settings.text.contains("links under /links/") && settings.text.contains(#"name="pathPrefix" value="/links""#))
+            let set = try await DashboardTests.post(client, "/dashboard/domains/prefix", cookie: cookie, body: "csrf=\(csrf)&domain=go.example.com&pathPrefix=%2FGo")
+            #expect(set.status == .ok && set.text.contains("served under /go/"), "\(set.text.prefix(300))")
+            #expect(try await fixture.store.app(id: fixture.app.id)?.pathPrefixes["go.example.com"] == "/go")
+            let refused = try await DashboardTests.post(client, "/dashboard/domains/prefix", cookie: cookie, body: "csrf=\(csrf)&domain=go.example.com&pathPrefix=%2Fapi")
+            #expect(refused.status == .badRequest && refused.text.contains("cannot begin with"))
+            let cleared = try await DashboardTests.post(client, "/dashboard/domains/prefix", cookie: cookie, body: "csrf=\(csrf)&domain=example.org&pathPrefix=")
+            #expect(cleared.status == .ok && cleared.text.contains("at /{slug} again"))
+            #expect(try await fixture.store.app(id: fixture.app.id)?.pathPrefixes == ["go.example.com": "/go"])
+            // The links list shows short URLs with the prefix.
+            let links = try await client.execute(uri: "/dashboard", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")]))
+            #expect(links.text.contains("https://go.example.com/go/promo/spring-26"), "\(links.text.prefix(200))")
+            // A test key sees the prefix and changes nothing.
+            let (testCookie, testCSRF) = try #require(try await DashboardTests.signIn(client, key: fixture.testSecret))
+            let forbidden = try await DashboardTests.post(client, "/dashboard/domains/prefix", cookie: testCookie, body: "csrf=\(testCSRF)&domain=go.example.com&pathPrefix=")
+            #expect(forbidden.status == .forbidden)
+            #expect(try await fixture.store.app(id: fixture.app.id)?.pathPrefixes == ["go.example.com": "/go"])
+        }
+    }
+
+    @Test func theCommandLineSetsAndRemovesPrefixesAndPrintsPrefixedURLs() async throws {
+        let fixture = try await Self.make()
+        defer { fixture.remove() }
+        let database = "sqlite:\(fixture.path)"
+        let set = try await FerryProcess.run(["app", "update", fixture.app.id, "--database", database, "--path-prefix", "Links.Example.com=/Go/App/",
+                                              "--remove-path-prefix", "example.org"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try await fixture.store.app(id: fixture.app.id)?.pathPrefixes == ["links.example.com": "/go/app"])
+        let link = try await FerryProcess.run(["link", "create", "--database", database, "--app", fixture.app.id, "--domain", "links.example.com",
+                                               "--destination", "https://example.com/f", "--slug", "Fall/Sale"])
+        #expect(link.status == 0 && link.stdout == "https://links.example.com/go/app/fall/sale\n", "\(link.stdout) \(link.stderr)")
+        let list = try await FerryProcess.run(["link", "list", "--database", database, "--app", fixture.app.id])
+        #expect(list.stdout.contains("\thttps://links.example.com/go/app/fall/sale\t"))
+        for arguments in [["--path-prefix", "links.example.com"], ["--path-prefix", "links.example.com=/v1"], ["--path-prefix", "nobody.example=/x"],
+                          ["--path-prefix", "links.example.com=/a//b"]] {
+            let refused = try await FerryProcess.run(["app", "update", fixture.app.id, "--database", database] + arguments)
+            #expect(refused.status != 0 && (refused.stderr.contains("pathPrefix") || refused.stderr.contains("path prefix")), "\(arguments): \(refused.stderr)")
+        }
+        #expect(try await fixture.store.app(id: fixture.app.id)?.pathPrefixes == ["links.example.com": "/go/app"], "a refused change keeps nothing")
+    }
+
     @Test func droppingADomainDropsItsPrefix() async throws {
         let fixture = try await Self.make()
         defer { fixture.remove() }

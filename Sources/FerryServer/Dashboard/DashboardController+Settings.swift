@@ -17,7 +17,9 @@ extension DashboardController {
         let domainRows: [[String: Any]] = listing.data.map { domain in
             var row: [String: Any] = [
                 "name": domain.domain, "pending": domain.status == .pending,
-                "status": domain.status == .pending ? "waiting for proof" : domain.isDefault ? "active, default" : "active",
+                "status": (domain.status == .pending ? "waiting for proof" : domain.isDefault ? "active, default" : "active")
+                    + (domain.pathPrefix.map { ", links under \($0)/" } ?? ""),
+                "active": domain.status == .active, "prefix": domain.pathPrefix ?? "",
                 "canMakeDefault": domain.status == .active && !domain.isDefault,
                 "canRemove": domain.status == .pending || app.domains.count > 1,
             ]

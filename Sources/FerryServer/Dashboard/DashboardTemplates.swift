@@ -70,7 +70,7 @@ enum DashboardTemplates {
         <form method="post" action="{{action}}" class="grid">
           <input type="hidden" name="csrf" value="{{csrf}}">
           {{#creating}}
-          <label>Slug <input name="slug" id="slug" value="{{slug}}" placeholder="generated when empty" maxlength="64"></label>
+          <label>Slug <input name="slug" id="slug" value="{{slug}}" placeholder="generated when empty" maxlength="128" title="Letters, digits, - and _; up to 4 segments separated by / (promo/spring-26)"></label>
           <label>Domain <select name="domain">{{#domains}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/domains}}</select></label>
           {{/creating}}
           <label class="wide">Destination (web) <input name="destination" id="destination" value="{{destination}}" required maxlength="4096"></label>
@@ -157,6 +157,7 @@ enum DashboardTemplates {
             {{#pending}}<form method="post" action="/dashboard/domains/verify"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="domain" value="{{name}}"><button class="link">Verify</button></form>{{/pending}}
             {{#canMakeDefault}}<form method="post" action="/dashboard/domains/default"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="domain" value="{{name}}"><button class="link">Make default</button></form>{{/canMakeDefault}}
             {{#canRemove}}<form method="post" action="/dashboard/domains/remove"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="domain" value="{{name}}"><button class="link">Remove</button></form>{{/canRemove}}
+            {{#active}}<form method="post" action="/dashboard/domains/prefix"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="domain" value="{{name}}"><input name="pathPrefix" value="{{prefix}}" placeholder="/links" size="8" aria-label="Path prefix of {{name}}" title="Links under a path prefix (/links/{slug}); empty: /{slug}"><button class="link">Set path prefix</button></form>{{/active}}
           </div>{{/canEdit}}</td></tr>
           {{#pending}}<tr><td colspan="3" class="muted">Prove you control {{name}}: publish a DNS TXT record named <code>{{dnsName}}</code> with the value <code>{{proof}}</code>, or have the site now at {{name}} serve that value as text at <code>{{httpURL}}</code>. Then choose Verify. Until then the domain serves nothing.</td></tr>{{/pending}}
           {{/domains}}

@@ -38,7 +38,7 @@ extension FirebaseLinkImport {
             if short.hasQueryOrFragment {
                 notes.append("the short link's query or fragment was ignored: a Ferry link is its domain and slug")
             }
-            let slug = try Self.slug(of: short)
+            let (slug, rawSlug) = try slug(of: short)
             let domain = try domain(for: short)
 
             guard let deepLink = cells.value(.deepLink) else {
@@ -90,40 +90,54 @@ extension FirebaseLinkImport {
 
             let key = "\(domain)/\(slug)"
             if let earlier = claimed[key] {
-                var message = "line \(earlier.line) already imports \(earlier.shortURL) as \(ShortURL.make(domain: domain, slug: slug))"
-                if earlier.rawSlug != short.rawSlug {
-                    message += "; Ferry slugs are case-insensitive, so '\(earlier.rawSlug)' and '\(short.rawSlug)' are the same slug"
+                let url = ShortURL.make(domain: domain, slug: slug, prefix: app.pathPrefixes[domain])
+                var message = "line \(earlier.line) already imports \(earlier.shortURL) as \(url)"
+                if earlier.rawSlug != rawSlug {
+                    message += "; Ferry slugs are case-insensitive, so '\(earlier.rawSlug)' and '\(rawSlug)' are the same slug"
                 } else if earlier.host != short.host {
                     message += "; both hosts were put on \(domain)"
                 }
                 throw Refusal(.duplicateInFile, message)
             }
-            claimed[key] = Claim(line: line, host: short.host, rawSlug: short.rawSlug, shortURL: cells[.shortLink])
+            claimed[key] = Claim(line: line, host: short.host, rawSlug: rawSlug, shortURL: cells[.shortLink])
             return .create(request, createdAt: createdAt)
         }
 
-        /// The slug of the short link's path: one segment, or the one after `/link/`.
-        static func slug(of short: ShortLink) throws(Refusal) -> String {
-            let segments = short.path.split(separator: "/")
-            let raw: Substring
-            switch segments.count {
-            case 0:
-                throw Refusal(.invalidSlug, "the short link has no path: there is no slug to keep")
-            case 1:
-                raw = segments[0]
-            case 2 where segments[0].lowercased() == "link":
-                raw = segments[1]
-            default:
+        /// The slug of the short link's path (and the slug as written, for messages), as Ferry reads such a path on
+        /// the short link's host (`LinkPath`): under the path prefix of the app's domain the host stands for, when it
+        /// has one; one to four segments, after `/link/` or not.
+        func slug(of short: ShortLink) throws(Refusal) -> (slug: String, raw: String) {
+            var path = short.path
+            if let prefix = app.pathPrefix(forHost: short.host) ?? app.pathPrefix(forHost: short.bareHost) {
+                let lower = path.lowercased()
+                if lower == prefix || lower == prefix + "/" {
+                    throw Refusal(.invalidSlug, "the short link is the path prefix '\(prefix)' of its domain: there is no slug to keep")
+                }
+                guard lower.hasPrefix(prefix + "/") else {
+                    throw Refusal(
+                        .outsidePathPrefix,
+                        "the path '\(short.path.prefix(100))' is outside the path prefix '\(prefix)' of its domain: Ferry serves that domain's links at \(prefix)/{slug} only"
+                    )
+                }
+                path = path.dropFirst(prefix.count)
+            }
+            var segments = path.split(separator: "/")
+            if segments.count > 1, segments[0].lowercased() == "link" { segments.removeFirst() }
+            guard !segments.isEmpty else { throw Refusal(.invalidSlug, "the short link has no path: there is no slug to keep") }
+            guard segments.count <= Slug.maxSegments else {
                 throw Refusal(
                     .invalidSlug,
-                    "the path '\(short.path.prefix(100))' has \(segments.count) segments: a Ferry link is /{slug} (or /link/{slug}), so this URL cannot be served"
+                    "the path '\(short.path.prefix(100))' has \(segments.count) segments: a Ferry slug has at most \(Slug.maxSegments) (/{slug} or /link/{slug}), so this URL cannot be served"
                 )
             }
-            if Slug.reserved.contains(raw.lowercased()) {
-                throw Refusal(.reservedSlug, "the slug '\(raw.lowercased())' is reserved: Ferry serves its own routes there")
+            let raw = segments.joined(separator: "/")
+            let first = segments[0].lowercased()
+            if Slug.reserved.contains(first) {
+                let what = segments.count == 1 ? "the slug" : "the slug's first segment"
+                throw Refusal(.reservedSlug, "\(what) '\(first)' is reserved: Ferry serves its own routes there")
             }
             do {
-                return try Slug.validateCustom(String(raw))
+                return (try Slug.validateCustom(raw), raw)
             } catch {
                 throw Refusal(.invalidSlug, "'\(raw.prefix(100))' is not a valid Ferry slug: \(error.message)")
             }
@@ -207,12 +221,6 @@ extension FirebaseLinkImport {
         /// The path as written, from its `/`.
         var path: Substring
         var hasQueryOrFragment: Bool
-
-        /// The path's single slug segment as written (mixed case), for messages.
-        var rawSlug: String {
-            let segments = path.split(separator: "/")
-            return segments.last.map(String.init) ?? ""
-        }
 
         init(_ text: String) throws(Refusal) {
             var rest = Substring(text)

@@ -27,9 +27,12 @@ import Foundation
 /// - **Domain and slug** come from the short link: `https://example.page.link/m9Mm` → `example.page.link`, `m9mm`.
 ///   With ``Options/domain`` every link goes on that domain (a `page.link` host stays with Google); without it, the
 ///   host must stand for one of the app's domains (``App/linkDomain(forHost:)``: the domain itself, with a port,
-///   or a subdomain of it), else the row is skipped as `foreign_domain`. The slug is the one path segment (or the
-///   segment after `/link/`, a path Ferry serves too), checked with ``Slug/validateCustom(_:field:)`` and stored
-///   lowercase. Ferry slugs are case-insensitive, so the old mixed-case URL still opens the link; two FDL links that
+///   or a subdomain of it), else the row is skipped as `foreign_domain`. The slug is the path, read as Ferry reads
+///   paths on that host (``LinkPath``): one to four segments (`/promo/spring-26` → `promo/spring-26`), after
+///   `/link/` or not; when the host stands for an app domain with a path prefix (`/links`), the path under it
+///   (`/links/promo` → `promo`), and a path outside the prefix is skipped as `outside_path_prefix` (Ferry serves
+///   that domain's links under the prefix only). The slug is checked with ``Slug/validateCustom(_:field:)`` and
+///   stored lowercase; the short URL Ferry gives the link has the prefix again. Ferry slugs are case-insensitive, so the old mixed-case URL still opens the link; two FDL links that
 ///   differ only in case are one Ferry link, and the second is skipped as `duplicate_in_file`. The short link's
 ///   query and fragment, if any, are ignored (with a note).
 /// - **Deep link (`link`)** is required and must be an http(s) URL Ferry accepts (FDL's own rule). It becomes the
@@ -140,6 +143,8 @@ package struct FirebaseLinkImport: Sendable {
             case foreignDomain = "foreign_domain"
             /// The short link's path is not one valid Ferry slug.
             case invalidSlug = "invalid_slug"
+            /// The short link's host stands for a domain of the app with a path prefix, and the path is not under it.
+            case outsidePathPrefix = "outside_path_prefix"
             /// The slug is a word Ferry keeps for its own routes.
             case reservedSlug = "reserved_slug"
             /// The deep link or the desktop fallback (`ofl`) is not a web URL Ferry accepts.

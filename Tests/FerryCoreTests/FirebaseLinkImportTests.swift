@@ -86,7 +86,7 @@ private let sampleExport: String = {
         + "https://acme.com/s.png,newsletter,email,summer,shoes,hero,at1,ct1,8,pt1,false,\"Summer, main link\",2023-05-01T12:34:56.789Z\r\n"
     text += FDL.line(["short": "https://acme.page.link/m9Mm", "link": "https://acme.com/p/1", "created": "1683000000"])  // 4
     text += FDL.line(["short": "https://go.acme.com/nodeep", "st": "No deep link"])                                   // 5
-    text += FDL.line(["short": "https://go.acme.com/a/b", "link": "https://acme.com/x"])                              // 6
+    text += FDL.line(["short": "https://go.acme.com/a/b/c/d/e", "link": "https://acme.com/x"])                      // 6
     text += FDL.line(["short": "https://go.acme.com/" + String(repeating: "x", count: 65), "link": "https://acme.com/x"])  // 7
     text += FDL.line(["short": "https://go.acme.com/api", "link": "https://acme.com/x"])                              // 8
     text += FDL.line(["short": "https://go.acme.com/Summer", "link": "https://acme.com/other"])                       // 9
@@ -215,7 +215,7 @@ struct FirebaseLinkImportTests {
     // MARK: Slugs
 
     @Test(arguments: [
-        ("https://go.acme.com/a/b", Import.SkipReason.Code.invalidSlug, "2 segments"),
+        ("https://go.acme.com/a/b/c/d/e", Import.SkipReason.Code.invalidSlug, "5 segments"),
         ("https://go.acme.com/" + String(repeating: "x", count: 65), .invalidSlug, "at most 64"),
         ("https://go.acme.com/sale.html", .invalidSlug, "letters a-z"),
         ("https://go.acme.com/caf%C3%A9", .invalidSlug, "letters a-z"),
@@ -646,5 +646,68 @@ struct FirebaseLinkImportTests {
             let link = try LinkRules.makeLink(from: request, context: context)
             #expect(link.slug == request.slug)
         }
+    }
+}
+
+/// Short links of several segments, and short links on a domain with a path prefix.
+@Suite("Firebase Dynamic Links import: paths")
+struct FirebaseLinkImportPathTests {
+    @Test(arguments: [
+        ("https://go.acme.com/promo/spring-26", "promo/spring-26"), ("https://go.acme.com/Promo/Spring-26/", "promo/spring-26"),
+        ("https://go.acme.com/link/promo/spring-26", "promo/spring-26"), ("https://go.acme.com/a/b/c/d", "a/b/c/d"),
+        ("https://go.acme.com/x/api", "x/api"),
+    ])
+    func shortLinksOfSeveralSegmentsAreImported(short: String, slug: String) throws {
+        let row = try FDL.row(["short": short, "link": "https://acme.com/p"])
+        #expect(row.request?.slug == slug, "\(short): \(row.outcome)")
+        #expect(row.request?.domain == "go.acme.com")
+    }
+
+    @Test func aReservedFirstSegmentIsSkipped() throws {
+        let reason = try #require(try FDL.row(["short": "https://go.acme.com/api/promo", "link": "https://acme.com/p"]).skipReason)
+        #expect(reason.code == .reservedSlug)
+        #expect(reason.message.contains("first segment 'api' is reserved"), "\(reason.message)")
+    }
+
+    @Test func onADomainWithAPrefixTheSlugIsThePathUnderIt() throws {
+        var app = FDL.app(domains: ["go.acme.com", "acme.com"])
+        app.pathPrefixes = ["acme.com": "/links"]
+        func row(_ short: String) throws -> FirebaseLinkImport.Row { try FDL.row(["short": short, "link": "https://acme.com/p"], app: app) }
+        #expect(try row("https://acme.com/links/summer").request?.slug == "summer")
+        #expect(try row("https://acme.com/Links/Promo/Spring-26").request?.slug == "promo/spring-26")
+        #expect(try row("https://acme.com/links/link/summer").request?.slug == "summer")
+        #expect(try row("https://acme.com/links/summer").request?.domain == "acme.com")
+        for short in ["https://acme.com/summer", "https://acme.com/linkssummer", "https://acme.com/other/links/summer"] {
+            let reason = try #require(try row(short).skipReason, "\(short)")
+            #expect(reason.code == .outsidePathPrefix, "\(short)")
+            #expect(reason.message.contains("outside the path prefix '/links'"), "\(reason.message)")
+        }
+        let root = try #require(try row("https://acme.com/links/").skipReason)
+        #expect(root.code == .invalidSlug)
+        // The domain without a prefix is read as before.
+        #expect(try row("https://go.acme.com/links/summer").skipReason?.code == .reservedSlug)
+        #expect(try row("https://go.acme.com/summer").request?.slug == "summer")
+    }
+
+    @Test func aDuplicateNamesTheShortURLWithThePrefix() throws {
+        var app = FDL.app(domains: ["acme.com"])
+        app.pathPrefixes = ["acme.com": "/links"]
+        let text = FDL.file([
+            ["short": "https://acme.com/links/Promo/X", "link": "https://acme.com/1"],
+            ["short": "https://acme.com/links/promo/x", "link": "https://acme.com/2"],
+        ])
+        let rows = try FDL.rows(text, app: app)
+        let reason = try #require(rows[1].skipReason)
+        #expect(reason.code == .duplicateInFile)
+        #expect(reason.message == "line 2 already imports https://acme.com/links/Promo/X as https://acme.com/links/promo/x; "
+            + "Ferry slugs are case-insensitive, so 'Promo/X' and 'promo/x' are the same slug")
+    }
+
+    @Test func withATargetDomainAForeignHostHasNoPrefix() throws {
+        var app = FDL.app(domains: ["acme.com"])
+        app.pathPrefixes = ["acme.com": "/links"]
+        let row = try FDL.row(["short": "https://acme.page.link/promo/x", "link": "https://acme.com/p"], app: app, domain: "acme.com")
+        #expect(row.request?.slug == "promo/x")
+        #expect(row.request?.domain == "acme.com")
     }
 }

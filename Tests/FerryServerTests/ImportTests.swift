@@ -19,7 +19,7 @@ struct ImportTests {
         Deals,https://example.com/s.png,newsletter,email,summer,,,,,,,false,Summer sale,2023-06-01T10:00:00Z\r
         https://example.page.link/old,https://example.com/old,,,,,,,,,,,,,,,,,,,,,,,,,true,Old,2021-01-01 00:00:00\r
         https://example.page.link/bad,javascript:alert(1),,,,,,,,,,,,,,,,,,,,,,,,,false,Bad,\r
-        https://example.page.link/a/b,https://example.com/ab,,,,,,,,,,,,,,,,,,,,,,,,,false,Nested,\r
+        https://example.page.link/a/b/c/d/e,https://example.com/ab,,,,,,,,,,,,,,,,,,,,,,,,,false,Nested,\r
 
         """
 

@@ -4,11 +4,14 @@ import Foundation
 extension Ferry {
     /// Turns a URL the app was opened with into a ``DeepLink``.
     ///
-    /// - A Universal Link on one of the app's link domains (`https://go.example.com/summer`, or
-    ///   `https://promo.go.example.com/link/summer`) is resolved with the server, which records the open.
-    /// - A Firebase Dynamic Links long link on a link domain (`https://go.example.com/?link=…&ibi=…`) is resolved
-    ///   the same way: the ``DeepLink`` carries its `link` as ``DeepLink/destination`` (what the app routes on) and
-    ///   its other parameters (campaign, `gclid`, the minimum app version) as the server read them.
+    /// - A Universal Link on one of the app's link domains (`https://go.example.com/summer`,
+    ///   `https://promo.go.example.com/link/summer`, a slug of several segments such as
+    ///   `https://go.example.com/promo/spring-26`, or a link under the domain's path prefix such as
+    ///   `https://example.com/links/summer`) is resolved with the server, which records the open.
+    /// - A Firebase Dynamic Links long link on a link domain (`https://go.example.com/?link=…&ibi=…`, or under the
+    ///   domain's path prefix) is resolved the same way: the ``DeepLink`` carries its `link` as
+    ///   ``DeepLink/destination`` (what the app routes on) and its other parameters (campaign, `gclid`, the minimum
+    ///   app version) as the server read them.
     /// - A URL in one of the app's custom schemes is read on the device.
     /// - Any other URL gives nil, as does a link the server does not know (or no longer serves).
     ///

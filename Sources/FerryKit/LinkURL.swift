@@ -2,7 +2,9 @@ import Foundation
 
 /// What a URL the app was opened with is to FerryKit.
 enum LinkURL: Equatable {
-    /// A short link: `https://{domain}/{slug}`, or `https://{domain or subdomain}/link/{slug}`.
+    /// A short link: `https://{domain}/{slug}`, or `https://{domain or subdomain}/link/{slug}`; a slug may have several
+    /// segments (`promo/spring-26`), and a domain may serve its links under a path prefix (`/links/{slug}`), which
+    /// FerryKit does not know: `slug` is then the whole path (`links/promo`), which the server reads with the prefix.
     case shortLink(domain: String, slug: String)
     /// A Firebase Dynamic Links long link on a link domain: `https://{domain}/?link=…`.
     case longLink(domain: String)
@@ -11,7 +13,12 @@ enum LinkURL: Equatable {
     /// Anything else.
     case notFerry
 
+    /// The longest path segment of a link (a slug's segment, or a path prefix's).
     static let maxSlugLength = 64
+    /// The most segments of a link's path: a path prefix (3), `link` and a slug (4).
+    static let maxSegments = 8
+    /// The longest path of a link, as the server takes one.
+    static let maxPathLength = 200
 
     /// Classifies `url` against the app's link domains and custom schemes (both compared without regard to case).
     init(_ url: URL, domains: Set<String>, schemes: Set<String>) {
@@ -35,25 +42,41 @@ enum LinkURL: Equatable {
             }
         }
         guard let domain = found else { self = .notFerry; return }
-        let segments = url.path.split(separator: "/", omittingEmptySubsequences: true)
-        if exact, segments.isEmpty, URLQuery(url).items.contains(where: { $0.name == "link" }) {
+        var segments = url.path.split(separator: "/", omittingEmptySubsequences: true)
+        // A long link (`/?link=…`, or `/{prefix}/?link=…` under a path prefix of up to three segments): the server
+        // reads it, and answers a short link instead when the path names one.
+        if exact, segments.count <= 3, URLQuery(url).items.contains(where: { $0.name == "link" }) {
             self = .longLink(domain: domain)
             return
         }
-        let slugText: Substring
-        if segments.count == 2, segments[0].lowercased() == "link" {
-            slugText = segments[1]
-        } else if exact, segments.count == 1 {
-            slugText = segments[0]
-        } else {
+        if segments.count >= 2, segments[0].lowercased() == "link" {
+            // The `/link/{slug}` form: the slug is what follows.
+            segments.removeFirst()
+        } else if !exact, !segments.prefix(4).dropFirst().contains(where: { $0.lowercased() == "link" }) {
+            // On a subdomain only the `/link/{slug}` form is a link (under a path prefix, `/links/link/{slug}`).
             self = .notFerry
             return
         }
-        guard let slug = Self.normalizeSlug(slugText) else { self = .notFerry; return }
+        guard !segments.isEmpty, segments.count <= Self.maxSegments, let slug = Self.normalizePath(segments) else {
+            self = .notFerry
+            return
+        }
         self = .shortLink(domain: domain, slug: slug)
     }
 
-    /// A slug lowercased, or nil when it has characters a slug cannot have (`[a-z0-9_-]`, 1 to 64).
+    /// Path segments lowercased and joined with `/`, or nil when one has characters a slug cannot have
+    /// (`[a-z0-9_-]`, 1 to 64) or the path is longer than a link's.
+    static func normalizePath(_ segments: [Substring]) -> String? {
+        var parts: [String] = []
+        for segment in segments {
+            guard let part = normalizeSlug(segment) else { return nil }
+            parts.append(part)
+        }
+        let path = parts.joined(separator: "/")
+        return path.utf8.count <= maxPathLength ? path : nil
+    }
+
+    /// A slug segment lowercased, or nil when it has characters a slug cannot have (`[a-z0-9_-]`, 1 to 64).
     static func normalizeSlug(_ text: Substring) -> String? {
         guard (1...maxSlugLength).contains(text.utf8.count) else { return nil }
         for byte in text.utf8 {

@@ -215,6 +215,42 @@ struct FerryKitEndToEndTests {
         }
     }
 
+    /// Universal Links with a slug of several segments, and on a domain whose links are under a path prefix, which
+    /// FerryKit does not know: the SDK sends the path, the server reads it with the domain's prefix.
+    @Test func linksOfSeveralSegmentsAndUnderAPrefixOpenTheApp() async throws {
+        let server = try await Server.make()
+        defer { server.remove() }
+        let apps = try await server.store.listApps()
+        _ = try await FerryAdmin(store: server.store).updateApp(id: try #require(apps.first).id) { $0.pathPrefixes["localhost"] = "/links" }
+        try await server.run { base in
+            let port = try #require(base.port)
+            let plain = try await Self.createLink(base, secret: server.secret, slug: "promo/spring-26")
+            #expect(plain.url == "http://127.0.0.1/promo/spring-26")
+            let body = #"{"domain": "localhost", "slug": "Promo/X", "destination": "https://example.com/x", "params": {"productID": "7"}}"#
+            let (status, data) = try await Self.http("POST", base.appendingPathComponent("v1/links"),
+                                                     headers: ["Authorization": "Bearer \(server.secret)", "Content-Type": "application/json"], body: body)
+            #expect(status == 201)
+            let prefixed = try FerryJSON.makeDecoder().decode(LinkResponse.self, from: data)
+            #expect(prefixed.url == "http://localhost/links/promo/x")
+
+            let transport = CountingTransport()
+            let ferry = try Ferry(apiKey: server.publishable,
+                                  options: Self.options(base, storage: InMemoryStorage(), transport: transport, device: ClickingIPhone()))
+            _ = try await ferry.validateKey()
+            let opened = try #require(try await ferry.handleDeepLink(URL(string: "http://127.0.0.1:\(port)/Promo/Spring-26?coupon=A")!))
+            #expect(opened.linkID == plain.id && opened.slug == "promo/spring-26" && opened.params["coupon"] == "A")
+            let formed = try #require(try await ferry.handleDeepLink(URL(string: "http://127.0.0.1:\(port)/link/promo/spring-26")!))
+            #expect(formed.linkID == plain.id)
+            let underPrefix = try #require(try await ferry.handleDeepLink(URL(string: "http://localhost:\(port)/links/promo/x")!))
+            #expect(underPrefix.linkID == prefixed.id && underPrefix.slug == "promo/x" && underPrefix.params["productID"] == "7")
+            #expect(try await ferry.handleDeepLink(URL(string: "http://localhost:\(port)/links/promo/nothing")!) == nil)
+            #expect(try await ferry.handleDeepLink(URL(string: "http://127.0.0.1:\(port)/promo/spring-26/a/b/c/d/e/f/g")!) == nil)
+            #expect(transport.sent.contains("/v1/links/resolve/promo/spring-26"))
+            #expect(transport.sent.contains("/v1/links/resolve/links/promo/x"))
+            #expect(!transport.sent.contains { $0.hasPrefix("/v1/links/resolve/promo/spring-26/a") }, "nine segments is no link: no request")
+        }
+    }
+
     @Test func anInstallNobodyClickedForGetsNoLinkAndAsksOnce() async throws {
         let server = try await Server.make()
         defer { server.remove() }

@@ -178,7 +178,7 @@ struct HandleDeepLinkTests {
 
     @Test(arguments: [
         "https://evil.com/summer", "https://go.example.com.evil.com/summer", "https://evilgo.example.com/summer",
-        "https://go.example.com/", "https://go.example.com/a/b", "https://abc.go.example.com/summer",
+        "https://go.example.com/", "https://go.example.com/a/b/c/d/e/f/g/h/i", "https://abc.go.example.com/summer",
         "https://go.example.com/.well-known", "https://go.example.com/sum%20mer", "https://go.example.com/" + String(repeating: "a", count: 65),
         "otherapp://product/1", "mailto:someone@example.com",
     ])

@@ -143,7 +143,7 @@ package struct ClickRouter: Sendable {
         // In an in-app browser the link's own https URL, as an intent for the app's package: the App Link the browser
         // would not hand over.
         if client.inAppBrowser != nil {
-            return Self.intent(link.shortURL, scheme: ShortURL.scheme(forDomain: link.domain), package: package, fallback: withoutApp)
+            return Self.intent(link.shortURL(in: app), scheme: ShortURL.scheme(forDomain: link.domain), package: package, fallback: withoutApp)
         }
         return withoutApp
     }

@@ -70,7 +70,7 @@ struct AttributionController: Sendable {
         let query = request.uri.queryParameters
         guard let url = query["url"].map(String.init) else { throw APIError(.missingField, message: "url is required", field: "url") }
         let link = try await opener.open(url: url, installID: query["installID"].map(String.init), app: auth.app, environment: auth.key.environment)
-        return try JSONBody.response(ResolveResponse(link: link.data))
+        return try JSONBody.response(ResolveResponse(link: link.data(in: auth.app)))
     }
 }
 #endif

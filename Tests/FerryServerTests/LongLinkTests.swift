@@ -126,6 +126,30 @@ struct LongLinkTests {
         }
     }
 
+    @Test func aLongLinkIsFollowedAtTheRootOfADomainWithAPathPrefix() async throws {
+        let fixture = try await Self.fixture()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.updateApp(id: fixture.app.id) { $0.pathPrefixes = ["links.example.com": "/links"] }
+        try await fixture.application().testLive { client async throws in
+            for path in ["/links/?" + Self.full, "/links?" + Self.full] {
+                let desktop = try await client.execute(uri: path, method: .get, headers: headers(host: "links.example.com", userAgent: UA.desktop))
+                #expect(desktop.headers[.location] == "https://example.com/desktop", "\(path)")
+            }
+            let intent = try await client.execute(uri: "/links/?" + Self.full, method: .get, headers: headers(host: "links.example.com", userAgent: UA.androidFacebook))
+            #expect(intent.headers[.location]?.hasPrefix("intent://links.example.com/links/?link=https%3A%2F%2Fexample.com") == true)
+            // Outside the prefix the team's site answers, not Ferry: a long link there is no link.
+            let outside = try await client.execute(uri: "/other/?" + Self.full, method: .get, headers: headers(host: "links.example.com", userAgent: UA.desktop))
+            #expect(outside.status == .notFound)
+            // The app resolves it with its whole URL.
+            let resolved = try await client.execute(
+                uri: "/v1/links/resolve?url=" + QueryString.encode("https://links.example.com/links/?" + Self.full),
+                method: .get, headers: headers(key: fixture.publishable))
+            #expect(resolved.status == .ok)
+            let data = try resolved.decode(ResolveResponse.self).link
+            #expect(data.destination == "https://example.com/item?id=7" && data.url.hasPrefix("https://links.example.com/links/?link="))
+        }
+    }
+
     @Test func withoutItsAppOnAPlatformALongLinkSendsThatPlatformToTheWebAsFirebaseDid() async throws {
         let fixture = try await Self.fixture()
         defer { fixture.remove() }

@@ -71,10 +71,12 @@ struct LinkOpener: Sendable {
         guard let host = DomainName.normalizeHostHeader(hostText), let domain = app.linkDomain(forHost: host) else {
             throw ValidationError(code: .notFound, field: "url", "the url is not on one of this app's link domains")
         }
-        let segments = parts.path.split(separator: "/")
-        guard segments.isEmpty, let query = parts.percentEncodedQuery, LongLink.isLongLink(query: query) else {
-            let slug = segments.count == 2 && segments[0].lowercased() == "link" ? segments[1] : segments.count == 1 ? segments[0] : ""
-            return try await open(slug: String(slug), domain: domain, installID: installID, app: app, environment: environment)
+        // A long link is at the domain's root (`/`, or its path prefix); any other path is a short link's.
+        guard LinkPath.parse(path: parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath, host: host, app: app) == .root,
+              let query = parts.percentEncodedQuery, LongLink.isLongLink(query: query)
+        else {
+            let path = parts.percentEncodedPath.drop { $0 == "/" }
+            return try await open(slug: String(path), domain: domain, installID: installID, app: app, environment: environment)
         }
         let installID = try installID.map { t throws(ValidationError) in
             try AttributionRules.validateIdentifier(t, field: "installID", max: AttributionRules.maxInstallIDLength)

@@ -58,11 +58,14 @@ struct LinkOpener: Sendable {
         return link
     }
 
+    /// The longest URL `open(url:…)` reads (sent in a query, it must fit a request line whatever its escaping).
+    static let maxURLLength = 4096
+
     /// The link behind a whole URL the app was opened with: a long link (`https://domain/?link=…`, stored now if it
     /// is new) or a short link (`https://domain/slug`, `https://sub.domain/link/slug`), on one of the app's domains;
     /// its open is recorded as for `open(slug:…)`. Long links are live links: a test key finds none.
     func open(url text: String, installID: String?, app: App, environment: APIEnvironment) async throws -> Link {
-        guard text.utf8.count <= LongLink.maxQueryBytes + 2048, let parts = URLComponents(string: text),
+        guard text.utf8.count <= Self.maxURLLength, let parts = URLComponents(string: text),
               let scheme = parts.scheme?.lowercased(), scheme == "http" || scheme == "https", let rawHost = parts.host, !rawHost.isEmpty
         else {
             throw ValidationError(field: "url", "url must be the http or https URL of a link")

@@ -50,7 +50,9 @@ struct Attributor: Sendable {
             if found == nil {
                 // The click happened moments ago and still waits in the recorder (or is being written, or was written
                 // between the read and now): write it now, and read again.
-                if recorder.isPending(clickID: clickID) { _ = await recorder.waitUntilWritten(clickID: clickID) }
+                // The page reports as soon as it loads, often before its click's batch is written; the recorder's writer runs
+            // at a lower priority, so on a busy machine that can take seconds (the beacon's sender does not wait).
+            if recorder.isPending(clickID: clickID) { _ = await recorder.waitUntilWritten(clickID: clickID, timeout: Self.signalsWait) }
                 found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
             }
             guard let click = found else {
@@ -193,7 +195,9 @@ struct Attributor: Sendable {
         var click = try await store.click(id: clickID)
         if click == nil {
             // Still waiting in the recorder, or written between the read and now: read again once it is written.
-            if recorder.isPending(clickID: clickID) { _ = await recorder.waitUntilWritten(clickID: clickID) }
+            // The page reports as soon as it loads, often before its click's batch is written; the recorder's writer runs
+            // at a lower priority, so on a busy machine that can take seconds (the beacon's sender does not wait).
+            if recorder.isPending(clickID: clickID) { _ = await recorder.waitUntilWritten(clickID: clickID, timeout: Self.signalsWait) }
             click = try await store.click(id: clickID)
         }
         guard let click, click.appID == app.id, click.createdAt > time.addingTimeInterval(-Self.signalsWindow) else {
@@ -205,5 +209,7 @@ struct Attributor: Sendable {
 
     /// How long after its click the interstitial's report is taken (the page sends it as soon as it loads).
     static let signalsWindow: TimeInterval = 3600
+    /// How long a report waits for its click to be written.
+    static let signalsWait: Duration = .seconds(8)
 }
 #endif

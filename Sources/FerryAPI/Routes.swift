@@ -41,3 +41,14 @@ package enum FerryRoutes {
     /// Android's Digital Asset Links file.
     package static let assetLinks = "/.well-known/assetlinks.json"
 }
+
+/// The query parameters Firebase Dynamic Links documents for long links (`https://domain/?link=…&apn=…`), in the order
+/// a canonical long link lists them: the server reads each into the link, and FerryKit leaves them out of the params
+/// it lays over a long link's data.
+package enum LongLinkParameters {
+    /// Every parameter, in canonical order.
+    package static let all = [
+        "link", "apn", "afl", "amv", "ibi", "ifl", "ius", "ipfl", "ipbi", "isi", "imv", "efr", "ofl", "st", "sd", "si",
+        "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "at", "ct", "mt", "pt",
+    ]
+}

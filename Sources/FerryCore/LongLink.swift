@@ -16,10 +16,7 @@ import Foundation
 /// app's `URLAllowlist`, or the visitor gets a 400 page naming the parameter: never a redirect elsewhere.
 package struct LongLink: Sendable, Hashable {
     /// The parameters FDL documents for long links, in the order the canonical query lists them.
-    package static let parameters = [
-        "link", "apn", "afl", "amv", "ibi", "ifl", "ius", "ipfl", "ipbi", "isi", "imv", "efr", "ofl", "st", "sd", "si",
-        "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "at", "ct", "mt", "pt",
-    ]
+    package static let parameters = LongLinkParameters.all
     /// The longest long link query read, in bytes.
     package static let maxQueryBytes = 16 * 1024
 

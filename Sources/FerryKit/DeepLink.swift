@@ -94,11 +94,6 @@ public enum DeepLinkParameter {
     public static let screenName = "screenName"
     /// The five campaign parameters, in their conventional order.
     public static let utm = ["utm_source", "utm_medium", "utm_campaign", "utm_content", "utm_term"]
-    /// The parameters of a Firebase Dynamic Links long link, which the server reads into the link.
-    static let longLink: Set<String> = [
-        "link", "apn", "afl", "amv", "ibi", "ifl", "ius", "ipfl", "ipbi", "isi", "imv", "efr", "ofl", "st", "sd", "si",
-        "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "at", "ct", "mt", "pt",
-    ]
 }
 
 extension DeepLink {
@@ -113,8 +108,9 @@ extension DeepLink {
         if let openedURL {
             let query = URLQuery(openedURL)
             if !openedQueryIsTheLink { utm = query.utm(over: utm) }
+            let longLinkParameters: Set<String> = openedQueryIsTheLink ? Set(LongLinkParameters.all) : []
             for (name, value) in query.firstValues where !DeepLinkParameter.utm.contains(name) {
-                if openedQueryIsTheLink && DeepLinkParameter.longLink.contains(name) { continue }
+                if longLinkParameters.contains(name) { continue }
                 params[name] = value
             }
         }

@@ -249,6 +249,8 @@ package struct LinkResponse: Codable, Sendable, Hashable {
     package var routing: LinkRouting
     /// Whether the link is a long link (`https://domain/?link=…`), recorded the first time it was clicked.
     package var isLongLink: Bool
+    /// Whether an install of the app made the link, with a publishable key (a share link).
+    package var createdInApp: Bool
     /// When it was created.
     package var createdAt: Date
     /// When it last changed.
@@ -259,10 +261,11 @@ package struct LinkResponse: Codable, Sendable, Hashable {
         id: String, url: String, domain: String, slug: String, environment: APIEnvironment, destination: String,
         iosURL: String?, androidURL: String?, params: [String: String], utm: UTMParameters, campaign: String?,
         referrer: String?, social: SocialMetadata, expiresAt: Date?, disabled: Bool, routing: LinkRouting = LinkRouting(),
-        isLongLink: Bool = false, createdAt: Date, updatedAt: Date
+        isLongLink: Bool = false, createdInApp: Bool = false, createdAt: Date, updatedAt: Date
     ) {
         self.routing = routing
         self.isLongLink = isLongLink
+        self.createdInApp = createdInApp
         self.id = id
         self.url = url
         self.domain = domain
@@ -286,7 +289,7 @@ package struct LinkResponse: Codable, Sendable, Hashable {
 extension LinkResponse {
     private enum CodingKeys: String, CodingKey {
         case id, url, domain, slug, environment, destination, iosURL, androidURL, params, utm, campaign, referrer, social
-        case expiresAt, disabled, routing, isLongLink, createdAt, updatedAt
+        case expiresAt, disabled, routing, isLongLink, createdInApp, createdAt, updatedAt
     }
 
     /// Encodes every field, unset optional ones as `null`, so clients see the whole shape.
@@ -309,9 +312,19 @@ extension LinkResponse {
         try c.encode(disabled, forKey: .disabled)
         try c.encode(routing, forKey: .routing)
         try c.encode(isLongLink, forKey: .isLongLink)
+        try c.encode(createdInApp, forKey: .createdInApp)
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(updatedAt, forKey: .updatedAt)
     }
+}
+
+/// The answer of `DELETE /v1/links?createdInApp=true`.
+package struct DeletedLinksResponse: Codable, Sendable, Hashable {
+    /// How many links were deleted.
+    package var deleted: Int
+
+    /// Creates an answer.
+    package init(deleted: Int) { self.deleted = deleted }
 }
 
 /// One page of `GET /v1/links`, newest first.

@@ -82,8 +82,11 @@ package struct App: Sendable, Hashable {
     /// Attribution settings.
     package var attribution: AttributionSettings
     /// Regular expressions a long link's deep link and fallbacks must match in whole (Firebase Dynamic Links'
-    /// "allowlist URL patterns"); empty, a long link may lead only to the app's own hosts (see `URLAllowlist`).
+    /// "allowlist URL patterns"); empty, a long link may lead only to the app's own hosts (see `URLAllowlist`). Links
+    /// its installs make (`clientLinks`) follow the same list.
     package var allowedURLPatterns: [String]
+    /// Whether the app's publishable keys may create links (share links made in the app), within `ClientLinkRules`.
+    package var clientLinks: Bool
     /// Path prefixes of link domains, domain → prefix (`go.example.com` → `/links`): on such a domain links are
     /// `/links/{slug}` and the rest of the domain is the team's own (see `LinkPath`). Domains without one are not keys.
     package var pathPrefixes: [String: String]
@@ -94,9 +97,10 @@ package struct App: Sendable, Hashable {
     package init(
         id: String, name: String, domains: [String], ios: IOSSettings = IOSSettings(), android: AndroidSettings = AndroidSettings(),
         fallbackURL: String? = nil, social: SocialMetadata = SocialMetadata(), attribution: AttributionSettings = AttributionSettings(),
-        allowedURLPatterns: [String] = [], pathPrefixes: [String: String] = [:], createdAt: Date
+        allowedURLPatterns: [String] = [], clientLinks: Bool = false, pathPrefixes: [String: String] = [:], createdAt: Date
     ) {
         self.allowedURLPatterns = allowedURLPatterns
+        self.clientLinks = clientLinks
         self.attribution = attribution
         self.pathPrefixes = pathPrefixes
         self.id = id
@@ -178,6 +182,8 @@ package struct Link: Sendable, Hashable {
     package var routing: LinkRouting
     /// For a long link (`https://domain/?link=…`), its canonical query (without `?`); nil for a short link.
     package var longLink: String?
+    /// Whether an install of the app made it with a publishable key (see `ClientLinkRules`).
+    package var createdInApp: Bool
     /// Creation time.
     package var createdAt: Date
     /// Last change.
@@ -188,10 +194,12 @@ package struct Link: Sendable, Hashable {
         id: String, appID: String, environment: APIEnvironment, domain: String, slug: String, destination: String,
         iosURL: String? = nil, androidURL: String? = nil, params: [String: String] = [:], utm: UTMParameters = UTMParameters(),
         campaign: String? = nil, referrer: String? = nil, social: SocialMetadata = SocialMetadata(), expiresAt: Date? = nil,
-        disabled: Bool = false, routing: LinkRouting = LinkRouting(), longLink: String? = nil, createdAt: Date, updatedAt: Date
+        disabled: Bool = false, routing: LinkRouting = LinkRouting(), longLink: String? = nil, createdInApp: Bool = false,
+        createdAt: Date, updatedAt: Date
     ) {
         self.routing = routing
         self.longLink = longLink
+        self.createdInApp = createdInApp
         self.id = id
         self.appID = appID
         self.environment = environment
@@ -261,7 +269,7 @@ package struct Link: Sendable, Hashable {
             id: id, url: url, domain: domain, slug: slug, environment: environment, destination: destination,
             iosURL: iosURL, androidURL: androidURL, params: params, utm: utm, campaign: campaign, referrer: referrer,
             social: social, expiresAt: expiresAt, disabled: disabled, routing: routing, isLongLink: longLink != nil,
-            createdAt: createdAt, updatedAt: updatedAt
+            createdInApp: createdInApp, createdAt: createdAt, updatedAt: updatedAt
         )
     }
 }

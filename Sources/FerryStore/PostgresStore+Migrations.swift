@@ -222,6 +222,7 @@ extension PostgresStore {
             "ALTER TABLE links DROP CONSTRAINT links_slug_check",
             "ALTER TABLE links ADD CONSTRAINT links_slug_check CHECK (\(TenancySchema.slugCheck(maxLength: 128)))",
         ]),
+        ("v11-client-links", ClientLinksSchema.statements(bool: "BOOLEAN", false: "FALSE")),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

@@ -6,18 +6,47 @@ import GRDB
 
 extension SQLiteStore {
     package func createLink(_ link: Link) async throws {
+        try await write { db in try Self.insert(link, requestDigest: nil, db: db) }
+    }
+
+    package func createLink(_ link: Link, requestDigest: String, reusingSince since: Date) async throws -> (link: Link, created: Bool) {
+        // One writer at a time: no other request can come between this read and the insert.
         try await write { db in
-            do {
-                try db.execute(sql: """
-                    INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
-                        utm_source, utm_medium, utm_campaign, utm_content, utm_term, campaign, referrer,
-                        social_title, social_description, social_image_url, expires_at, disabled, routing, long_link, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [link.id, link.appID, link.environment.rawValue, link.domain, link.slug] + Self.linkContent(link)
-                        + [link.longLink, link.createdAt.timeIntervalSince1970, link.updatedAt.timeIntervalSince1970])
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                throw StoreConflict(field: "slug", message: "slug '\(link.slug)' is already taken on \(link.domain)")
+            let earlier = try db.cachedStatement(sql: "SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND request_digest = ?")
+                .decodedRow(arguments: [link.appID, requestDigest], Link.init(row:))
+            if let earlier {
+                if earlier.createdAt >= since { return (earlier, false) }
+                try db.execute(sql: "UPDATE links SET request_digest = NULL WHERE id = ?", arguments: [earlier.id])
             }
+            try Self.insert(link, requestDigest: requestDigest, db: db)
+            return (link, true)
+        }
+    }
+
+    private static func insert(_ link: Link, requestDigest: String?, db: Database) throws {
+        do {
+            try db.execute(sql: """
+                INSERT INTO links (id, app_id, environment, domain, slug, destination, ios_url, android_url, params,
+                    utm_source, utm_medium, utm_campaign, utm_content, utm_term, campaign, referrer,
+                    social_title, social_description, social_image_url, expires_at, disabled, routing, long_link, created_in_app,
+                    request_digest, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [link.id, link.appID, link.environment.rawValue, link.domain, link.slug] + Self.linkContent(link)
+                    + [link.longLink, link.createdInApp, requestDigest, link.createdAt.timeIntervalSince1970, link.updatedAt.timeIntervalSince1970])
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw StoreConflict(field: "slug", message: "slug '\(link.slug)' is already taken on \(link.domain)")
+        }
+    }
+
+    package func deleteLinksCreatedInApp(appID: String, environment: APIEnvironment, createdBefore before: Date, limit: Int) async throws -> [LinkName] {
+        try await write { db in
+            let names = try Row.fetchAll(db, sql: """
+                DELETE FROM links WHERE id IN (
+                    SELECT id FROM links WHERE app_id = ? AND environment = ?\(createdInAppCondition(true)) AND created_at < ?
+                    ORDER BY seq LIMIT ?)
+                RETURNING domain, slug
+                """, arguments: [appID, environment.rawValue, before.timeIntervalSince1970, limit])
+            return names.map { LinkName(domain: $0[0], slug: $0[1]) }
         }
     }
 
@@ -68,10 +97,11 @@ extension SQLiteStore {
         return read
     }
 
-    package func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
+    package func listLinks(appID: String, environment: APIEnvironment, createdInApp: Bool?, limit: Int, after: Int64?) async throws -> LinkPage {
         try await writer.read { db in
             let rows = try db.makeStatement(sql: """
-                SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ? AND seq < ? ORDER BY seq DESC LIMIT ?
+                SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ?\(createdInAppCondition(createdInApp)) AND seq < ?
+                ORDER BY seq DESC LIMIT ?
                 """).decodedRows(arguments: [appID, environment.rawValue, after ?? Int64.max, limit + 1]) { row in
                 (link: try Link(row: row), seq: try row.columns(LinkColumn.self)[.seq] as Int64)
             }

@@ -212,6 +212,9 @@ extension SQLiteStore {
                 $0.replacingOccurrences(of: TenancySchema.slugCheck(maxLength: 64), with: TenancySchema.slugCheck(maxLength: 128))
             }
         }
+        migrator.registerMigration("v15-client-links") { db in
+            for statement in ClientLinksSchema.statements(bool: "INTEGER", false: "0") { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -88,13 +88,53 @@ package protocol LinkStore: Sendable {
     func link(id: String, appID: String) async throws -> Link?
     /// The link a click names.
     func link(domain: String, slug: String) async throws -> Link?
-    /// A page of an app's links of one environment, newest first; `after` is a cursor from a previous page.
-    func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage
+    /// A page of an app's links of one environment, newest first; `after` is a cursor from a previous page. With
+    /// `createdInApp`, only the links made (true) or not made (false) by the app's installs.
+    func listLinks(appID: String, environment: APIEnvironment, createdInApp: Bool?, limit: Int, after: Int64?) async throws -> LinkPage
     /// An app's links of one environment whose slug, destination or campaign contains `text` (any case), newest
     /// first, at most `limit`.
     func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link]
     /// The iPad bundle ids an app's links name in their routing (for its association file), at most `limit`.
     func ipadBundleIDs(appID: String, limit: Int) async throws -> [String]
+    /// Stores a link made in the app under the digest of the request that made it, unless a link stored under the same
+    /// digest (for the same app) was created at or after `since`: then that link, and nothing is stored (`created`
+    /// false). A link under the digest made before `since` stays, but no longer answers for it. Throws
+    /// `StoreConflict` (field `slug`) when the slug is taken on its domain. Two such calls never both create.
+    func createLink(_ link: Link, requestDigest: String, reusingSince since: Date) async throws -> (link: Link, created: Bool)
+    /// Deletes at most `limit` of the links an app's installs made in one environment, created before `before`
+    /// (oldest first); the names of those deleted.
+    func deleteLinksCreatedInApp(appID: String, environment: APIEnvironment, createdBefore before: Date, limit: Int) async throws -> [LinkName]
+}
+
+extension LinkStore {
+    /// A page of an app's links of one environment, newest first, whoever made them.
+    package func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
+        try await listLinks(appID: appID, environment: environment, createdInApp: nil, limit: limit, after: after)
+    }
+}
+
+/// Where a link answers: its domain and slug.
+package struct LinkName: Sendable, Hashable {
+    /// The link domain.
+    package var domain: String
+    /// The slug.
+    package var slug: String
+
+    /// Creates a name.
+    package init(domain: String, slug: String) {
+        self.domain = domain
+        self.slug = slug
+    }
+}
+
+/// The SQL condition of a links listing that keeps the links made in the app (true), the others (false) or all (nil),
+/// written as the partial index `links_created_in_app` is, so that the planner uses it.
+func createdInAppCondition(_ createdInApp: Bool?) -> String {
+    switch createdInApp {
+    case true?: " AND created_in_app"
+    case false?: " AND NOT created_in_app"
+    case nil: ""
+    }
 }
 
 /// A `LIKE` pattern that finds `text` anywhere, with `\` escaping the pattern's own `%`, `_` and `\`.

@@ -14,6 +14,7 @@ import Foundation
 enum AppColumn: Int, StoreColumn {
     case id, name, iosTeamID, iosBundleIDs, iosAppStoreID, iosURLScheme, androidPackage, androidSHA256, fallbackURL
     case socialTitle, socialDescription, socialImageURL, attributionWindow, copyToOpen, createdAt, allowedURLPatterns, pathPrefixes
+    case clientLinks
 
     var columnName: String {
         switch self {
@@ -34,6 +35,7 @@ enum AppColumn: Int, StoreColumn {
         case .createdAt: "created_at"
         case .allowedURLPatterns: "allowed_url_patterns"
         case .pathPrefixes: "path_prefixes"
+        case .clientLinks: "client_links"
         }
     }
 }
@@ -51,6 +53,7 @@ extension App {
             social: SocialMetadata(title: row[.socialTitle], description: row[.socialDescription], imageURL: row[.socialImageURL]),
             attribution: AttributionSettings(window: row[.attributionWindow], copyToOpen: row[.copyToOpen]),
             allowedURLPatterns: JSONText.decode(row[.allowedURLPatterns] as String) ?? [],
+            clientLinks: row[.clientLinks],
             pathPrefixes: JSONText.decode(row[.pathPrefixes] as String) ?? [:],
             createdAt: Date(timeIntervalSince1970: row[.createdAt])
         )
@@ -98,6 +101,7 @@ enum LinkColumn: Int, StoreColumn {
     case id, appID, environment, domain, slug, destination, iosURL, androidURL, params
     case utmSource, utmMedium, utmCampaign, utmContent, utmTerm, campaign, referrer
     case socialTitle, socialDescription, socialImageURL, expiresAt, disabled, createdAt, updatedAt, routing, longLink, seq
+    case createdInApp
 
     /// `id, app_id, …, updated_at, seq`.
     static let list = selectList()
@@ -130,6 +134,7 @@ enum LinkColumn: Int, StoreColumn {
         case .routing: "routing"
         case .longLink: "long_link"
         case .seq: "seq"
+        case .createdInApp: "created_in_app"
         }
     }
 }
@@ -153,6 +158,7 @@ extension Link {
             disabled: row[.disabled],
             routing: (row[.routing] as String?).flatMap { JSONText.decode($0) } ?? LinkRouting(),
             longLink: row[.longLink],
+            createdInApp: row[.createdInApp],
             createdAt: Date(timeIntervalSince1970: row[.createdAt]),
             updatedAt: Date(timeIntervalSince1970: row[.updatedAt])
         )
@@ -187,6 +193,22 @@ enum LinkRoutingSchema {
     /// A link's routing as stored: nil (no column value) when the link follows its app.
     static func encode(_ routing: LinkRouting) -> String? {
         routing.isEmpty ? nil : JSONText.encode(routing)
+    }
+}
+
+/// What client links (links made in the app with a publishable key) added: the app's switch, the mark on its links,
+/// and the digest of the request that made each, by which the same request returns the same link.
+enum ClientLinksSchema {
+    /// `bool`: SQLite's `INTEGER` (0/1) or PostgreSQL's `BOOLEAN`, with its false literal.
+    static func statements(bool: String, false no: String) -> [String] {
+        [
+            "ALTER TABLE apps ADD COLUMN client_links \(bool) NOT NULL DEFAULT \(no)",
+            "ALTER TABLE links ADD COLUMN created_in_app \(bool) NOT NULL DEFAULT \(no)",
+            "ALTER TABLE links ADD COLUMN request_digest TEXT",
+            "CREATE UNIQUE INDEX links_request_digest ON links(app_id, request_digest) WHERE request_digest IS NOT NULL",
+            // The listing filtered to the links made in the app, and their bulk deletion, read only those.
+            "CREATE INDEX links_created_in_app ON links(app_id, environment, seq) WHERE created_in_app",
+        ]
     }
 }
 

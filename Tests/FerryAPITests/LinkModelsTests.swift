@@ -248,7 +248,7 @@ struct CreateLinkRequestTests {
 struct LinkResponseTests {
     static let allKeys: Set<String> = [
         "id", "url", "domain", "slug", "environment", "destination", "iosURL", "androidURL", "params", "utm", "campaign",
-        "referrer", "social", "expiresAt", "disabled", "routing", "isLongLink", "createdAt", "updatedAt",
+        "referrer", "social", "expiresAt", "disabled", "routing", "isLongLink", "createdInApp", "createdAt", "updatedAt",
     ]
 
     static func minimal() -> LinkResponse {

@@ -79,7 +79,7 @@ struct LinkPathsStoreTests {
         let indexes = try await store.writer.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = 'links' AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY name")
         }
-        #expect(indexes == ["links_app_env_seq", "links_app_routed", "links_delete_change", "links_insert_change", "links_update_change"])
+        #expect(indexes == ["links_app_env_seq", "links_app_routed", "links_created_in_app", "links_delete_change", "links_insert_change", "links_request_digest", "links_update_change"])
     }
 }
 #endif

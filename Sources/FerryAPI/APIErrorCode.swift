@@ -48,6 +48,8 @@ public struct APIErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     public static let invalidForm = APIErrorCode("invalid_form", status: 400)
     /// 400: The dashboard's Verify of a domain whose proof is not found yet.
     public static let domainNotVerified = APIErrorCode("domain_not_verified", status: 400)
+    /// 400: A link made with a publishable key leads somewhere the app's allowed URL patterns do not allow (`field` names it).
+    public static let urlNotAllowed = APIErrorCode("url_not_allowed", status: 400)
     /// 400: A request the framework could not read before any route saw it.
     public static let badRequest = APIErrorCode("bad_request", status: 400)
     /// 401: No key, a malformed, unknown or revoked key.
@@ -56,6 +58,8 @@ public struct APIErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     public static let forbidden = APIErrorCode("forbidden", status: 403)
     /// 403: A test secret key on a route that changes the app's settings.
     public static let liveKeyRequired = APIErrorCode("live_key_required", status: 403)
+    /// 403: A publishable key creating a link for an app that has not turned client links on.
+    public static let clientLinksOff = APIErrorCode("client_links_off", status: 403)
     /// 403: The operator keeps adding link domains to itself.
     public static let domainSelfServiceOff = APIErrorCode("domain_self_service_off", status: 403)
     /// 404: No such link, route, app on this host or click; or a well-formed name of something the key's app does not have.
@@ -91,8 +95,8 @@ public struct APIErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
 
     /// Every code the server answers with, in the order of the table in docs/openapi.yaml.
     public static let all: [APIErrorCode] = [
-        .invalidJSON, .invalidField, .missingField, .conflictingHost, .invalidForm, .domainNotVerified, .badRequest,
-        .unauthorized, .forbidden, .liveKeyRequired, .domainSelfServiceOff, .notFound, .gone, .methodNotAllowed, .conflict,
+        .invalidJSON, .invalidField, .missingField, .conflictingHost, .invalidForm, .domainNotVerified, .urlNotAllowed,
+        .badRequest, .unauthorized, .forbidden, .liveKeyRequired, .clientLinksOff, .domainSelfServiceOff, .notFound, .gone, .methodNotAllowed, .conflict,
         .tooManyWebhooks, .domainTaken, .domainUnavailable, .lastDomain, .tooManyPendingDomains, .bodyTooLarge,
         .unsupportedMediaType, .tooLong, .rateLimited, .internal, .databaseUnavailable
     ]

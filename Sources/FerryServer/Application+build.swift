@@ -148,7 +148,7 @@ func buildRouter(
         ("/healthz", ["GET"]),
         ("/readyz", ["GET"]),
         ("/openapi.yaml", ["GET"]),
-        (FerryRoutes.links, ["GET", "POST"]),
+        (FerryRoutes.links, ["GET", "POST", "DELETE"]),
         ("\(FerryRoutes.links)/:id", ["GET", "PATCH", "DELETE"]),
         (AttributionController.resolvePath, ["GET"]),
         (FerryRoutes.resolveURL, ["GET"]),

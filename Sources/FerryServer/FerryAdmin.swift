@@ -40,6 +40,8 @@ package struct FerryAdmin: Sendable {
         package var allowedURLPatterns: [String] = []
         /// Path prefixes of the app's domains, domain → prefix (`go.example.com` → `/links`).
         package var pathPrefixes: [String: String] = [:]
+        /// Whether the app's publishable keys may create links (see `ClientLinkRules`).
+        package var clientLinks = false
 
         /// Creates a spec with a name and domains.
         package init(name: String, domains: [String]) {
@@ -62,6 +64,7 @@ package struct FerryAdmin: Sendable {
             attribution = app.attribution
             allowedURLPatterns = app.allowedURLPatterns
             pathPrefixes = app.pathPrefixes
+            clientLinks = app.clientLinks
         }
     }
 
@@ -123,7 +126,7 @@ package struct FerryAdmin: Sendable {
         return App(
             id: id, name: trimmed, domains: domains, ios: ios, android: android,
             fallbackURL: spec.fallbackURL, social: spec.social, attribution: spec.attribution,
-            allowedURLPatterns: spec.allowedURLPatterns,
+            allowedURLPatterns: spec.allowedURLPatterns, clientLinks: spec.clientLinks,
             pathPrefixes: try pathPrefixes(spec.pathPrefixes, domains: domains, existing: existing), createdAt: createdAt
         )
     }
@@ -156,19 +159,59 @@ package struct FerryAdmin: Sendable {
         return (record, key)
     }
 
-    /// Validates a request and stores the link; a generated slug that collides is drawn again.
-    package func createLink(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil) async throws -> Link {
+    /// Validates a request and stores the link; a generated slug (`slugLength` characters) that collides is drawn again.
+    package func createLink(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil,
+                            slugLength: Int = Slug.generatedLength) async throws -> Link {
+        try await withFreshSlug(request, app: app, environment: environment, slugLength: slugLength) { link in
+            var link = link
+            if let createdAt, createdAt < link.createdAt { link.createdAt = createdAt }  // an imported link keeps its age
+            try await store.createLink(link)
+            return link
+        }
+    }
+
+    /// How long the same request from the app returns the link it made, rather than a new one.
+    package static let clientLinkReuse: TimeInterval = 24 * 3600
+
+    /// Stores a link made inside the app with a publishable key, held to `ClientLinkRules`. The same request for the
+    /// same app and environment within `clientLinkReuse` returns the link the first one made (`created` false): a
+    /// share button tapped twice, a retried request or a replayed one make one link.
+    package func createClientLink(_ request: CreateLinkRequest, app: App, environment: APIEnvironment,
+                                  slugLength: Int = Slug.generatedLength) async throws -> (link: Link, created: Bool) {
+        try ClientLinkRules.admit(request, app: app)
+        return try await createOnce(request, app: app, environment: environment, slugLength: slugLength, inApp: true)
+    }
+
+    /// Stores a link unless the same request (for the same app and environment, made in the app or not, for a slug of
+    /// the same length) made one within `clientLinkReuse`: then that link, `created` false. Links made in the app
+    /// (`inApp`) are held to `ClientLinkRules` too.
+    package func createOnce(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, slugLength: Int = Slug.generatedLength,
+                            inApp: Bool) async throws -> (link: Link, created: Bool) {
+        let body = String(decoding: try FerryJSON.makeEncoder().encode(request), as: UTF8.self)
+        let digest = Secrets.digest("\(app.id)\n\(environment.rawValue)\n\(inApp)\n\(slugLength)\n\(body)")
+        return try await withFreshSlug(request, app: app, environment: environment, slugLength: slugLength) { link in
+            var link = link
+            if inApp {
+                link.createdInApp = true
+                try ClientLinkRules.check(link, app: app)
+            }
+            return try await store.createLink(link, requestDigest: digest, reusingSince: link.createdAt.addingTimeInterval(-Self.clientLinkReuse))
+        }
+    }
+
+    /// Builds the link a request describes under a fresh random slug and hands it to `store`; a generated slug taken
+    /// meanwhile is drawn again (a little longer every second try).
+    private func withFreshSlug<Result>(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, slugLength: Int,
+                                       store: (Link) async throws -> Result) async throws -> Result {
         var generator = SystemRandomNumberGenerator()
         let id = Identifiers.make(prefix: "lnk", using: &generator)
         for attempt in 0..<6 {
-            let slug = Identifiers.slug(length: Slug.generatedLength + attempt / 2, using: &generator)
+            let slug = Identifiers.slug(length: slugLength + attempt / 2, using: &generator)
             if Slug.reserved.contains(slug) { continue }
             let context = LinkRules.Context(app: app, environment: environment, id: id, generatedSlug: slug, now: now())
-            var link = try LinkRules.makeLink(from: request, context: context)
-            if let createdAt, createdAt < link.createdAt { link.createdAt = createdAt }  // an imported link keeps its age
+            let link = try LinkRules.makeLink(from: request, context: context)
             do {
-                try await store.createLink(link)
-                return link
+                return try await store(link)
             } catch is StoreConflict where request.slug == nil {
                 continue  // a generated slug collided: draw another
             }

@@ -6,7 +6,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// `/v1/links`: create, list, read, change, delete and debug links with a secret key.
+/// `/v1/links`: create, list, read, change, delete and debug links with a secret key; create links made in the app
+/// with a publishable key.
 struct LinksController: Sendable {
     let links: LinkEditor
     let authenticator: KeyAuthenticator
@@ -18,17 +19,45 @@ struct LinksController: Sendable {
         router.get(RouterPath(FerryRoutes.links)) { request, _ in try await list(request) }
         router.get("\(FerryRoutes.links)/:id") { request, context in try await read(request, id: context.parameters.get("id") ?? "") }
         router.patch("\(FerryRoutes.links)/:id") { request, context in try await update(request, id: context.parameters.get("id") ?? "") }
+        router.delete(RouterPath(FerryRoutes.links)) { request, _ in try await deleteCreatedInApp(request) }
         router.delete("\(FerryRoutes.links)/:id") { request, context in try await delete(request, id: context.parameters.get("id") ?? "") }
         router.get("\(FerryRoutes.links)/:id/debug") { request, context in try await debug(request, id: context.parameters.get("id") ?? "") }
     }
 
+    /// A secret key creates any link of its app; a publishable key, a link made in the app (`ClientLinkRules`), which
+    /// an identical request within a day gets again (200 instead of 201).
     func create(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
-        let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: maxBodyBytes)
-        let link = try await links.create(body, app: auth.app, environment: auth.key.environment)
+        let auth = try await authenticator.authenticate(request)
+        let link: Link, created: Bool
+        if auth.key.kind == .publishable {
+            let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: min(maxBodyBytes, ClientLinkRules.maxBodyBytes))
+            (link, created) = try await links.createInApp(body, app: auth.app, environment: auth.key.environment)
+        } else {
+            let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: maxBodyBytes)
+            (link, created) = (try await links.create(body, app: auth.app, environment: auth.key.environment), true)
+        }
         var headers = HTTPFields()
         headers[.location] = FerryRoutes.link(id: link.id)
-        return try JSONBody.response(link.response(in: auth.app), status: .created, headers: headers)
+        return try JSONBody.response(link.response(in: auth.app), status: created ? .created : .ok, headers: headers)
+    }
+
+    /// Deletes the links the app's installs made (`createdInApp=true`), all of them or those made before
+    /// `createdBefore`: what its owner does with share links nobody uses any more.
+    func deleteCreatedInApp(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let query = request.uri.queryParameters
+        guard query["createdInApp"] == "true" else {
+            throw APIError(.invalidField, message: "deleting links in bulk takes only the links made in the app: add createdInApp=true", field: "createdInApp")
+        }
+        var before = links.admin.now()
+        if let text = query["createdBefore"] {
+            guard text.utf8.count <= 64, let date = FerryJSON.parseDate(String(text)) else {
+                throw APIError(.invalidField, message: "createdBefore must be a date and time such as 2026-01-31T00:00:00Z", field: "createdBefore")
+            }
+            before = min(before, date)
+        }
+        let deleted = try await links.deleteCreatedInApp(app: auth.app, environment: auth.key.environment, before: before)
+        return try JSONBody.response(DeletedLinksResponse(deleted: deleted))
     }
 
     func list(_ request: Request) async throws -> Response {
@@ -49,7 +78,14 @@ struct LinksController: Sendable {
             }
             cursor = Int64(clamping: value)
         }
-        let page = try await links.page(app: auth.app, environment: auth.key.environment, limit: limit, after: cursor)
+        var createdInApp: Bool?
+        if let text = query["createdInApp"] {
+            guard let value = Bool(String(text)) else {
+                throw APIError(.invalidField, message: "createdInApp must be true or false", field: "createdInApp")
+            }
+            createdInApp = value
+        }
+        let page = try await links.page(app: auth.app, environment: auth.key.environment, createdInApp: createdInApp, limit: limit, after: cursor)
         return try JSONBody.response(LinkListResponse(data: page.links.map { $0.response(in: auth.app) }, nextCursor: page.nextCursor.map(String.init)))
     }
 

@@ -71,6 +71,11 @@ package enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
     case linksAddress = "links"
     /// Link creation, per key.
     case linksKey = "links-key"
+    /// Links made in the app with a publishable key (`POST /v1/links`, `POST /v1/shortLinks`), per address: one
+    /// device's share button, or one office behind one address.
+    case clientLinksAddress = "client-links"
+    /// Links made in the app, per publishable key: every install of the app together.
+    case clientLinksKey = "client-links-key"
     /// Failed dashboard sign-ins, per address.
     case signIn = "sign-in"
     /// Clicks on slugs that do not exist and are not yet known to be missing (each one costs a database read), per
@@ -96,6 +101,8 @@ package enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
         case .eventsKey: RateLimit(240_000, per: 60)
         case .linksAddress: RateLimit(600, per: 60)
         case .linksKey: RateLimit(6000, per: 60)
+        case .clientLinksAddress: RateLimit(30, per: 60)
+        case .clientLinksKey: RateLimit(3000, per: 60)
         case .signIn: RateLimit(10, per: 300)
         case .unknownSlugs: RateLimit(300, per: 60)
         case .signalsAddress: RateLimit(120, per: 60)
@@ -111,6 +118,7 @@ package enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
         case .resolveAddress, .resolveKey: "link lookups"
         case .eventsAddress, .eventsKey: "events"
         case .linksAddress, .linksKey: "link creations"
+        case .clientLinksAddress, .clientLinksKey: "links made in the app"
         case .signIn: "failed sign-ins"
         case .unknownSlugs: "clicks on links that do not exist"
         case .signalsAddress: "device reports"
@@ -310,8 +318,13 @@ struct RequestLimits: Sendable {
 
     /// The presented key's subject, when it has the form of a Ferry key (anything else fails authentication anyway).
     static func keySubject(_ request: Request) -> RateLimitSubject? {
-        guard let text = KeyAuthenticator.presentedKey(request), APIKeyFormat(parsing: text) != nil else { return nil }
+        guard let text = presentedKey(request), APIKeyFormat(parsing: text) != nil else { return nil }
         return .key(text)
+    }
+
+    /// The key a request presents: in a header, or as Firebase's REST API takes it, in the `key` query parameter.
+    static func presentedKey(_ request: Request) -> String? {
+        KeyAuthenticator.presentedKey(request) ?? request.uri.queryParameters["key"].map(String.init)
     }
 
     /// Takes a token of the address rule and, when a key is presented, of the key rule; the error of the first one
@@ -335,7 +348,8 @@ struct RateLimitMiddleware: RouterMiddleware {
     let errors: ErrorMiddleware
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let (addressRule, keyRule) = Self.rules(method: request.method, path: request.uri.path),
+        let publishable = RequestLimits.presentedKey(request).flatMap { APIKeyFormat(parsing: $0) }?.kind == .publishable
+        guard let (addressRule, keyRule) = Self.rules(method: request.method, path: request.uri.path, publishable: publishable),
               let error = limits.take(addressRule, keyRule, request: request, context: context)
         else { return try await next(request, context) }
         if Self.linkTracePaths.contains(Self.trimmed(request.uri.path)) {
@@ -348,12 +362,15 @@ struct RateLimitMiddleware: RouterMiddleware {
     /// The compatible dynamic-link route up to its slug.
     static let dynamicLinkPrefix = String(CompatibilityController.dynamicLink.dropLast(":slug".count))
 
-    /// The address and key rules of a route, or nil for a route without limits.
-    static func rules(method: HTTPRequest.Method, path rawPath: String) -> (RateLimitRule, RateLimitRule?)? {
+    /// The address and key rules of a route, or nil for a route without limits. Links made with a publishable key
+    /// have limits of their own.
+    static func rules(method: HTTPRequest.Method, path rawPath: String, publishable: Bool) -> (RateLimitRule, RateLimitRule?)? {
         let path = trimmed(rawPath)
         switch method {
         case .post:
             switch path {
+            case FerryRoutes.links where publishable:
+                return (.clientLinksAddress, .clientLinksKey)
             case FerryRoutes.attributionMatch, CompatibilityController.attributions: return (.matchAddress, .matchKey)
             case FerryRoutes.events, FerryRoutes.attributionUser, CompatibilityController.statsEvent: return (.eventsAddress, .eventsKey)
             case FerryRoutes.links, CompatibilityController.referralLinks: return (.linksAddress, .linksKey)

@@ -8,7 +8,12 @@ import Foundation
 package enum Secrets {
     /// Hex SHA-256 of an API key: what the database keeps instead of the key.
     package static func hashKey(_ key: String) -> String {
-        hex(SHA256.hash(data: Data(key.utf8)))
+        digest(key)
+    }
+
+    /// Hex SHA-256 of a text.
+    package static func digest(_ text: String) -> String {
+        hex(SHA256.hash(data: Data(text.utf8)))
     }
 
     /// Compares two strings in time that depends only on their lengths.

@@ -45,7 +45,7 @@ struct LinksAPITests {
             #expect(link.createdAt == link.updatedAt)
             // Every key is present, unset ones as null.
             let raw = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
-            #expect(raw?.keys.count == 19)
+            #expect(raw?.keys.count == 20)
 
             let read = try await client.execute(uri: "/v1/links/\(link.id)", method: .get, headers: headers(key: fixture.secret))
             #expect(read.status == .ok)
@@ -409,11 +409,11 @@ struct LinksAPITests {
         defer { fixture.remove() }
         try await fixture.application().test(.router) { client in
             let cases: [(HTTPRequest.Method, String, String)] = [
-                (.put, "/v1/links", "GET, POST"), (.delete, "/v1/links", "GET, POST"), (.post, "/v1/links/lnk_x", "GET, PATCH, DELETE"),
+                (.put, "/v1/links", "GET, POST, DELETE"), (.patch, "/v1/links", "GET, POST, DELETE"), (.post, "/v1/links/lnk_x", "GET, PATCH, DELETE"),
                 (.put, "/v1/links/lnk_x", "GET, PATCH, DELETE"), (.put, "/v1/attribution/match", "POST"), (.get, "/v1/sdk/validate", "POST"),
                 (.delete, "/v1/events", "POST"), (.post, "/v1/links/resolve/abc", "GET"), (.get, "/v1/attribution/user", "POST"),
                 // TRACE and OPTIONS name a route that exists too: not a 404 as if it did not.
-                (.trace, "/v1/links", "GET, POST"), (.options, "/v1/links/lnk_x", "GET, PATCH, DELETE"), (.trace, "/v1/attribution/match", "POST"),
+                (.trace, "/v1/links", "GET, POST, DELETE"), (.options, "/v1/links/lnk_x", "GET, PATCH, DELETE"), (.trace, "/v1/attribution/match", "POST"),
                 (.options, "/v1/webhooks", "GET, POST"), (.trace, "/api/v1/deferred-deep-link", "GET"), (HTTPRequest.Method("QUERY")!, "/v1/stats", "GET"),
                 // The probes are JSON routes as well, not a link domain's 404 page.
                 (.post, "/healthz", "GET"), (.trace, "/readyz", "GET"),

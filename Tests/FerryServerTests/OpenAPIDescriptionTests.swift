@@ -258,7 +258,7 @@ struct OpenAPIDescriptionTests {
 
     @Test func theDescriptionListsTheRoutes() {
         #expect(Self.paths.count > 30)
-        #expect(Self.paths.contains { $0.path == "/v1/links" && $0.methods == ["GET", "POST"] })
+        #expect(Self.paths.contains { $0.path == "/v1/links" && $0.methods == ["GET", "POST", "DELETE"] })
         #expect(Self.paths.contains { $0.path == "/" && $0.methods == ["GET"] })
     }
 

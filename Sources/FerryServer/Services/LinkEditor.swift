@@ -33,14 +33,44 @@ package struct LinkEditor: Sendable {
         return link
     }
 
+    /// A link made inside the app with a publishable key, held to `ClientLinkRules`: the same request within a day
+    /// returns the link the first one made (`created` false) and stores nothing.
+    func createInApp(_ request: CreateLinkRequest, app: App, environment: APIEnvironment,
+                     slugLength: Int = Slug.generatedLength) async throws -> (link: Link, created: Bool) {
+        let made = try await admin.createClientLink(request, app: app, environment: environment, slugLength: slugLength)
+        if made.created { cache?.invalidate(domain: made.link.domain, slug: made.link.slug) }
+        return made
+    }
+
+    /// A link made with a secret key that an identical request within a day gets again (`created` false), as
+    /// Firebase's REST API made one short link of one long link.
+    func createOnce(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, slugLength: Int) async throws -> (link: Link, created: Bool) {
+        let made = try await admin.createOnce(request, app: app, environment: environment, slugLength: slugLength, inApp: false)
+        if made.created { cache?.invalidate(domain: made.link.domain, slug: made.link.slug) }
+        return made
+    }
+
+    /// Deletes the links the app's installs made in one environment before `before`, a batch at a time; how many.
+    func deleteCreatedInApp(app: App, environment: APIEnvironment, before: Date) async throws -> Int {
+        let batch = 500
+        var total = 0
+        while true {
+            let names = try await store.deleteLinksCreatedInApp(appID: app.id, environment: environment, createdBefore: before, limit: batch)
+            for name in names { cache?.invalidate(domain: name.domain, slug: name.slug) }
+            total += names.count
+            if names.count < batch { return total }
+        }
+    }
+
     /// The link on a domain under a slug, of any app.
     package func existing(domain: String, slug: String) async throws -> Link? {
         try await store.link(domain: domain, slug: slug)
     }
 
-    /// The links before a position (`after`, from a previous page), newest first.
-    package func page(app: App, environment: APIEnvironment, limit: Int, after cursor: Int64?) async throws -> LinkPage {
-        try await store.listLinks(appID: app.id, environment: environment, limit: limit, after: cursor)
+    /// The links before a position (`after`, from a previous page), newest first; with `createdInApp`, only those
+    /// the app's installs made (true) or did not make (false).
+    package func page(app: App, environment: APIEnvironment, createdInApp: Bool? = nil, limit: Int, after cursor: Int64?) async throws -> LinkPage {
+        try await store.listLinks(appID: app.id, environment: environment, createdInApp: createdInApp, limit: limit, after: cursor)
     }
 
     /// Links whose slug, destination, title or campaign contains `text`.

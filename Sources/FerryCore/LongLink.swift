@@ -64,6 +64,36 @@ package struct LongLink: Sendable, Hashable {
     /// the app's allowlist.
     /// - Throws: `LongLinkRefusal` naming the parameter at fault.
     package func link(app: App, domain: String, id: String, slug: String, now: Date) throws(LongLinkRefusal) -> Link {
+        let request = try request(app: app)
+        let allowlist: URLAllowlist
+        do { allowlist = try URLAllowlist(app: app) } catch {
+            throw LongLinkRefusal(parameter: nil, "this app's URL patterns cannot be read: \(error.message)")
+        }
+        for (name, url) in [("link", request.destination), ("ifl", values["ifl"]), ("ipfl", values["ipfl"]), ("afl", values["afl"]), ("ofl", values["ofl"])] {
+            guard let url, !allowlist.allows(url) else { continue }
+            throw LongLinkRefusal(
+                parameter: name,
+                allowlist.hasPatterns
+                    ? "'\(name)' leads somewhere this app's URL patterns do not allow"
+                    : "'\(name)' leads off this app's own sites, and the app has no URL patterns allowing other places"
+            )
+        }
+        var link = Link(
+            id: id, appID: app.id, environment: .live, domain: domain, slug: slug, destination: request.destination,
+            params: request.params ?? [:], utm: request.utm ?? UTMParameters(), social: request.social ?? SocialMetadata(),
+            routing: request.routing ?? LinkRouting(), longLink: canonicalQuery, createdAt: now, updatedAt: now
+        )
+        do { try LinkRules.validateContent(&link) } catch {
+            throw LongLinkRefusal(parameter: Self.parameter(forField: error.field), error.message)
+        }
+        return link
+    }
+
+    /// The request for a short link with this long link's meaning, for one of the app's domains (Firebase's REST API
+    /// makes short links from long links): checked for FDL's own rules (the app's names, whole numbers, `efr`), not yet
+    /// against the app's allowlist nor Ferry's link rules.
+    /// - Throws: `LongLinkRefusal` naming the parameter at fault.
+    package func request(app: App) throws(LongLinkRefusal) -> CreateLinkRequest {
         let deepLink = values["link"] ?? ""
         do { try URLRules.validateWebURL(deepLink, field: "link") } catch {
             throw LongLinkRefusal(parameter: "link", "the deep link must be an http or https URL")
@@ -97,34 +127,15 @@ package struct LongLink: Sendable, Hashable {
         if values["ibi"] == nil { routing.iosFallbackURL = routing.iosFallbackURL ?? deepLink }
         let analytics = AppStoreAnalytics(affiliateToken: values["at"], campaignToken: values["ct"], mediaType: values["mt"], providerToken: values["pt"])
         routing.appStoreAnalytics = analytics.isEmpty ? nil : analytics
-
-        let allowlist: URLAllowlist
-        do { allowlist = try URLAllowlist(app: app) } catch {
-            throw LongLinkRefusal(parameter: nil, "this app's URL patterns cannot be read: \(error.message)")
-        }
-        for (name, url) in [("link", deepLink), ("ifl", values["ifl"]), ("ipfl", values["ipfl"]), ("afl", values["afl"]), ("ofl", values["ofl"])] {
-            guard let url, !allowlist.allows(url) else { continue }
-            throw LongLinkRefusal(
-                parameter: name,
-                allowlist.hasPatterns
-                    ? "'\(name)' leads somewhere this app's URL patterns do not allow"
-                    : "'\(name)' leads off this app's own sites, and the app has no URL patterns allowing other places"
-            )
-        }
         let utm = UTMParameters(
             source: values["utm_source"], medium: values["utm_medium"], campaign: values["utm_campaign"], content: values["utm_content"],
             term: values["utm_term"]
         )
-        var link = Link(
-            id: id, appID: app.id, environment: .live, domain: domain, slug: slug, destination: deepLink,
-            params: values["gclid"].map { ["gclid": $0] } ?? [:], utm: utm,
-            social: SocialMetadata(title: values["st"], description: values["sd"], imageURL: values["si"]),
-            routing: routing, longLink: canonicalQuery, createdAt: now, updatedAt: now
+        let social = SocialMetadata(title: values["st"], description: values["sd"], imageURL: values["si"])
+        return CreateLinkRequest(
+            destination: deepLink, params: values["gclid"].map { ["gclid": $0] }, utm: utm.isEmpty ? nil : utm,
+            social: social.isEmpty ? nil : social, routing: routing.isEmpty ? nil : routing
         )
-        do { try LinkRules.validateContent(&link) } catch {
-            throw LongLinkRefusal(parameter: Self.parameter(forField: error.field), error.message)
-        }
-        return link
     }
 
     /// The FDL parameter a field of Ferry's link rules comes from.

@@ -29,7 +29,7 @@ package struct QueryString: Sendable, Hashable {
     }
 
     /// Parses a raw query with explicit limits (`URLParts` uses none: a stored URL's query is kept whole).
-    init(_ text: some StringProtocol, maxItems: Int, maxBytes: Int) {
+    package init(_ text: some StringProtocol, maxItems: Int, maxBytes: Int) {
         storage = []
         let raw = Substring(text)
         guard !raw.isEmpty, raw.utf8.count <= maxBytes else { return }

@@ -143,12 +143,16 @@ func buildRouter(
         opener: opener, attributor: attributor, links: links, classifier: edge.classifier, authenticator: authenticator, addresses: addresses,
         maxBodyBytes: maxBodyBytes, errors: errors
     ).register(on: router)
+    let firebase = FirebaseRESTController(links: links, reports: reports, authenticator: authenticator, errors: errors, maxBodyBytes: maxBodyBytes,
+                                          now: admin.now)
+    firebase.register(on: router)
     MethodGuard.register(on: router, CompatibilityController.allowedMethods)
     MethodGuard.register(on: router, [
         ("/healthz", ["GET"]),
         ("/readyz", ["GET"]),
         ("/openapi.yaml", ["GET"]),
         (FerryRoutes.links, ["GET", "POST", "DELETE"]),
+        (FirebaseRESTController.shortLinks, ["POST"]),
         ("\(FerryRoutes.links)/:id", ["GET", "PATCH", "DELETE"]),
         (AttributionController.resolvePath, ["GET"]),
         (FerryRoutes.resolveURL, ["GET"]),
@@ -169,8 +173,9 @@ func buildRouter(
         ("\(FerryRoutes.domains)/:domain", ["PATCH", "DELETE"]),
         ("\(FerryRoutes.domains)/:domain/verify", ["POST"]),
     ])
-    router.on("/v1/**", method: .get) { _, _ -> Response in throw APIError(.notFound, message: "no such API route") }
-    router.on("/v1/**", method: .post) { _, _ -> Response in throw APIError(.notFound, message: "no such API route") }
+    for method in MethodGuard.methods where method != .head {
+        router.on("/v1/**", method: method) { request, _ in try await firebase.apiFallback(request) }
+    }
     edge.register(on: router)
     return (router, edge)
 }

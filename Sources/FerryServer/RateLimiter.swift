@@ -355,6 +355,7 @@ struct RateLimitMiddleware: RouterMiddleware {
         if Self.linkTracePaths.contains(Self.trimmed(request.uri.path)) {
             return try await LinkTraceEnvelope.wrap(request, errors: errors) { throw error }
         }
+        if Self.trimmed(request.uri.path) == FirebaseRESTController.shortLinks { return try FirebaseEnvelope.response(error) }
         throw error
     }
 
@@ -369,8 +370,9 @@ struct RateLimitMiddleware: RouterMiddleware {
         switch method {
         case .post:
             switch path {
-            case FerryRoutes.links where publishable:
+            case FerryRoutes.links where publishable, FirebaseRESTController.shortLinks where publishable:
                 return (.clientLinksAddress, .clientLinksKey)
+            case FirebaseRESTController.shortLinks: return (.linksAddress, .linksKey)
             case FerryRoutes.attributionMatch, CompatibilityController.attributions: return (.matchAddress, .matchKey)
             case FerryRoutes.events, FerryRoutes.attributionUser, CompatibilityController.statsEvent: return (.eventsAddress, .eventsKey)
             case FerryRoutes.links, CompatibilityController.referralLinks: return (.linksAddress, .linksKey)

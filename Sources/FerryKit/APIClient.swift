@@ -69,9 +69,9 @@ struct APIClient: Sendable {
                     }
                 case 300..<500:
                     // Not retried: a 4xx will not change, and the API never redirects.
-                    throw Self.error(status: response.statusCode, data: data, method: method, path: path)
+                    throw Self.error(response, data: data, method: method, path: path)
                 default:
-                    failure = Self.error(status: response.statusCode, data: data, method: method, path: path)
+                    failure = Self.error(response, data: data, method: method, path: path)
                 }
             } catch let error as FerryError {
                 throw error
@@ -94,8 +94,10 @@ struct APIClient: Sendable {
         }
     }
 
-    /// The error for an HTTP error answer, with the server's code and message when its body is Ferry's error body.
-    static func error(status: Int, data: Data, method: String, path: String) -> FerryError {
+    /// The error for an HTTP error answer, with the server's code, message and field when its body is Ferry's error
+    /// body, and the wait a 429's `Retry-After` asks for.
+    static func error(_ response: HTTPURLResponse, data: Data, method: String, path: String) -> FerryError {
+        let status = response.statusCode
         let body = try? FerryJSON.makeDecoder().decode(ErrorResponse.self, from: data)
         let code: FerryError.Code = switch status {
         case 401: .unauthorized
@@ -109,6 +111,10 @@ struct APIClient: Sendable {
         var message = "\(method) \(path) failed with HTTP \(status)"
         if let detail = body?.error { message += ": \(detail.message)" }
         if status == 401 { message += " (is the key right, and not revoked?)" }
-        return FerryError(code, message, httpStatus: status, serverCode: body?.error.code)
+        if status == 429, let seconds = response.value(forHTTPHeaderField: "Retry-After").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+           seconds >= 0 {
+            message += " (try again in \(seconds) s)"
+        }
+        return FerryError(code, message, httpStatus: status, serverCode: body?.error.code, field: body?.error.field)
     }
 }

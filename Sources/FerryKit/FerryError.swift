@@ -83,15 +83,22 @@ public struct FerryError: Error, Sendable, CustomStringConvertible {
     public let httpStatus: Int?
     /// The server's own error code (`invalid_field`, `unauthorized`…), when its answer carried one.
     public let serverCode: APIErrorCode?
+    /// The request field the error is about, as the server names it (`destination`, `routing.iosFallbackURL`,
+    /// `social.title`): the server's `error.field`, or the field FerryKit refused before sending anything.
+    public let field: String?
     /// The error underneath (a `URLError`, a `DecodingError`…), when there is one.
     public let underlying: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, httpStatus: Int? = nil, serverCode: APIErrorCode? = nil, underlying: (any Error)? = nil) {
+    public init(
+        _ code: Code, _ message: String, httpStatus: Int? = nil, serverCode: APIErrorCode? = nil, field: String? = nil,
+        underlying: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.httpStatus = httpStatus
         self.serverCode = serverCode
+        self.field = field
         self.underlying = underlying
     }
 

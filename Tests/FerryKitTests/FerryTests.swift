@@ -242,6 +242,30 @@ struct HandleDeepLinkTests {
         #expect(transport.sent.count == 1)
     }
 
+    @Test func theErrorCarriesTheFieldTheServerNamedAndTheWaitItAskedFor() async throws {
+        let invalid = ScriptedTransport { _ in .json(400, #"{"error":{"code":"invalid_field","message":"installID is too long","field":"installID"}}"#) }
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: invalid))
+        do {
+            _ = try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)
+            Issue.record("a 400 was taken")
+        } catch {
+            #expect(error.field == "installID")
+            #expect(error.serverCode == .invalidField)
+        }
+        let limited = ScriptedTransport { _ in
+            .json(429, #"{"error":{"code":"rate_limited","message":"too many requests","field":null}}"#, headers: ["Retry-After": "30"])
+        }
+        let other = try Ferry(apiKey: Kit.key, options: Kit.options(transport: limited))
+        do {
+            _ = try await other.handleDeepLink(URL(string: "https://go.example.com/summer")!)
+            Issue.record("a 429 was taken")
+        } catch {
+            #expect(error.code == .rateLimited && error.httpStatus == 429 && error.field == nil)
+            #expect(error.message.contains("too many requests") && error.message.contains("try again in 30 s"), "\(error.message)")
+        }
+        #expect(limited.sent.count == 1, "a 429 is not retried")
+    }
+
     @Test func aDroppedConnectionIsRetriedAndTheSecondTrySucceeds() async throws {
         let attempts = Collector<Int>()
         let transport = ScriptedTransport { _ in

@@ -11,7 +11,11 @@ final class ScriptedTransport: FerryTransport, @unchecked Sendable {
     struct Reply: Sendable {
         var status: Int
         var body: Data
-        static func json(_ status: Int, _ text: String) -> Reply { Reply(status: status, body: Data(text.utf8)) }
+        /// Header fields besides `Content-Type: application/json`.
+        var headers: [String: String] = [:]
+        static func json(_ status: Int, _ text: String, headers: [String: String] = [:]) -> Reply {
+            Reply(status: status, body: Data(text.utf8), headers: headers)
+        }
         static func encoded(_ value: some Encodable, status: Int = 200) -> Reply {
             Reply(status: status, body: try! FerryJSON.makeEncoder().encode(value))
         }
@@ -38,7 +42,7 @@ final class ScriptedTransport: FerryTransport, @unchecked Sendable {
             return handler
         }
         let reply = try await current(request)
-        let response = HTTPURLResponse(url: request.url!, statusCode: reply.status, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!
+        let response = HTTPURLResponse(url: request.url!, statusCode: reply.status, httpVersion: "HTTP/1.1", headerFields: reply.headers.merging(["Content-Type": "application/json"]) { own, _ in own })!
         return (reply.body, response)
     }
 }

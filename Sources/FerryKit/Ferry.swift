@@ -178,6 +178,24 @@ public final class Ferry: Sendable {
         }
     }
 
+    /// ``shortLink(for:)-swift.method`` on the shared instance.
+    public static func shortLink(for builder: LinkBuilder) async throws(FerryError) -> URL {
+        try await requireShared("shortLink").shortLink(for: builder)
+    }
+
+    /// ``shortLink(for:completion:)-swift.method`` on the shared instance; without one, the completion gets
+    /// ``FerryError/Code/notConfigured``.
+    public static func shortLink(for builder: LinkBuilder, completion: @escaping @MainActor @Sendable (Result<URL, FerryError>) -> Void) {
+        do { try requireShared("shortLink").shortLink(for: builder, completion: completion) } catch {
+            Task { @MainActor in completion(.failure(error)) }
+        }
+    }
+
+    /// ``createLink(for:)-swift.method`` on the shared instance.
+    public static func createLink(for builder: LinkBuilder) async throws(FerryError) -> ShortLink {
+        try await requireShared("createLink").createLink(for: builder)
+    }
+
     /// ``identify(userID:)-swift.method`` on the shared instance.
     @discardableResult
     public static func identify(userID: String) async throws(FerryError) -> UserAttribution {

@@ -118,8 +118,20 @@ struct FerryConfigurationTests {
 
     @Test func staticCallsBeforeConfigureFailAndAfterwardsUseTheSharedInstance() async throws {
         // The only test that touches the shared instance.
+        let share = LinkBuilder(destination: URL(string: "https://example.com/recipes/42")!)
         if Ferry.shared == nil {
             await #expect { try await Ferry.checkDeferredDeepLink() } throws: { ($0 as? FerryError)?.code == .notConfigured }
+            await #expect { try await Ferry.shortLink(for: share) } throws: { ($0 as? FerryError)?.code == .notConfigured }
+            await #expect { try await Ferry.createLink(for: share) } throws: { ($0 as? FerryError)?.code == .notConfigured }
+            let result: Result<URL, FerryError> = await withCheckedContinuation { continuation in
+                Ferry.shortLink(for: share) { result in
+                    MainActor.assertIsolated()
+                    continuation.resume(returning: result)
+                }
+            }
+            if case .failure(let error) = result { #expect(error.code == .notConfigured && error.message.contains("Ferry.shortLink")) } else {
+                Issue.record("a share link was made before configure")
+            }
         }
         let transport = ScriptedTransport { request in
             request.url?.path == FerryRoutes.attributionMatch ? .encoded(MatchResponse.notMatched) : .json(500, "{}")
@@ -130,6 +142,12 @@ struct FerryConfigurationTests {
         #expect(try await Ferry.checkDeferredDeepLink() == nil)
         #expect(try await Ferry.handleDeepLink(URL(string: "myapp://product/9")!)?.source == .customScheme)
         #expect(Ferry.parsePathParams(from: URL(string: "https://go.example.com/link/product/42")!).subPath == "42")
+        // The shared instance checks the builder; its stand-in server answers no link route.
+        await #expect { try await Ferry.shortLink(for: LinkBuilder(destination: URL(string: "ftp://example.com/")!)) } throws: {
+            ($0 as? FerryError)?.code == .invalidArgument
+        }
+        await #expect { try await Ferry.shortLink(for: share) } throws: { ($0 as? FerryError)?.httpStatus == 500 }
+        #expect(transport.sent(path: FerryRoutes.links).count == 3, "the shared instance sent it, with its retries")
     }
 }
 

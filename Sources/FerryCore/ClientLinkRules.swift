@@ -16,23 +16,23 @@ import Foundation
 /// every link follows.
 package enum ClientLinkRules {
     /// Most params a link made in the app may carry.
-    package static let maxParams = 20
+    package static let maxParams = ClientLinkLimits.maxParams
     /// Longest param name, in characters.
-    package static let maxParamKeyLength = 64
+    package static let maxParamKeyLength = ClientLinkLimits.maxParamKeyLength
     /// Longest param value, in characters.
-    package static let maxParamValueLength = 512
+    package static let maxParamValueLength = ClientLinkLimits.maxParamValueLength
     /// Largest params dictionary, names and values together, in characters.
-    package static let maxParamsTotalLength = 4096
-    /// Longest campaign, referrer and UTM field, in characters.
-    package static let maxTextLength = 128
+    package static let maxParamsTotalLength = ClientLinkLimits.maxParamsTotalLength
+    /// Longest campaign, referrer, UTM field and App Store token, in characters.
+    package static let maxTextLength = ClientLinkLimits.maxTextLength
     /// Longest preview title, in characters.
-    package static let maxTitleLength = 200
+    package static let maxTitleLength = ClientLinkLimits.maxTitleLength
     /// Longest preview description, in characters.
-    package static let maxDescriptionLength = 500
+    package static let maxDescriptionLength = ClientLinkLimits.maxDescriptionLength
     /// Longest URL (destination, deep links, fallbacks, preview image), in bytes.
-    package static let maxURLLength = 2048
+    package static let maxURLLength = ClientLinkLimits.maxURLLength
     /// Largest request body a publishable key may send.
-    package static let maxBodyBytes = 16 * 1024
+    package static let maxBodyBytes = ClientLinkLimits.maxBodyBytes
 
     /// The checks that come before any other: whether a publishable key may create this link at all.
     package static func admit(_ request: CreateLinkRequest, app: App) throws(ValidationError) {
@@ -55,7 +55,7 @@ package enum ClientLinkRules {
         try checkParams(link.params)
         for (field, text) in [("utm.source", link.utm.source), ("utm.medium", link.utm.medium), ("utm.campaign", link.utm.campaign),
                               ("utm.content", link.utm.content), ("utm.term", link.utm.term), ("campaign", link.campaign),
-                              ("referrer", link.referrer)] {
+                              ("referrer", link.referrer)] + Self.tokens(link.routing.appStoreAnalytics) {
             try LinkRules.checkText(text, field: field, max: maxTextLength)
         }
         try LinkRules.checkText(link.social.title, field: "social.title", max: maxTitleLength)
@@ -73,6 +73,13 @@ package enum ClientLinkRules {
         if let store = link.routing.appStoreID, let own = app.ios.appStoreID, store != own {
             throw ValidationError(field: "routing.appStoreID", "a link made in the app can only lead to the app's own App Store page (\(own))")
         }
+    }
+
+    /// The App Store tokens of a link's routing, by field.
+    static func tokens(_ analytics: AppStoreAnalytics?) -> [(String, String?)] {
+        let prefix = "routing.appStoreAnalytics."
+        return [(prefix + "affiliateToken", analytics?.affiliateToken), (prefix + "campaignToken", analytics?.campaignToken),
+                (prefix + "mediaType", analytics?.mediaType), (prefix + "providerToken", analytics?.providerToken)]
     }
 
     /// Every URL a visitor may be sent to must be allowed by the app's allowlist; a deep link may also use the app's

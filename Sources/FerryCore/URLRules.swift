@@ -1,3 +1,4 @@
+import FerryAPI
 import Foundation
 
 /// The rules URLs must follow before Ferry stores them or sends a visitor to them.
@@ -6,10 +7,7 @@ package enum URLRules {
     package static let maxLength = 4096
 
     /// Schemes that run code or read local data in a browser: never a destination, never an app link.
-    package static let forbiddenSchemes: Set<String> = [
-        "javascript", "data", "vbscript", "file", "about", "blob", "filesystem", "view-source", "chrome", "chrome-extension",
-        "resource", "jar", "ms-its", "mhtml",
-    ]
+    package static let forbiddenSchemes = URLSchemes.forbidden
 
     /// Validates a web destination: an absolute `http` or `https` URL with a host, no credentials, printable ASCII only.
     @discardableResult

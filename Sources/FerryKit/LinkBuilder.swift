@@ -38,15 +38,15 @@ public struct LinkBuilder: Sendable, Hashable {
     public var androidURL: URL?
     /// The link domain to make the link on, one of the app's (`go.example.com`); nil for the app's first domain.
     public var domain: String?
-    /// Data for the app, handed over as ``DeepLink/params`` when the link is opened: at most 50 entries, names of
-    /// 1 to 128 characters without spaces, values of at most 1,024 characters.
+    /// Data for the app, handed over as ``DeepLink/params`` when the link is opened: at most 20 entries, names of
+    /// 1 to 64 characters without spaces, values of at most 512 characters, 4,096 characters in all.
     public var params: [String: String]
-    /// Campaign parameters (`utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`), at most 256
+    /// Campaign parameters (`utm_source`, `utm_medium`, `utm_campaign`, `utm_content`, `utm_term`), at most 128
     /// characters each.
     public var utm: UTMParameters
-    /// A campaign name for grouping links in statistics (at most 256 characters).
+    /// A campaign name for grouping links in statistics (at most 128 characters).
     public var campaign: String?
-    /// Who shares the link (your user id, say), for referral programmes (at most 256 characters).
+    /// Who shares the link (your user id, say), for referral programmes (at most 128 characters).
     public var referrer: String?
     /// What chat apps and social networks show for the link; what is unset comes from the app's defaults.
     public var social: SocialPreview
@@ -77,9 +77,9 @@ public struct LinkBuilder: Sendable, Hashable {
 
     /// The preview shown where the link is shared (Open Graph and Twitter Card tags).
     public struct SocialPreview: Sendable, Hashable {
-        /// The title (at most 300 characters, one line).
+        /// The title (at most 200 characters, one line).
         public var title: String?
-        /// The description (at most 1,000 characters).
+        /// The description (at most 500 characters).
         public var description: String?
         /// The image (an `http` or `https` URL of at most 2,048 characters).
         public var imageURL: URL?
@@ -133,7 +133,7 @@ public struct LinkBuilder: Sendable, Hashable {
         }
     }
 
-    /// App Store campaign tokens (App Store Connect's campaign links), at most 256 characters each.
+    /// App Store campaign tokens (App Store Connect's campaign links), at most 128 characters each.
     public struct AppStoreAnalyticsTokens: Sendable, Hashable {
         /// `at`: the affiliate token.
         public var affiliateToken: String?
@@ -196,9 +196,9 @@ extension LinkBuilder {
         let preview = SocialMetadata(
             title: try LinkCheck.text(social.title, field: "social.title", max: LinkCheck.maxTitleLength),
             description: try LinkCheck.text(social.description, field: "social.description", max: LinkCheck.maxDescriptionLength, allowNewlines: true),
-            imageURL: try LinkCheck.webURL(social.imageURL, field: "social.imageURL", max: LinkCheck.maxFallbackURLLength)
+            imageURL: try LinkCheck.webURL(social.imageURL, field: "social.imageURL", max: LinkCheck.maxURLLength)
         )
-        let fallback = LinkCheck.maxFallbackURLLength
+        let fallback = LinkCheck.maxURLLength
         let routing = LinkRouting(
             iosFallbackURL: try LinkCheck.webURL(ios.fallbackURL, field: "routing.iosFallbackURL", name: "ios.fallbackURL", max: fallback),
             ipadFallbackURL: try LinkCheck.webURL(ios.ipadFallbackURL, field: "routing.ipadFallbackURL", name: "ios.ipadFallbackURL", max: fallback),
@@ -236,33 +236,29 @@ extension LinkBuilder.AppStoreAnalyticsTokens {
     }
 }
 
-/// The checks of a new link that are cheap to make on the device: a mirror of the server's published limits (its
-/// `URLRules` and `LinkRules`), so that most mistakes are reported without a round trip. The server checks again.
+/// The checks of a new link that are cheap to make on the device: the server's bounds for links made in the app
+/// (`ClientLinkLimits`, shared with it) and the shape of its URL rules, so that most mistakes are reported without a
+/// round trip. The server checks again, and checks what only it knows (the app's allowed URL patterns).
 /// `field` is the request field as the server names it; `name`, when it differs, the builder's property.
 enum LinkCheck {
     /// Longest URL, in bytes.
-    static let maxURLLength = 4096
-    /// Longest fallback or image URL, in bytes.
-    static let maxFallbackURLLength = 2048
+    static let maxURLLength = ClientLinkLimits.maxURLLength
     /// Longest short text (campaign, referrer, each UTM field, each App Store token), in characters.
-    static let maxShortTextLength = 256
+    static let maxShortTextLength = ClientLinkLimits.maxTextLength
     /// Longest preview title, in characters.
-    static let maxTitleLength = 300
+    static let maxTitleLength = ClientLinkLimits.maxTitleLength
     /// Longest preview description, in characters.
-    static let maxDescriptionLength = 1000
+    static let maxDescriptionLength = ClientLinkLimits.maxDescriptionLength
     /// Most params.
-    static let maxParams = 50
+    static let maxParams = ClientLinkLimits.maxParams
     /// Longest param name, in characters.
-    static let maxParamKeyLength = 128
+    static let maxParamKeyLength = ClientLinkLimits.maxParamKeyLength
     /// Longest param value, in characters.
-    static let maxParamValueLength = 1024
+    static let maxParamValueLength = ClientLinkLimits.maxParamValueLength
     /// Largest params, names and values together, in characters.
-    static let maxParamsTotalLength = 16 * 1024
+    static let maxParamsTotalLength = ClientLinkLimits.maxParamsTotalLength
     /// Schemes that run code or read local data in a browser: never accepted (the server's list).
-    static let forbiddenSchemes: Set<String> = [
-        "javascript", "data", "vbscript", "file", "about", "blob", "filesystem", "view-source", "chrome", "chrome-extension",
-        "resource", "jar", "ms-its", "mhtml",
-    ]
+    static let forbiddenSchemes = URLSchemes.forbidden
 
     static func invalid(_ field: String, _ message: String) -> FerryError {
         FerryError(.invalidArgument, message, field: field)

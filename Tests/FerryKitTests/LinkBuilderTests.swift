@@ -222,7 +222,7 @@ struct LinkBuilderTests {
         }
     }
 
-    static let long = "https://example.com/" + String(repeating: "a", count: 4096)
+    static let long = "https://example.com/" + String(repeating: "a", count: 2048)
 
     static let mistakes: [Mistake] = [
         Mistake("destination") { $0.destination = URL(string: "ftp://example.com/file")! },
@@ -240,17 +240,17 @@ struct LinkBuilderTests {
         Mistake("androidURL") { $0.androidURL = URL(string: "vbscript:msgbox") },
         Mistake("domain") { $0.domain = "go example com" },
         Mistake("domain") { $0.domain = "" },
-        Mistake("params") { $0.params = Dictionary(uniqueKeysWithValues: (0..<51).map { ("k\($0)", "v") }) },
+        Mistake("params") { $0.params = Dictionary(uniqueKeysWithValues: (0..<21).map { ("k\($0)", "v") }) },
         Mistake("params") { $0.params = ["with space": "1"] },
         Mistake("params") { $0.params = ["": "1"] },
-        Mistake("params.note") { $0.params = ["note": String(repeating: "x", count: 1025)] },
+        Mistake("params.note") { $0.params = ["note": String(repeating: "x", count: 513)] },
         Mistake("params.note") { $0.params = ["note": "a\u{0}b"] },
-        Mistake("utm.source") { $0.utm.source = String(repeating: "s", count: 257) },
+        Mistake("utm.source") { $0.utm.source = String(repeating: "s", count: 129) },
         Mistake("utm.term") { $0.utm.term = "tart\r\nSet-Cookie: x=1" },
         Mistake("campaign") { $0.campaign = "spring\nsale" },
         Mistake("referrer") { $0.referrer = "user\u{7}" },
         Mistake("social.title") { $0.social.title = "Two\nlines" },
-        Mistake("social.description") { $0.social.description = String(repeating: "d", count: 1001) },
+        Mistake("social.description") { $0.social.description = String(repeating: "d", count: 501) },
         Mistake("social.imageURL") { $0.social.imageURL = URL(string: "data:image/png;base64,AAAA") },
         Mistake("routing.iosFallbackURL") { $0.ios.fallbackURL = URL(string: "javascript:alert(1)") },
         Mistake("routing.ipadFallbackURL") { $0.ios.ipadFallbackURL = URL(string: "file:///tmp/x") },
@@ -260,7 +260,7 @@ struct LinkBuilderTests {
         Mistake("routing.androidFallbackURL") { $0.android.fallbackURL = URL(string: "https://example.com/" + String(repeating: "a", count: 2048)) },
         Mistake("routing.androidMinimumVersionCode") { $0.android.minimumVersionCode = -1 },
         Mistake("routing.otherPlatformFallbackURL") { $0.otherPlatformFallbackURL = URL(string: "ftp://example.com/") },
-        Mistake("routing.appStoreAnalytics.campaignToken") { $0.appStoreAnalytics.campaignToken = String(repeating: "c", count: 257) },
+        Mistake("routing.appStoreAnalytics.campaignToken") { $0.appStoreAnalytics.campaignToken = String(repeating: "c", count: 129) },
         Mistake("expiresAt") { $0.expiresAt = LinkBuilderTests.created.addingTimeInterval(-1) },
     ]
 
@@ -282,16 +282,16 @@ struct LinkBuilderTests {
     @Test func valuesAtTheLimitsAreSent() async throws {
         let transport = Self.creating()
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
-        var link = LinkBuilder(destination: URL(string: "HTTP://localhost:8080/" + String(repeating: "a", count: 4096 - 22))!)
+        var link = LinkBuilder(destination: URL(string: "HTTP://localhost:8080/" + String(repeating: "a", count: 2048 - 22))!)
         link.domain = "https://localhost:8080/"
         link.iosURL = URL(string: "example+beta://x")
-        link.params = Dictionary(uniqueKeysWithValues: (0..<50).map { ("k\($0)", "é") })
-        link.social.title = String(repeating: "t", count: 300)
+        link.params = Dictionary(uniqueKeysWithValues: (0..<20).map { ("k\($0)", "é") })
+        link.social.title = String(repeating: "t", count: 200)
         link.ios.appStoreID = "id1234567890"
         link.android.minimumVersionCode = 2_100_000_000
         _ = try await ferry.shortLink(for: link)
         let object = try Self.json(try #require(transport.sent.first))
-        #expect((object["destination"] as? String)?.utf8.count == 4096)
+        #expect((object["destination"] as? String)?.utf8.count == 2048)
         #expect(object["domain"] as? String == "localhost:8080")
     }
 

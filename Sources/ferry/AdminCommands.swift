@@ -80,6 +80,11 @@ struct AppCommand: AsyncParsableCommand {
         var allowedURLPatterns: [String] = []
         @Flag(name: .customLong("clear-url-patterns"), help: "Remove every URL pattern: long links may then lead only to the app's own hosts.")
         var clearURLPatterns = false
+        @Option(
+            name: .customLong("client-links"),
+            help: "on or off: let the app's publishable key create share links on the device, within the URL patterns (--allow-url-pattern)."
+        )
+        var clientLinks: Toggle?
         @Option(name: .customLong("path-prefix"),
                 help: "DOMAIN=PREFIX: serve the domain's links under a path prefix (example.com=/links: https://example.com/links/{slug}); repeatable.")
         var pathPrefixes: [String] = []
@@ -125,6 +130,7 @@ struct AppCommand: AsyncParsableCommand {
                     if let copyToOpen { spec.attribution.copyToOpen = copyToOpen == .on }
                     if clearURLPatterns { spec.allowedURLPatterns = [] }
                     if !allowedURLPatterns.isEmpty { spec.allowedURLPatterns = allowedURLPatterns }
+                    if let clientLinks { spec.clientLinks = clientLinks == .on }
                 }
                 print("\(app.id)\t\(app.name)\t\(app.domains.joined(separator: ","))")
             }
@@ -223,7 +229,7 @@ struct RoutingOptions: ParsableArguments {
 }
 
 struct LinkCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "link", abstract: "Manage links.", subcommands: [Create.self, List.self])
+    static let configuration = CommandConfiguration(commandName: "link", abstract: "Manage links.", subcommands: [Create.self, List.self, Purge.self])
 
     static func app(_ id: String?, admin: FerryAdmin) async throws -> App {
         if let id {
@@ -288,6 +294,8 @@ struct LinkCommand: AsyncParsableCommand {
         @Option(help: "The app's id (optional when there is one app).") var app: String?
         @Option(name: .customLong("env"), help: "live or test.") var environment: APIEnvironment = .live
         @Option(help: "How many at most.") var limit: Int = 100
+        @Flag(name: .customLong("created-in-app"), help: "Only the share links installs of the app made with its publishable key.")
+        var createdInApp = false
         @Flag(help: "Print JSON lines.") var json = false
 
         func run() async throws {
@@ -298,7 +306,8 @@ struct LinkCommand: AsyncParsableCommand {
                 var remaining = max(0, limit)
                 let encoder = FerryJSON.makeEncoder()
                 while remaining > 0 {
-                    let page = try await LinkEditor(admin: admin).page(app: app, environment: environment, limit: min(100, remaining), after: cursor)
+                    let page = try await LinkEditor(admin: admin).page(app: app, environment: environment, createdInApp: createdInApp ? true : nil,
+                                                                       limit: min(100, remaining), after: cursor)
                     for link in page.links {
                         if json {
                             print(String(decoding: try encoder.encode(link.response(in: app)), as: UTF8.self))
@@ -310,6 +319,36 @@ struct LinkCommand: AsyncParsableCommand {
                     guard let next = page.nextCursor else { break }
                     cursor = next
                 }
+            }
+        }
+    }
+
+    struct Purge: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete the share links installs of an app made with its publishable key; prints how many.",
+            discussion: "Links made any other way are never deleted here. A running server stops answering them within a second."
+        )
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The app's id (optional when there is one app).") var app: String?
+        @Option(name: .customLong("env"), help: "live or test.") var environment: APIEnvironment = .live
+        @Flag(name: .customLong("created-in-app"), help: "Required: what is deleted is the links made in the app.") var createdInApp = false
+        @Option(help: "Only those made before this instant (2026-01-31T00:00:00Z).") var before: String?
+
+        func run() async throws {
+            try await runReportingErrors {
+                guard createdInApp else {
+                    throw FerryCore.ValidationError(field: "created-in-app", "purge deletes only the links made in the app: add --created-in-app")
+                }
+                let admin = FerryAdmin(store: try await database.open())
+                var cutoff = admin.now()
+                if let before {
+                    guard let date = FerryJSON.parseDate(before) else {
+                        throw FerryCore.ValidationError(field: "before", "--before must be a date and time such as 2026-01-31T00:00:00Z")
+                    }
+                    cutoff = min(cutoff, date)
+                }
+                let app = try await LinkCommand.app(self.app, admin: admin)
+                print(try await LinkEditor(admin: admin).deleteCreatedInApp(app: app, environment: environment, before: cutoff))
             }
         }
     }

@@ -1,6 +1,7 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
+import FerryServer
 import FerryStore
 import Foundation
 import Testing
@@ -179,6 +180,47 @@ struct CommandLineTests {
         #expect(bad.status != 0)
         let count = try await FerryProcess.run(["link", "list", "--database", database, "--app", appID])
         #expect(count.stdout.split(separator: "\n").count == 2, "promo and routed; nothing refused was stored")
+    }
+
+    /// Client links are turned on and off, listed and purged from the command line; nothing else is purged.
+    @Test func clientLinksAreTurnedOnListedAndPurgedFromTheCommandLine() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("ferry.sqlite").path
+        let database = "sqlite:" + path
+        let created = try await FerryProcess.run(["app", "create", "--database", database, "--name", "Demo", "--domain", "go.demo.test",
+                                                  "--fallback-url", "https://demo.test/"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let appID = String(created.stdout.prefix { $0 != "\t" && $0 != "\n" })
+        let on = try await FerryProcess.run(["app", "update", appID, "--database", database, "--client-links", "on"])
+        #expect(on.status == 0, "\(on.stderr)")
+        let store = try SQLiteStore(path: path)
+        let app = try #require(try await store.app(id: appID))
+        #expect(app.clientLinks)
+        let admin = FerryAdmin(store: store)
+        for post in ["1", "2"] {
+            #expect(try await admin.createClientLink(CreateLinkRequest(destination: "https://demo.test/posts/\(post)"), app: app, environment: .live).created)
+        }
+        _ = try await admin.createLink(CreateLinkRequest(slug: "kept", destination: "https://demo.test/"), app: app, environment: .live)
+
+        let listed = try await FerryProcess.run(["link", "list", "--database", database, "--created-in-app"])
+        #expect(listed.stdout.split(separator: "\n").map { $0.split(separator: "\t").last ?? "" } == ["https://demo.test/posts/2", "https://demo.test/posts/1"])
+        let refused = try await FerryProcess.run(["link", "purge", "--database", database])
+        #expect(refused.status != 0 && refused.stderr.contains("--created-in-app"))
+        let badDate = try await FerryProcess.run(["link", "purge", "--database", database, "--created-in-app", "--before", "last week"])
+        #expect(badDate.status != 0 && badDate.stderr.contains("--before"))
+        let none = try await FerryProcess.run(["link", "purge", "--database", database, "--created-in-app", "--before", "2020-01-01T00:00:00Z"])
+        #expect(none.stdout == "0\n")
+        let purged = try await FerryProcess.run(["link", "purge", "--database", database, "--created-in-app"])
+        #expect(purged.status == 0 && purged.stdout == "2\n", "\(purged.stderr)")
+        #expect(try await store.listLinks(appID: appID, environment: .live, limit: 10, after: nil).links.map(\.slug) == ["kept"])
+
+        let off = try await FerryProcess.run(["app", "update", appID, "--database", database, "--client-links", "off"])
+        #expect(off.status == 0)
+        #expect(try await store.app(id: appID)?.clientLinks == false)
+        let wrong = try await FerryProcess.run(["app", "update", appID, "--database", database, "--client-links", "maybe"])
+        #expect(wrong.status != 0)
     }
 
     @Test func serveBootstrapsOnceThenServesWhatTheCLIWrites() async throws {

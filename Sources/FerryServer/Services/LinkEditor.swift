@@ -51,7 +51,7 @@ package struct LinkEditor: Sendable {
     }
 
     /// Deletes the links the app's installs made in one environment before `before`, a batch at a time; how many.
-    func deleteCreatedInApp(app: App, environment: APIEnvironment, before: Date) async throws -> Int {
+    package func deleteCreatedInApp(app: App, environment: APIEnvironment, before: Date) async throws -> Int {
         let batch = 500
         var total = 0
         while true {

@@ -13,13 +13,16 @@ extension DashboardController {
     func linksPage(_ request: Request, _ viewer: Viewer) async throws -> Response {
         let query = request.uri.queryParameters
         let search = (query["q"].map(String.init) ?? "").trimmingCharacters(in: .whitespaces)
+        // `made=app`: only the share links installs of the app made with its publishable key.
+        let madeInApp = query["made"] == "app"
         let links: [Link]
         var next: Int64?
         if !search.isEmpty {
             links = try await self.links.search(String(search.prefix(200)), app: viewer.auth.app, environment: viewer.auth.key.environment, limit: 100)
         } else {
             let cursor = query["cursor"].flatMap { Int64(String($0)) }
-            let page = try await self.links.page(app: viewer.auth.app, environment: viewer.auth.key.environment, limit: 50, after: cursor)
+            let page = try await self.links.page(app: viewer.auth.app, environment: viewer.auth.key.environment, createdInApp: madeInApp ? true : nil,
+                                                 limit: 50, after: cursor)
             links = page.links
             next = page.nextCursor
         }
@@ -27,13 +30,17 @@ extension DashboardController {
         let totals = try await reports.stats(app: viewer.auth.app, environment: viewer.auth.key.environment, range: range).totals
         let body = render("links", [
             "query": (search.isEmpty ? nil : search) as Any, "hasLinks": !links.isEmpty, "next": next.map(String.init) as Any,
+            "madeInApp": madeInApp && search.isEmpty, "filter": madeInApp && search.isEmpty ? "&made=app" : "", "csrf": viewer.csrf,
+            "clientLinks": viewer.auth.app.clientLinks,
             "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs],
             "links": links.map { link in
                 ["id": link.id, "url": link.shortURL(in: viewer.auth.app), "destination": link.destination, "campaign": link.campaign ?? link.utm.campaign ?? "",
-                 "status": status(link), "created": Self.day(link.createdAt)] as [String: Any]
+                 "status": status(link), "created": Self.day(link.createdAt), "createdInApp": link.createdInApp] as [String: Any]
             },
         ])
-        return html(title: "Links", body: body, viewer: viewer)
+        let deleted = query["deleted"].flatMap { Int(String($0.prefix(12))) }
+        return html(title: "Links", body: body, viewer: viewer,
+                    notice: deleted.map { "\($0) link\($0 == 1 ? "" : "s") made in the app \($0 == 1 ? "was" : "were") deleted." })
     }
 
     func link(_ context: FerryRequestContext, _ viewer: Viewer) async throws -> Link {
@@ -61,7 +68,7 @@ extension DashboardController {
         let totals = report.totals
         let body = render("link", [
             "id": link.id, "slug": link.slug, "url": link.shortURL(in: viewer.auth.app), "destination": link.destination, "campaign": link.campaign as Any,
-            "longLink": link.longLink != nil, "hasRouting": !link.routing.isEmpty, "routing": Self.routingRows(link.routing),
+            "longLink": link.longLink != nil, "createdInApp": link.createdInApp, "hasRouting": !link.routing.isEmpty, "routing": Self.routingRows(link.routing),
             "status": status(link), "created": Self.day(link.createdAt), "csrf": viewer.csrf,
             "toggle": link.disabled ? "enable" : "disable", "toggleLabel": link.disabled ? "Enable" : "Disable",
             "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs,
@@ -183,6 +190,22 @@ extension DashboardController {
         update.disabled = .set(disabled)
         _ = try await links.change(link, update)
         return redirect("/dashboard/links/\(link.id)")
+    }
+
+    /// Deletes the share links installs of the app made, all of them or those older than the form's `days`, and shows
+    /// what is left of them.
+    func deleteLinksMadeInApp(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
+        let text = (form.value(of: "days") ?? "").trimmingCharacters(in: .whitespaces)
+        var before = admin.now()
+        if !text.isEmpty {
+            guard text.utf8.count <= 5, let days = Int(text), (0...36_500).contains(days) else {
+                return html(status: .badRequest, title: "Links", body: "<h1>Links</h1><p><a href=\"/dashboard?made=app\">Back to the links made in the app</a></p>",
+                            viewer: viewer, error: "Older than: a whole number of days from 0 to 36500, or empty for all.")
+            }
+            before = before.addingTimeInterval(-Double(days) * 86_400)
+        }
+        let deleted = try await links.deleteCreatedInApp(app: viewer.auth.app, environment: viewer.auth.key.environment, before: before)
+        return redirect("/dashboard?made=app&deleted=\(deleted)")
     }
 }
 #endif

@@ -39,6 +39,7 @@ extension DashboardController {
             "androidFingerprints": value("androidFingerprints", app.android.sha256Fingerprints.joined(separator: "\n")),
             "fallbackURL": value("fallbackURL", app.fallbackURL ?? ""),
             "allowedURLPatterns": value("allowedURLPatterns", app.allowedURLPatterns.joined(separator: "\n")), "newSecret": secret as Any,
+            "clientLinks": values.map { $0.value(of: "clientLinks") == "on" } ?? app.clientLinks,
             "webhooks": webhooks.map { ["id": $0.id, "url": $0.url, "events": $0.events.map(\.rawValue).joined(separator: ", "), "csrf": viewer.csrf] as [String: Any] },
         ])
         return html(status: status ?? (error == nil ? .ok : .badRequest), title: "Settings", body: body, viewer: viewer, error: error, notice: notice)
@@ -89,6 +90,7 @@ extension DashboardController {
                 spec.androidFingerprints = lines("androidFingerprints")
                 spec.fallbackURL = text("fallbackURL")
                 spec.allowedURLPatterns = lines("allowedURLPatterns")
+                spec.clientLinks = form.value(of: "clientLinks") == "on"
                 spec.attribution.window = hours * 3600
             }
             var refreshed = viewer

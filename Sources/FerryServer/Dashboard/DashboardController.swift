@@ -65,6 +65,9 @@ struct DashboardController: Sendable {
                 return try await createLink(viewer, form)
             }
         }
+        group.post("/links/delete-made-in-app") { request, _ in
+            try await guarded(request) { viewer, form in try await deleteLinksMadeInApp(viewer, form) }
+        }
         group.get("/links/:id") { request, context in
             try await guarded(request) { viewer, _ in try await linkPage(viewer, try await link(context, viewer)) }
         }

@@ -52,17 +52,26 @@ enum DashboardTemplates {
           <a class="button" href="/dashboard/links/new" id="new-link">New link</a>
         </div>
         {{#totals}}<p class="summary">Last 30 days: <strong>{{clicks}}</strong> clicks, <strong>{{uniqueVisitors}}</strong> visitors, <strong>{{installs}}</strong> installs attributed.</p>{{/totals}}
+        <p class="filters" id="link-filters">{{#madeInApp}}<a href="/dashboard">All links</a> · <strong>Made in the app</strong>{{/madeInApp}}{{^madeInApp}}<strong>All links</strong> · <a href="/dashboard?made=app" id="made-in-app">Made in the app</a>{{/madeInApp}}</p>
+        {{#madeInApp}}
+        <p class="muted">Share links installs of the app made with its publishable key{{^clientLinks}} (client links are off in the settings: no new ones are made){{/clientLinks}}.</p>
+        <form method="post" action="/dashboard/links/delete-made-in-app" class="inline" id="delete-made-in-app">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <label>Older than (days; empty: all) <input name="days" inputmode="numeric" size="5"></label>
+          <button type="submit">Delete links made in the app</button>
+        </form>
+        {{/madeInApp}}
         {{#hasLinks}}
         <table class="list">
           <thead><tr><th>Short URL</th><th>Destination</th><th>Campaign</th><th>Status</th><th>Created</th></tr></thead>
           <tbody>
-          {{#links}}<tr><td><a href="/dashboard/links/{{id}}">{{url}}</a></td><td class="clip">{{destination}}</td><td>{{campaign}}</td><td><span class="status status-{{status}}">{{status}}</span></td><td>{{created}}</td></tr>
+          {{#links}}<tr><td><a href="/dashboard/links/{{id}}">{{url}}</a>{{#createdInApp}} <span class="badge" title="Made in the app with its publishable key">in app</span>{{/createdInApp}}</td><td class="clip">{{destination}}</td><td>{{campaign}}</td><td><span class="status status-{{status}}">{{status}}</span></td><td>{{created}}</td></tr>
           {{/links}}
           </tbody>
         </table>
         {{/hasLinks}}
         {{^hasLinks}}<p class="empty">No links{{#query}} match “{{query}}”{{/query}} yet.</p>{{/hasLinks}}
-        {{#next}}<p><a href="/dashboard?cursor={{next}}">Older links →</a></p>{{/next}}
+        {{#next}}<p><a href="/dashboard?cursor={{next}}{{filter}}">Older links →</a></p>{{/next}}
         """
 
     static let linkForm = """
@@ -112,6 +121,7 @@ enum DashboardTemplates {
             <p>→ <span class="clip">{{destination}}</span></p>
             {{#campaign}}<p>Campaign: {{campaign}}</p>{{/campaign}}
             {{#longLink}}<p class="muted">A Firebase Dynamic Links long link, recorded when it was first followed.</p>{{/longLink}}
+            {{#createdInApp}}<p class="muted" id="made-in-app">A share link made in the app, with its publishable key.</p>{{/createdInApp}}
             {{#hasRouting}}<ul class="routing" id="link-routing">{{#routing}}<li>{{label}}: <span class="clip">{{value}}</span></li>{{/routing}}</ul>{{/hasRouting}}
             <p class="muted">Created {{created}}</p>
           </div>
@@ -146,7 +156,8 @@ enum DashboardTemplates {
           <label>Android package <input name="androidPackage" value="{{androidPackage}}"></label>
           <label>Android SHA-256 fingerprints (one per line) <textarea name="androidFingerprints" rows="2">{{androidFingerprints}}</textarea></label>
           <label class="wide">Fallback URL <input name="fallbackURL" value="{{fallbackURL}}"></label>
-          <label class="wide">URL patterns long links may lead to (regular expressions, one per line; empty: only this app's own sites) <textarea name="allowedURLPatterns" id="allowed-url-patterns" rows="3" placeholder="^https://example\\.com/.*$">{{allowedURLPatterns}}</textarea></label>
+          <label class="wide">URL patterns long links and share links made in the app may lead to (regular expressions, one per line; empty: only this app's own sites) <textarea name="allowedURLPatterns" id="allowed-url-patterns" rows="3" placeholder="^https://example\\.com/.*$">{{allowedURLPatterns}}</textarea></label>
+          <label class="wide check"><input type="checkbox" name="clientLinks" id="client-links" value="on"{{#clientLinks}} checked{{/clientLinks}}> Let the app create share links with its publishable key (within the URL patterns above)</label>
           {{#canEdit}}<div class="wide"><button type="submit" id="save-settings">Save settings</button></div>{{/canEdit}}
         </form>
         <h2>Link domains</h2>
@@ -216,6 +227,9 @@ enum DashboardTemplates {
         .clip { max-width: 360px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
         .status { font-size: 12px; padding: 1px 8px; border-radius: 10px; background: #dcfce7; color: #166534; }
         .status-disabled, .status-expired { background: #fee2e2; color: #991b1b; }
+        .badge { font-size: 11px; padding: 1px 6px; border-radius: 8px; background: #e0e7ff; color: #3730a3; white-space: nowrap; }
+        .filters { margin: 8px 0; }
+        label.check { display: flex; gap: 8px; align-items: center; }
         .env { font-size: 12px; padding: 1px 6px; border-radius: 4px; background: #dbeafe; }
         .env-test { background: #fef3c7; }
         .notice { background: #ecfdf5; border: 1px solid #a7f3d0; padding: 8px 12px; border-radius: 6px; }

@@ -211,6 +211,13 @@ parameters = { "path.id" = { dictionary = "deletable-links", probability = 0.5 }
 include-path-regex = '^/v1/webhooks/\{id\}/deliveries'
 parameters = { "path.id" = { dictionary = "webhooks", probability = 0.7 } }
 
+# FDL's link statistics take a whole short link, percent-encoded as one path segment.
+[dictionaries.short-links]
+values = [$(for slug in "${slugs[@]}"; do printf '"http%%3A%%2F%%2F127.0.0.1%%2F%s", ' "$slug"; done | sed 's/, $//')]
+[[operations]]
+include-operation-id = "firebaseLinkStats"
+parameters = { "path.shortLink" = { dictionary = "short-links", probability = 0.7 } }
+
 [[operations]]
 include-path-regex = '\{slug\}$'
 parameters = { "path.slug" = { dictionary = "slugs", probability = 0.7 } }

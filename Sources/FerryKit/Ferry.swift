@@ -21,7 +21,7 @@ import Foundation
 /// Everything here is safe to call from any thread.
 public final class Ferry: Sendable {
     /// This FerryKit's version, sent in the `User-Agent` of its requests.
-    public static let sdkVersion = "0.4.0"
+    public static let sdkVersion = "0.5.0"
 
     /// The options this instance was made with.
     public let options: FerryOptions

@@ -116,6 +116,7 @@ let package = Package(
             name: "FerryServerTests",
             dependencies: [
                 "FerryServer", "FerryStore", "FerryTestSupport",
+                serverProduct("GRDB", "GRDB.swift"),
                 serverProduct("HummingbirdCore", "hummingbird"),
                 serverProduct("HummingbirdTesting", "hummingbird"),
                 serverProduct("NIOCore", "swift-nio"),

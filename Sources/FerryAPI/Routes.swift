@@ -8,6 +8,9 @@ package enum FerryRoutes {
     package static func resolve(slug: String) -> String { "\(links)/resolve/\(slug)" }
     /// `GET ?url=…`: the link data behind a whole link URL (a Firebase Dynamic Links long link `https://domain/?link=…`).
     package static let resolveURL = "\(links)/resolve"
+    /// The header the resolve calls carry the opening install's id in (rather than in the URL, which proxies and logs
+    /// keep); the server also reads the older `installID` query parameter.
+    package static let installIDHeader = "X-Ferry-Install-ID"
     /// `POST`: match a first launch to the click that led to the install.
     package static let attributionMatch = "/v1/attribution/match"
     /// `POST`: check a publishable key and fetch the app's settings.

@@ -60,7 +60,7 @@ struct AttributionController: Sendable {
     func resolve(_ request: Request, path: String) async throws -> Response {
         let auth = try await authenticator.authenticate(request)
         let query = request.uri.queryParameters
-        let link = try await opener.open(slug: path, domain: query["domain"].map(String.init), installID: query["installID"].map(String.init),
+        let link = try await opener.open(slug: path, domain: query["domain"].map(String.init), installID: try Self.installID(request),
                                          app: auth.app, environment: auth.key.environment)
         return try JSONBody.response(ResolveResponse(link: link.data(in: auth.app)))
     }
@@ -69,8 +69,17 @@ struct AttributionController: Sendable {
         let auth = try await authenticator.authenticate(request)
         let query = request.uri.queryParameters
         guard let url = query["url"].map(String.init) else { throw APIError(.missingField, message: "url is required", field: "url") }
-        let link = try await opener.open(url: url, installID: query["installID"].map(String.init), app: auth.app, environment: auth.key.environment)
+        let link = try await opener.open(url: url, installID: try Self.installID(request), app: auth.app, environment: auth.key.environment)
         return try JSONBody.response(ResolveResponse(link: link.data(in: auth.app)))
+    }
+
+    static let installIDHeader = HTTPField.Name(FerryRoutes.installIDHeader)!
+
+    /// The install that opened a link: the `X-Ferry-Install-ID` header FerryKit sends (an identifier has no place in a
+    /// URL, which proxies and logs keep), else the `installID` query parameter older SDKs send.
+    static func installID(_ request: Request) throws -> String? {
+        guard let header = request.headers[installIDHeader] else { return request.uri.queryParameters["installID"].map(String.init) }
+        return try AttributionRules.validateIdentifier(header, field: FerryRoutes.installIDHeader, max: AttributionRules.maxInstallIDLength)
     }
 }
 #endif

@@ -56,7 +56,8 @@ extension Ferry {
             return nil
         }
         let installID = await identity.id()
-        let signals = await signalsProvider.signals()
+        let policy = options.deviceSignals
+        let signals = policy == .none ? DeviceSignals() : policy.apply(to: await signalsProvider.signals())
         // A token read from the pasteboard is kept until the server has answered: the pasteboard may be gone by the retry.
         var token = storage.value(String.self, forKey: StorageKey.clickToken)
         if token == nil, let read = await options.clickTokenProvider?.clickToken() {

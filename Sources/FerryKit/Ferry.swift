@@ -91,7 +91,7 @@ public final class Ferry: Sendable {
         client = APIClient(
             baseURL: options.serverURL, apiKey: key, transport: options.transport ?? URLSessionTransport(timeout: options.networkTimeout),
             retryPolicy: options.retryPolicy, timeout: options.networkTimeout,
-            userAgent: "FerryKit/\(Self.sdkVersion) (\(PortableDeviceSignalsProvider.currentPlatform) \(DeviceInfo.osVersion); \(DeviceInfo.hardwareModel ?? "unknown"))",
+            userAgent: Self.userAgent(sending: options.deviceSignals),
             logger: logger)
         attribution = AttributionStore(storage: storage, now: options.now)
         identity = InstallIdentity(storage: storage, provider: signalsProvider)

@@ -79,6 +79,11 @@ public struct FerryOptions: Sendable {
     /// What tells the device's signals for deferred deep links. Default: ``UIKitDeviceSignalsProvider`` where
     /// UIKit has a device (iOS, iPadOS, Mac Catalyst, tvOS, visionOS), ``PortableDeviceSignalsProvider`` elsewhere.
     public var deviceSignalsProvider: (any DeviceSignalsProvider)?
+    /// Which of the device's signals the deferred deep link match sends: ``DeviceSignalsPolicy/all`` (the default),
+    /// ``DeviceSignalsPolicy/minimal`` (platform, OS version, first language) or ``DeviceSignalsPolicy/none``. Fewer
+    /// signals match fewer installs (docs/ios-integration.md gives what each choice costs); the `User-Agent` of
+    /// FerryKit's requests names no more of the device than the choice allows.
+    public var deviceSignals: DeviceSignalsPolicy
     /// What reads a click token ("copy to open") on the first launch. Default: none, because reading the
     /// pasteboard shows iOS's paste prompt; see ``PasteboardClickTokenProvider`` (not on tvOS and watchOS, which
     /// have no pasteboard).
@@ -102,6 +107,7 @@ public struct FerryOptions: Sendable {
         storage = UserDefaultsStorage()
         transport = nil
         deviceSignalsProvider = nil
+        deviceSignals = .all
         clickTokenProvider = nil
         validatesKeyOnLaunch = true
         eventFlushDelay = 5

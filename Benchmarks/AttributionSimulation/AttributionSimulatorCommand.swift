@@ -1,12 +1,15 @@
+import FerryAPI
 import FerryCore
 import Foundation
 
-/// `FERRY_BENCHMARKS=1 swift run -c release AttributionSimulator [--seed N] [--installs N] [--days N] [--fit] [--sweep]
-/// [--raw] [--explain N]` (the executable is only in the package with `FERRY_BENCHMARKS` set; see Package.swift).
+/// `FERRY_BENCHMARKS=1 swift run -c release AttributionSimulator [--seed N] [--installs N] [--days N]
+/// [--signals all|minimal|none] [--fit] [--sweep] [--raw] [--explain N]` (the executable is only in the package with `FERRY_BENCHMARKS` set; see Package.swift).
 ///
 /// Generates a population, replays it against the real `AttributionMatcher` and prints precision, recall,
 /// organic false attribution, calibration and a per-scenario breakdown.
 ///
+/// - `--signals` limits what the apps send with their match request as FerryKit's `FerryOptions.deviceSignals` does
+///   (`all`, the default; `minimal`: platform, OS version, first language; `none`: no signal); clicks are unchanged.
 /// - `--fit` also measures the model's numbers on the population and fits a calibration (to paste into
 ///   `MatchModel` and `Calibration.default`; fit on one seed, report on another).
 /// - `--sweep` reruns the population at several acceptance thresholds.
@@ -33,6 +36,9 @@ package enum AttributionSimulatorCommand {
             case "--days":
                 guard let days = Int(value(argument)), (1...30).contains(days) else { fail("--days takes 1…30") }
                 config.days = days
+            case "--signals":
+                guard let policy = DeviceSignalsPolicy(rawValue: value(argument)) else { fail("--signals takes all, minimal or none") }
+                config.installSignals = policy
             case "--fit": fit = true
             case "--sweep": sweep = true
             case "--raw": raw = true
@@ -40,7 +46,7 @@ package enum AttributionSimulatorCommand {
                 guard let count = Int(value(argument)), count >= 0 else { fail("--explain takes a count") }
                 explain = count
             case "-h", "--help":
-                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--fit] [--sweep] [--raw] [--explain N]")
+                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--fit] [--sweep] [--raw] [--explain N]")
                 return
             default: fail("unknown argument \(argument)")
             }

@@ -47,9 +47,17 @@ struct ClickIndex {
         return index
     }
 
-    /// The candidate set for an install, as `SQLiteStore.candidates(_:platform:)` builds it.
-    func candidates(_ query: CandidateQuery, platform: String, now: Date) -> CandidateSet {
+    /// The candidate set for an install, as `SQLiteStore.candidates(_:platform:)` builds it: clicks of `platform`, or,
+    /// for an install that does not say its platform, of every platform apps are installed on
+    /// (`CandidateQuery.attributablePlatforms`).
+    func candidates(_ query: CandidateQuery, platform: String?, now: Date) -> CandidateSet {
         let since = query.since, until = min(query.until, now)
+        let platforms = platform.map { [$0] } ?? CandidateQuery.attributablePlatforms.map(\.rawValue)
+        /// The clicks of the platforms asked for under `key` of `index`, in time order.
+        func list(_ index: [String: [Int]], _ key: String) -> [Int]? {
+            let lists = platforms.compactMap { index[$0 + "|" + key] }
+            return lists.count <= 1 ? lists.first : lists.joined().sorted()
+        }
         var chosen = Set<Int>()
         func collect(_ list: [Int]?) {
             guard let list else { return }
@@ -71,18 +79,21 @@ struct ClickIndex {
         }
         var sameAddress = 0, sameNetwork = 0
         if let address = query.addressHash {
-            collect(byAddress[platform + "|" + address])
-            sameAddress = count(byAddress[platform + "|" + address])
+            let found = list(byAddress, address)
+            collect(found)
+            sameAddress = count(found)
         }
         if let network = query.networkHash {
-            collect(byNetwork[platform + "|" + network])
-            sameNetwork = count(byNetwork[platform + "|" + network])
+            let found = list(byNetwork, network)
+            collect(found)
+            sameNetwork = count(found)
         }
-        if let fingerprint = query.fingerprint { collect(byFingerprint[platform + "|" + fingerprint]) }
+        if let fingerprint = query.fingerprint { collect(list(byFingerprint, fingerprint)) }
         let evidence = chosen.map { clicks[$0].evidence }.sorted {
             $0.createdAt > $1.createdAt || ($0.createdAt == $1.createdAt && $0.clickID < $1.clickID)
         }
-        return CandidateSet(clicks: evidence, clicksInWindow: count(byPlatform[platform]), sameAddressClicks: sameAddress, sameNetworkClicks: sameNetwork)
+        let crowd = platforms.reduce(0) { $0 + count(byPlatform[$1]) }
+        return CandidateSet(clicks: evidence, clicksInWindow: crowd, sameAddressClicks: sameAddress, sameNetworkClicks: sameNetwork)
     }
 
     /// First position whose click is at or after `date`.

@@ -39,6 +39,9 @@ struct SimulationConfig: Sendable {
     var links = 80
     /// Midnight UTC of the first measured day: Monday 5 January 2026.
     var start = Date(timeIntervalSince1970: 1_767_571_200)
+    /// What iOS apps send with their match request (FerryKit's `FerryOptions.deviceSignals`); Android installs and
+    /// the clicks' pages are unchanged.
+    var installSignals = DeviceSignalsPolicy.all
 }
 
 /// Where a device is connected at some moment.

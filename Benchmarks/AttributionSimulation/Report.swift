@@ -37,6 +37,10 @@ struct Metrics {
     var deterministicCorrect = 0
     var deterministicFellThrough = 0
     var probabilistic = Tally()
+    /// The probabilistic tier on iOS installs only, and the click-caused iOS installs attributed right by either tier.
+    var iOSProbabilistic = Tally()
+    var iOSClickCaused = 0
+    var iOSDeterministicCorrect = 0
     var wrongOrganic = 0
     var wrongRightLink = 0
     var wrongOtherLink = 0
@@ -61,11 +65,14 @@ struct Metrics {
             guard install.t >= 0 else { continue }  // warm-up
             measured += 1
             let truthDelay: Double? = if case .clicked(_, let delay) = install.truth { delay } else { nil }
+            let onIOS = population.devices[install.device].platform == .iOS
             if truthDelay != nil { clickCaused += 1 } else { organicInstalls += 1 }
+            if truthDelay != nil, onIOS { iOSClickCaused += 1 }
             if install.deterministic != nil { deterministicSignals += 1 }
             if outcome.tier == .deterministic {
                 deterministicMatched += 1
                 if outcome.correct { deterministicCorrect += 1 }
+                if outcome.correct, onIOS { iOSDeterministicCorrect += 1 }
                 continue
             }
             if outcome.tokenClickTaken { deterministicFellThrough += 1 }
@@ -92,6 +99,7 @@ struct Metrics {
                 }
             }
             add(&probabilistic)
+            if onIOS { add(&iOSProbabilistic) }
             for scenario in install.scenarios { add(&perScenario[scenario, default: Tally()]) }
 
             if outcome.matchedClick != nil, let confidence = outcome.confidence {
@@ -116,6 +124,8 @@ struct Metrics {
                     reason = "not offered: click after the launch"
                 } else if click.endpoint.network != install.endpoint.network && click.fingerprint == nil {
                     reason = "not offered: network changed, click page sent no signals"
+                } else if click.endpoint.network != install.endpoint.network, onIOS, population.config.installSignals != .all {
+                    reason = "not offered: network changed, the app sent no screen and time zone"
                 } else if click.endpoint.network != install.endpoint.network {
                     reason = "not offered: network changed, fingerprint beyond the per-key limit"
                 } else {
@@ -178,7 +188,7 @@ struct Report {
         var out: [String] = []
         let clicksByPlatform = Dictionary(grouping: population.clicks, by: \.platform).mapValues(\.count)
         out.append("Ferry attribution simulator — seed \(config.seed), \(config.installs) installs over \(config.days) days "
-            + "(after 1 day of warm-up), window \(Int(config.window / 3600)) h")
+            + "(after 1 day of warm-up), window \(Int(config.window / 3600)) h, iOS apps' signals: \(config.installSignals.rawValue)")
         out.append("")
         out.append("Population")
         out.append("  devices \(population.devices.count), households \(population.households.count), offices \(population.offices.count)")
@@ -219,6 +229,19 @@ struct Report {
         for (reason, count) in m.misses.sorted(by: { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
             out.append("    \(reason): \(count)")
         }
+        out.append("")
+        out.append("Both tiers")
+        let attributed = m.deterministicCorrect + p.right
+        out.append("  click-caused installs attributed to their click (coverage)  \(attributed) of \(m.clickCaused): "
+            + Format.percent(m.clickCaused == 0 ? .nan : Double(attributed) / Double(m.clickCaused)))
+        out.append("")
+        let ios = m.iOSProbabilistic, iOSAttributed = m.iOSDeterministicCorrect + ios.right
+        out.append("iOS installs (what FerryKit's signals choice changes)")
+        out.append("  probabilistic precision             \(Format.percent(ios.precision)) (\(ios.right + ios.wrong) matched)")
+        out.append("  probabilistic recall                \(Format.percent(ios.recall)) (click inside the window: \(Format.percent(ios.recallInWindow)))")
+        out.append("  organic false attribution           \(Format.percent(ios.organicFalseRate))")
+        out.append("  coverage (both tiers)               \(iOSAttributed) of \(m.iOSClickCaused): "
+            + Format.percent(m.iOSClickCaused == 0 ? .nan : Double(iOSAttributed) / Double(m.iOSClickCaused)))
         out.append("")
         out.append("Calibration (probabilistic matches by stated confidence)")
         var calibration = TextTable(header: ["band", "matches", "mean stated", "observed precision", "difference"])

@@ -42,7 +42,9 @@ struct Simulation {
 
         for (position, install) in population.installs.enumerated() {
             let at = population.date(install.t)
-            let evidence = InstallEvidence(addressHash: install.endpoint.address, networkHash: install.endpoint.network, signals: install.signals, at: at)
+            // FerryKit's choice: Android installs keep sending what they send.
+            let signals = population.devices[install.device].platform == .iOS ? config.installSignals.apply(to: install.signals) : install.signals
+            let evidence = InstallEvidence(addressHash: install.endpoint.address, networkHash: install.endpoint.network, signals: signals, at: at)
             var outcome = InstallOutcome(install: position, tier: .probabilistic)
 
             // Deterministic tiers, as the server tries them: the pasteboard token, then the Play Store referrer.
@@ -65,7 +67,7 @@ struct Simulation {
             }
 
             let query = CandidateQuery(appID: "app_sim", environment: .live, install: evidence, window: config.window)
-            let candidates = index.candidates(query, platform: install.signals.platform ?? "ios", now: at)
+            let candidates = index.candidates(query, platform: signals.platform, now: at)
             outcome.candidates = candidates.clicks.count
             if let truth = install.truth.clickIndex {
                 let id = population.clicks[truth].evidence.clickID

@@ -1,3 +1,4 @@
+import FerryAPI
 import FerryCore
 import Foundation
 import Testing
@@ -6,9 +7,10 @@ import Testing
 /// A small population through the real matcher: the aims, loosely (the figures in docs/attribution.md come from
 /// the full run), and the run's determinism.
 @Suite struct AttributionSimulatorTests {
-    static func run(seed: UInt64) -> (Population, Metrics) {
+    static func run(seed: UInt64, signals: DeviceSignalsPolicy = .all) -> (Population, Metrics) {
         var config = SimulationConfig()
         config.seed = seed
+        config.installSignals = signals
         config.installs = 3_000
         config.days = 3
         var generator = PopulationGenerator(config: config)
@@ -66,5 +68,40 @@ import Testing
         #expect(!after.clicks.contains { $0.clickID == first.clickID })
         #expect(after.clicksInWindow == before.clicksInWindow)
         #expect(after.sameAddressClicks == before.sameAddressClicks)
+    }
+
+    @Test func fewerSignalsFromTheAppMatchFewerInstallsOnTheSamePopulation() {
+        let runs = DeviceSignalsPolicy.allCases.map { Self.run(seed: 7, signals: $0) }
+        let (all, minimal, none) = (runs[0].1, runs[1].1, runs[2].1)
+        // The population is the same: only what iOS installs send changes.
+        #expect(runs[0].0.clicks.map(\.evidence) == runs[2].0.clicks.map(\.evidence))
+        #expect(all.iOSClickCaused == none.iOSClickCaused && all.iOSClickCaused > 300)
+        #expect(all.iOSProbabilistic.recall > minimal.iOSProbabilistic.recall)
+        #expect(minimal.iOSProbabilistic.recall > none.iOSProbabilistic.recall)
+        for metrics in [all, minimal, none] { #expect(metrics.iOSProbabilistic.precision >= 0.9) }
+    }
+
+    @Test func anInstallThatDoesNotSayItsPlatformIsOfferedTheClicksOfBoth() {
+        let (population, _) = Self.run(seed: 3)
+        let index = ClickIndex(clicks: population.clicks, start: population.config.start)
+        let installs = population.installs.filter { $0.t > 86_400 }.prefix(300)
+        var compared = 0
+        for install in installs {
+            let at = population.date(install.t)
+            let evidence = InstallEvidence(addressHash: install.endpoint.address, networkHash: install.endpoint.network, signals: DeviceSignals(), at: at)
+            let query = CandidateQuery(appID: "app", environment: .live, install: evidence, window: population.config.window)
+            let ios = index.candidates(query, platform: "ios", now: at), android = index.candidates(query, platform: "android", now: at)
+            let either = index.candidates(query, platform: nil, now: at)
+            #expect(either.clicksInWindow == ios.clicksInWindow + android.clicksInWindow)
+            #expect(either.sameAddressClicks == ios.sameAddressClicks + android.sameAddressClicks)
+            #expect(either.sameNetworkClicks == ios.sameNetworkClicks + android.sameNetworkClicks)
+            let each = Set((ios.clicks + android.clicks).map(\.clickID))
+            #expect(Set(either.clicks.map(\.clickID)).isSubset(of: each))
+            if ios.clicks.count + android.clicks.count < CandidateQuery.limitPerKey {
+                #expect(Set(either.clicks.map(\.clickID)) == each)
+                compared += 1
+            }
+        }
+        #expect(compared > 100)
     }
 }

@@ -16,6 +16,8 @@ struct APIClient: Sendable {
     var sleep: @Sendable (TimeInterval) async throws -> Void = { seconds in
         try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
     }
+    /// False while the app has turned FerryKit off: nothing is sent, not even the retry of a request under way.
+    var isEnabled: @Sendable () -> Bool = { true }
 
     func get<Answer: Decodable>(_ path: String, query: [URLQueryItem] = [], as type: Answer.Type) async throws(FerryError) -> Answer {
         try await send(method: "GET", path: path, query: query, body: nil, as: type)
@@ -59,6 +61,7 @@ struct APIClient: Sendable {
             let failure: FerryError
             do {
                 if Task.isCancelled { throw CancellationError() }
+                guard isEnabled() else { throw FerryError(.disabled, "\(method) \(path) was not sent: FerryKit is turned off (Ferry.setEnabled(false))") }
                 logger.debug("\(method) \(path) (try \(attempt))")
                 let (data, response) = try await transport.send(request)
                 switch response.statusCode {

@@ -12,6 +12,7 @@ extension Ferry {
     /// - Throws: ``FerryError`` when the server could not be asked (after retries) or refused the key.
     public func checkDeferredDeepLink() async throws(FerryError) -> DeepLink? {
         if let cached = storage.value(CachedMatch.self, forKey: StorageKey.deferred) { return cached.link }
+        guard isEnabled else { return nil }
         do {
             return try await deferredRequest.run { [self] in try await self.matchInstall() }
         } catch let error as FerryError {

@@ -34,6 +34,10 @@ extension Ferry {
             return nil
         case .customScheme:
             link = DeepLink(customSchemeURL: url)
+        case .shortLink(_, let slug) where !isEnabled:
+            link = DeepLink(unresolvedURL: url, slug: slug)
+        case .longLink where !isEnabled:
+            link = DeepLink(unresolvedURL: url, slug: nil)
         case .shortLink(let domain, let slug):
             let installID = await identity.id()
             do {

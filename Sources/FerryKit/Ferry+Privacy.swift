@@ -14,3 +14,76 @@ extension Ferry {
         }
     }
 }
+
+extension StorageKey {
+    /// Set (to true) while the app has turned FerryKit off.
+    static let disabled = "sdk.disabled"
+}
+
+/// Turning FerryKit off: for an app whose user declines attribution and analytics.
+extension Ferry {
+    /// Whether FerryKit may talk to the server; false after ``setEnabled(_:)-swift.method`` turned it off, on this
+    /// launch and the next ones.
+    public var isEnabled: Bool { Self.isEnabled(in: storage) }
+
+    /// Turns FerryKit off (false) or back on (true), for this launch and the next ones: the setting is kept in the
+    /// instance's ``FerryOptions/storage``.
+    ///
+    /// While FerryKit is off it sends nothing at all, not even the retry of a request already under way:
+    /// - no key check, at launch or from ``validateKey()``, which throws ``FerryError/Code/disabled``;
+    /// - ``checkDeferredDeepLink()-swift.method`` returns the answer stored before, if any, else nil, and stores
+    ///   nothing, so that the install can still be matched once FerryKit is back on (within the attribution window);
+    /// - ``handleDeepLink(_:)-swift.method`` reads custom-scheme URLs as always, and returns a Universal Link as it
+    ///   was opened, unresolved: ``DeepLink/source`` `.universalLink`, ``DeepLink/slug`` from the URL, ``DeepLink/params``
+    ///   and ``DeepLink/utm`` from its query, and no ``DeepLink/linkID``, ``DeepLink/destination`` or
+    ///   ``DeepLink/iosURL``; route it on ``DeepLink/url``;
+    /// - ``identify(userID:)`` (unless it answered the same user before), ``shortLink(for:)-swift.method`` and
+    ///   ``createLink(for:)-swift.method`` throw ``FerryError/Code/disabled``;
+    /// - install and open events are dropped, not queued, and turning FerryKit off drops those still waiting.
+    ///
+    /// What stays on the device goes on: first and last touch, the events your ``onEvent(_:)`` handlers hear.
+    ///
+    /// ```swift
+    /// Ferry.setEnabled(user.allowsAttribution)
+    /// ```
+    public func setEnabled(_ enabled: Bool) {
+        Self.setEnabled(enabled, in: storage)
+        logger.info(enabled ? "FerryKit is on" : "FerryKit is off: nothing is sent until it is turned on again")
+    }
+
+    /// Whether the shared instance may talk to the server; before ``configure(apiKey:options:)``, what the default
+    /// storage says (the setting the configured instance will read).
+    public static var isEnabled: Bool { shared?.isEnabled ?? isEnabled(in: UserDefaultsStorage()) }
+
+    /// ``setEnabled(_:)-swift.method`` on the shared instance; before ``configure(apiKey:options:)``, in the default
+    /// storage, so that the instance configured afterwards (on the default storage) starts turned off, without a
+    /// single request.
+    public static func setEnabled(_ enabled: Bool) {
+        setEnabled(enabled, on: shared, fallback: UserDefaultsStorage())
+    }
+
+    static func setEnabled(_ enabled: Bool, on ferry: Ferry?, fallback: any FerryStorage) {
+        if let ferry { ferry.setEnabled(enabled) } else { setEnabled(enabled, in: fallback) }
+    }
+
+    static func isEnabled(in storage: any FerryStorage) -> Bool {
+        storage.value(Bool.self, forKey: StorageKey.disabled) != true
+    }
+
+    /// Keeps the setting; turning off also empties the event queue (the uploader forgets a queue cleared in storage).
+    static func setEnabled(_ enabled: Bool, in storage: any FerryStorage) {
+        storage.setValue(enabled ? nil : true, forKey: StorageKey.disabled)
+        if !enabled { storage.setData(nil, forKey: EventUploader.storageKey) }
+    }
+}
+
+extension DeepLink {
+    /// A Universal Link as it was opened, not resolved with the server (FerryKit is turned off): the slug, and the
+    /// query as params and campaign parameters.
+    init(unresolvedURL url: URL, slug: String?) {
+        self = DeepLink(customSchemeURL: url)
+        self.iosURL = nil
+        self.slug = slug
+        self.source = .universalLink
+    }
+}

@@ -92,10 +92,11 @@ public final class Ferry: Sendable {
             baseURL: options.serverURL, apiKey: key, transport: options.transport ?? URLSessionTransport(timeout: options.networkTimeout),
             retryPolicy: options.retryPolicy, timeout: options.networkTimeout,
             userAgent: Self.userAgent(sending: options.deviceSignals),
-            logger: logger)
+            logger: logger, isEnabled: { [storage] in Self.isEnabled(in: storage) })
         attribution = AttributionStore(storage: storage, now: options.now)
         identity = InstallIdentity(storage: storage, provider: signalsProvider)
-        uploader = EventUploader(client: client, storage: storage, logger: logger, flushDelay: options.eventFlushDelay, now: options.now)
+        uploader = EventUploader(client: client, storage: storage, logger: logger, flushDelay: options.eventFlushDelay, now: options.now,
+                                 isEnabled: client.isEnabled)
 
         let cachedValidation = storage.value(CachedValidation.self, forKey: StorageKey.validation).flatMap { $0.keyFingerprint == CachedValidation.fingerprint(of: key) ? $0 : nil }
         known = Locked(KnownLinks(options: options, validated: cachedValidation?.settings))
@@ -112,7 +113,7 @@ public final class Ferry: Sendable {
         let launched = options.now()
         launchEvents = (isFirstLaunch ? [FerryEvent.Name.install, .open] : [.open]).map { FerryEvent(name: $0, timestamp: launched) }
 
-        if options.validatesKeyOnLaunch,
+        if options.validatesKeyOnLaunch, Self.isEnabled(in: storage),
            cachedValidation.map({ options.now().timeIntervalSince($0.validatedAt) >= Self.validationLifetime || $0.validatedAt > options.now() }) ?? true {
             validationTask.withLock { task in
                 task = Task { [weak self] in _ = try? await self?.validateKey() }

@@ -33,6 +33,7 @@ public struct FerryError: Error, Sendable, CustomStringConvertible {
             case server = "server"
             case invalidResponse = "invalid_response"
             case cancelled = "cancelled"
+            case disabled = "disabled"
         }
 
         private let base: Base
@@ -73,6 +74,8 @@ public struct FerryError: Error, Sendable, CustomStringConvertible {
         public static let invalidResponse = Code(.invalidResponse)
         /// The task was cancelled.
         public static let cancelled = Code(.cancelled)
+        /// FerryKit is turned off (``Ferry/setEnabled(_:)-swift.method``), so the request was not sent.
+        public static let disabled = Code(.disabled)
     }
 
     /// What went wrong.

@@ -97,7 +97,8 @@ final class EventHandlers: Sendable {
 
 /// Sends the install and open events to the server in batches: kept in storage until the server has them,
 /// sent a few seconds after the first one waits, dropped when the server refuses them as malformed or when
-/// they are too old to be worth sending (29 days).
+/// they are too old to be worth sending (29 days). While FerryKit is turned off, events are dropped, not queued;
+/// a queue cleared in storage (by turning FerryKit off, or by a reset) is forgotten here too.
 actor EventUploader {
     static let storageKey = "events.pending"
     static let maxPending = 500
@@ -108,25 +109,49 @@ actor EventUploader {
     let logger: FerryLogger
     let flushDelay: TimeInterval
     let now: @Sendable () -> Date
+    let isEnabled: @Sendable () -> Bool
     private var pending: [SDKEvent]
     private var scheduled: Task<Void, Never>?
     private var running: Task<Void, Never>?
 
-    init(client: APIClient, storage: any FerryStorage, logger: FerryLogger, flushDelay: TimeInterval, now: @escaping @Sendable () -> Date) {
+    init(client: APIClient, storage: any FerryStorage, logger: FerryLogger, flushDelay: TimeInterval, now: @escaping @Sendable () -> Date,
+         isEnabled: @escaping @Sendable () -> Bool = { true }) {
         self.client = client
         self.storage = storage
         self.logger = logger
         self.flushDelay = flushDelay
         self.now = now
+        self.isEnabled = isEnabled
         pending = storage.value([SDKEvent].self, forKey: Self.storageKey) ?? []
     }
 
-    var pendingCount: Int { pending.count }
+    var pendingCount: Int {
+        forgetIfCleared()
+        return pending.count
+    }
+
+    /// Empties the queue, in storage too, while FerryKit is turned off, and forgets a queue cleared in storage from
+    /// outside (turning FerryKit off, a reset); true when either left nothing to send.
+    @discardableResult
+    private func forgetIfCleared() -> Bool {
+        if !isEnabled() {
+            if !pending.isEmpty || storage.data(forKey: Self.storageKey) != nil { storage.setData(nil, forKey: Self.storageKey) }
+            pending = []
+            return true
+        }
+        guard !pending.isEmpty, storage.data(forKey: Self.storageKey) == nil else { return false }
+        pending = []
+        return true
+    }
 
     func enqueue(_ event: SDKEvent) {
+        forgetIfCleared()
+        guard isEnabled() else { return }
         pending.append(event)
         if running == nil, pending.count > Self.maxPending { pending.removeFirst(pending.count - Self.maxPending) }
         storage.setValue(pending, forKey: Self.storageKey)
+        // Turned off while this was written (the switch is not on this actor): what was just kept goes too.
+        if forgetIfCleared() { return }
         guard scheduled == nil else { return }
         let delay = flushDelay
         scheduled = Task { [weak self] in
@@ -152,7 +177,7 @@ actor EventUploader {
     private func drain() async {
         let oldest = now().addingTimeInterval(-Self.maxAge)
         pending.removeAll { ($0.timestamp ?? .distantPast) < oldest }
-        while !pending.isEmpty {
+        while !pending.isEmpty, !forgetIfCleared() {
             let batch = Array(pending.prefix(100))
             do {
                 let answer = try await client.post(FerryRoutes.events, body: EventsRequest(events: batch), as: EventsResponse.self)
@@ -161,9 +186,10 @@ actor EventUploader {
                 logger.warning("the server refused \(batch.count) events and they were dropped: \(error.message)")
             } catch {
                 logger.info("events stay queued: \(error.message)")
-                storage.setValue(pending, forKey: Self.storageKey)
+                if !forgetIfCleared() { storage.setValue(pending, forKey: Self.storageKey) }
                 return
             }
+            if forgetIfCleared() { return }
             pending.removeFirst(min(batch.count, pending.count))
             storage.setValue(pending, forKey: Self.storageKey)
         }

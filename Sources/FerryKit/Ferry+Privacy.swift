@@ -87,3 +87,46 @@ extension DeepLink {
         self.source = .universalLink
     }
 }
+
+/// Starting over as a new install, for QA, instead of deleting the app.
+extension Ferry {
+    /// Forgets what FerryKit knows of this install, as deleting the app would: the install id, first and last touch,
+    /// the deferred deep link answer (and that it was taken), the last ``identify(userID:)`` answer, a click token
+    /// waiting, the first-launch mark and the events not yet sent. Kept: the key's validation and whether FerryKit is
+    /// turned off (``setEnabled(_:)-swift.method``).
+    ///
+    /// The new install id is random, not the IDFV: the server keeps one answer per install id, and the IDFV would bring
+    /// the earlier one back. So the next ``checkDeferredDeepLink()-swift.method`` asks the server again and the install
+    /// is matched as new (to a new click: a click leads to one install only), and the next launch is a first launch
+    /// (``isFirstLaunch``, an `install` event). Call it when no other FerryKit call is under way.
+    ///
+    /// ```swift
+    /// #if DEBUG
+    /// Button("Reset FerryKit") { Ferry.reset() }   // then click the link again and relaunch the app
+    /// #endif
+    /// ```
+    public func reset() {
+        Self.reset(storage)
+        logger.info("FerryKit was reset: this install starts over under a new install id")
+    }
+
+    /// ``reset()-swift.method`` on the shared instance; before ``configure(apiKey:options:)``, on the default storage.
+    public static func reset() {
+        reset(on: shared, fallback: UserDefaultsStorage())
+    }
+
+    static func reset(on ferry: Ferry?, fallback: any FerryStorage) {
+        if let ferry { ferry.reset() } else { reset(fallback) }
+    }
+
+    /// Clears the install's state in `storage`; the instances on it follow (the install id and the event queue are read
+    /// from storage at their next use).
+    static func reset(_ storage: any FerryStorage) {
+        for key in [StorageKey.firstLaunch, StorageKey.deferred, StorageKey.deferredTaken, StorageKey.identifiedUser, StorageKey.clickToken,
+                    EventUploader.storageKey] {
+            storage.setData(nil, forKey: key)
+        }
+        AttributionStore(storage: storage).reset()
+        storage.setValue(UUID().uuidString, forKey: StorageKey.installID)
+    }
+}

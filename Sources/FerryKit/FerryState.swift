@@ -59,7 +59,8 @@ struct KnownLinks: Sendable {
     var attributionWindow: TimeInterval? { validated.map { TimeInterval($0.attributionWindowSeconds) } }
 }
 
-/// The id this install goes by on the server: the provider's (the IDFV) the first time, then always the same one.
+/// The id this install goes by on the server: the provider's (the IDFV) the first time, then always the same one,
+/// read from storage each time so that a reset's new id is taken at once (kept here only for a storage that keeps nothing).
 actor InstallIdentity {
     let storage: any FerryStorage
     let provider: any DeviceSignalsProvider
@@ -71,11 +72,11 @@ actor InstallIdentity {
     }
 
     func id() async -> String {
-        if let cached { return cached }
         if let stored = storage.value(String.self, forKey: StorageKey.installID), !stored.isEmpty {
             cached = stored
             return stored
         }
+        if let cached { return cached }
         let fresh = await provider.installIdentifier().flatMap { id -> String? in
             (1...128).contains(id.utf8.count) && id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? id : nil
         } ?? UUID().uuidString

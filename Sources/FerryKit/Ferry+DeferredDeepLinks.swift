@@ -9,7 +9,11 @@ extension Ferry {
     /// a network call. Calls made while the request is under way share it. When the request fails, nothing is kept
     /// and the next call asks again, for as long as the app's attribution window lasts after the first launch.
     ///
-    /// - Throws: ``FerryError`` when the server could not be asked (after retries) or refused the key.
+    /// Cancelling the task that awaits it makes the call throw ``FerryError/Code/cancelled`` at once; the request
+    /// goes on for the other callers, and its answer is stored all the same.
+    ///
+    /// - Throws: ``FerryError`` when the server could not be asked (after retries) or refused the key, or
+    ///   ``FerryError/Code/cancelled`` when the calling task was cancelled.
     public func checkDeferredDeepLink() async throws(FerryError) -> DeepLink? {
         if let cached = storage.value(CachedMatch.self, forKey: StorageKey.deferred) { return cached.link }
         guard isEnabled else { return nil }

@@ -88,15 +88,94 @@ actor InstallIdentity {
 }
 
 /// One request shared by every caller that asks while it is under way.
+///
+/// A caller whose task is cancelled stops waiting at once (with `CancellationError`); the request itself goes on
+/// for the other callers and for whatever it does with its answer, and the next caller after it ends starts a new one.
 actor SharedRequest<Value: Sendable> {
     private var task: Task<Value, any Error>?
+    private var started = 0
 
     func run(_ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        if let task { return try await task.value }
-        let task = Task { try await operation() }
+        let task = self.task ?? start(operation)
+        return try await Self.wait(for: task)
+    }
+
+    private func start(_ operation: @escaping @Sendable () async throws -> Value) -> Task<Value, any Error> {
+        started += 1
+        let number = started
+        // Unstructured, so that no caller's cancellation reaches it (it runs on this actor, the request off it).
+        let task = Task {
+            do {
+                let value = try await operation()
+                finished(number)
+                return value
+            } catch {
+                finished(number)
+                throw error
+            }
+        }
         self.task = task
-        defer { self.task = nil }
-        return try await task.value
+        return task
+    }
+
+    private func finished(_ number: Int) {
+        if number == started { task = nil }
+    }
+
+    /// The task's value, or `CancellationError` as soon as the calling task is cancelled (the task goes on).
+    static func wait(for task: Task<Value, any Error>) async throws -> Value {
+        let waiter = OneShot<Value>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                waiter.install(continuation)
+                Task { waiter.resume(with: await task.result) }
+            }
+        } onCancel: {
+            waiter.resume(with: .failure(CancellationError()))
+        }
+    }
+}
+
+/// A continuation resumed once, by whichever comes first: the answer, or the cancellation that may come before the
+/// continuation is even installed.
+final class OneShot<Value: Sendable>: Sendable {
+    private enum State {
+        case waiting
+        case installed(CheckedContinuation<Value, any Error>)
+        case done(Result<Value, any Error>?)
+    }
+    private let state = Locked<State>(.waiting)
+
+    func install(_ continuation: CheckedContinuation<Value, any Error>) {
+        let early = state.withLock { state -> Result<Value, any Error>? in
+            switch state {
+            case .waiting:
+                state = .installed(continuation)
+                return nil
+            case .done(let result):
+                state = .done(nil)
+                return result
+            case .installed:
+                preconditionFailure("a continuation installed twice")
+            }
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func resume(with result: Result<Value, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            switch state {
+            case .waiting:
+                state = .done(result)
+                return nil
+            case .installed(let continuation):
+                state = .done(nil)
+                return continuation
+            case .done:
+                return nil
+            }
+        }
+        continuation?.resume(with: result)
     }
 }
 

@@ -47,6 +47,57 @@ struct DeferredDeepLinkTests {
         #expect(throws: FerryError.self) { try failure.get() }
     }
 
+    /// A server that opens `arrived` when the match request comes, and answers it (a match) once `answer` is opened.
+    static func answeringLater(arrived: Latch, answer: Latch) -> ScriptedTransport {
+        ScriptedTransport { request in
+            guard request.url?.path == FerryRoutes.attributionMatch else { return .json(404, "{}") }
+            arrived.open()
+            await answer.wait()
+            return .encoded(Self.matched)
+        }
+    }
+
+    @Test func aCancelledCallerStopsWaitingWhileTheSharedRequestGoesOnAndIsStored() async throws {
+        let arrived = Latch(), answer = Latch()
+        let transport = Self.answeringLater(arrived: arrived, answer: answer)
+        let storage = InMemoryStorage()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: transport))
+        let cancelled = Task { try await ferry.checkDeferredDeepLink() }
+        await arrived.wait()
+        let other = Task { try await ferry.checkDeferredDeepLink() }
+        cancelled.cancel()
+        // The cancelled caller returns while the server has not answered yet.
+        switch await cancelled.result {
+        case .success: Issue.record("a cancelled caller got an answer the server had not given yet")
+        case .failure(let error): #expect((error as? FerryError)?.code == .cancelled)
+        }
+        #expect(storage.data(forKey: StorageKey.deferred) == nil)
+        answer.open()
+        #expect(try await other.value?.slug == "summer", "the other caller gets the shared request's answer")
+        #expect(storage.value(CachedMatch.self, forKey: StorageKey.deferred)?.link?.slug == "summer")
+        #expect(try await ferry.checkDeferredDeepLink()?.slug == "summer")
+        #expect(transport.sent(path: FerryRoutes.attributionMatch).count == 1, "one request, shared, and its answer stored")
+    }
+
+    @Test func whenEveryCallerIsCancelledTheRequestStillEndsAndItsAnswerIsStored() async throws {
+        let arrived = Latch(), answer = Latch()
+        let transport = Self.answeringLater(arrived: arrived, answer: answer)
+        let storage = InMemoryStorage()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: transport))
+        let matched = Collector<FerryEvent.Name>()
+        ferry.onEvent { if $0.name == .deferredDeepLinkMatched { matched.append($0.name) } }
+        let caller = Task { try await ferry.checkDeferredDeepLink() }
+        await arrived.wait()
+        caller.cancel()
+        await #expect { try await caller.value } throws: { ($0 as? FerryError)?.code == .cancelled }
+        answer.open()
+        // No caller waits any more; the answer still lands in storage, and the next call reads it from there.
+        for _ in 0..<2000 where storage.data(forKey: StorageKey.deferred) == nil { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(try await ferry.checkDeferredDeepLink()?.slug == "summer")
+        #expect(transport.sent(path: FerryRoutes.attributionMatch).count == 1)
+        #expect(matched.all == [.deferredDeepLinkMatched])
+    }
+
     @Test func theFirstLaunchAsksOnceWithTheDevicesSignalsAndLaterCallsAnswerFromStorage() async throws {
         let storage = InMemoryStorage()
         let transport = Self.matching()

@@ -118,3 +118,28 @@ enum Kit {
         try FerryJSON.makeDecoder().decode(T.self, from: request.httpBody ?? Data())
     }
 }
+
+/// A door that tasks wait at until a test opens it; opening it again does nothing.
+final class Latch: Sendable {
+    private let state = Locked<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+}

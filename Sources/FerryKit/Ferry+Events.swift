@@ -3,8 +3,8 @@ import Foundation
 /// Events: what FerryKit reports to the app and to the server.
 extension Ferry {
     /// Subscribes `handler` to this instance's events, starting with this launch's `install` (on a first launch)
-    /// and `open` events, which happened when the instance was made. The handler is called on the thread that
-    /// produced the event.
+    /// and `open` events, which happened when the instance was made, and then every event published from the moment
+    /// it subscribes, once and in order. The handler is called on the thread that produced the event.
     @discardableResult
     public func onEvent(_ handler: @escaping @Sendable (FerryEvent) -> Void) -> FerryEventSubscription {
         handlers.add(handler, replaying: launchEvents)
@@ -25,9 +25,13 @@ extension Ferry {
         Self.globalHandlers.publish(event)
     }
 
+    /// Whether the instance being made publishes its launch events to the subscribers of every instance itself:
+    /// ``configure(apiKey:options:)`` publishes them instead, in the same step that hands them to later subscribers.
+    @TaskLocal static var publishesLaunchEvents = true
+
     /// Publishes an install or open event to the subscribers of every instance and queues it for the server.
     func record(_ event: FerryEvent) {
-        Self.globalHandlers.publish(event)
+        if Self.publishesLaunchEvents { Self.globalHandlers.publish(event) }
         let identity = identity, uploader = uploader
         Task {
             let installID = await identity.id()

@@ -138,11 +138,15 @@ public final class Ferry: Sendable {
     /// ```
     @discardableResult
     public static func configure(apiKey: String, options: FerryOptions) throws(FerryError) -> Ferry {
-        let ferry = try Ferry(apiKey: apiKey, options: options)
+        let made: Result<Ferry, FerryError> = $publishesLaunchEvents.withValue(false) {
+            do throws(FerryError) { return .success(try Ferry(apiKey: apiKey, options: options)) } catch { return .failure(error) }
+        }
+        let ferry = try made.get()
         let previous = current.withLock { current -> Ferry? in
             defer { current = ferry }
             return current
         }
+        globalHandlers.publish(ferry.launchEvents, retaining: true)
         if previous != nil { ferry.logger.warning("Ferry.configure was called again; the new configuration replaces the old one") }
         return ferry
     }
@@ -212,11 +216,12 @@ public final class Ferry: Sendable {
 
     /// Subscribes `handler` to the events of every instance, including one configured later. A handler that
     /// subscribes after ``configure(apiKey:options:)`` first hears that launch's `install` (on a first launch) and
-    /// `open` events. The handler is called on the thread that produced the event; hop to the main actor yourself
-    /// if you need it.
+    /// `open` events. It hears every event published from the moment it subscribes, once and in order (one
+    /// published while it is still being handed the launch events comes right after them). The handler is called on
+    /// the thread that produced the event; hop to the main actor yourself if you need it.
     @discardableResult
     public static func onEvent(_ handler: @escaping @Sendable (FerryEvent) -> Void) -> FerryEventSubscription {
-        globalHandlers.add(handler, replaying: shared?.launchEvents ?? [])
+        globalHandlers.add(handler)
     }
 
     /// Sends the shared instance's queued events now (for example when the app goes to the background).

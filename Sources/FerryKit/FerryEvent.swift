@@ -74,24 +74,79 @@ public final class FerryEventSubscription: Sendable {
 }
 
 /// The handlers subscribed to events.
+///
+/// A handler is registered before anything else happens in ``add(_:replaying:)``, so every event published after
+/// that moment reaches it: an event published while it is still being handed the events it subscribed late for
+/// waits, and is handed to it right after them, in the order published; every other event is handed to it on the
+/// thread that published it. A handler is never called with a lock held, so it may publish or subscribe itself.
 final class EventHandlers: Sendable {
-    private let handlers = Locked<[UInt64: @Sendable (FerryEvent) -> Void]>([:])
-    private let nextID = Locked<UInt64>(0)
+    /// One handler, and the events that wait for it while it is handed its replay (nil once it hears events live).
+    private final class Subscriber: Sendable {
+        let handler: @Sendable (FerryEvent) -> Void
+        let backlog = Locked<[FerryEvent]?>([])
 
-    /// Subscribes `handler`, first handing it the `replaying` events that happened before it subscribed.
-    func add(_ handler: @escaping @Sendable (FerryEvent) -> Void, replaying: [FerryEvent] = []) -> FerryEventSubscription {
-        let id = nextID.withLock { value -> UInt64 in
-            value += 1
-            return value
+        init(_ handler: @escaping @Sendable (FerryEvent) -> Void) { self.handler = handler }
+
+        func deliver(_ event: FerryEvent) {
+            let now = backlog.withLock { backlog -> Bool in
+                guard backlog != nil else { return true }
+                backlog?.append(event)
+                return false
+            }
+            if now { handler(event) }
         }
-        for event in replaying { handler(event) }
-        handlers.withLock { $0[id] = handler }
-        return FerryEventSubscription { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
+
+        /// Hands the handler `replay`, then what was published meanwhile, then lets events through as they come.
+        func goLive(after replay: [FerryEvent]) {
+            for event in replay { handler(event) }
+            while let waiting = backlog.withLock({ backlog -> [FerryEvent]? in
+                guard let pending = backlog, !pending.isEmpty else {
+                    backlog = nil
+                    return nil
+                }
+                backlog = []
+                return pending
+            }) {
+                for event in waiting { handler(event) }
+            }
+        }
     }
 
-    func publish(_ event: FerryEvent) {
-        let current = handlers.withLock { Array($0.values) }
-        for handler in current { handler(event) }
+    private struct Registry: Sendable {
+        var subscribers: [UInt64: Subscriber] = [:]
+        var lastID: UInt64 = 0
+        /// The events every subscriber is handed first (the shared instance's launch events).
+        var retained: [FerryEvent] = []
+    }
+
+    private let registry = Locked(Registry())
+
+    /// Subscribes `handler`, first handing it the retained events and then the `replaying` events (events that
+    /// happened before it subscribed), then every event published from the moment it was registered.
+    func add(_ handler: @escaping @Sendable (FerryEvent) -> Void, replaying: [FerryEvent] = []) -> FerryEventSubscription {
+        let subscriber = Subscriber(handler)
+        let (id, retained) = registry.withLock { registry -> (UInt64, [FerryEvent]) in
+            registry.lastID += 1
+            registry.subscribers[registry.lastID] = subscriber
+            return (registry.lastID, registry.retained)
+        }
+        subscriber.goLive(after: retained + replaying)
+        return FerryEventSubscription { [weak self] in self?.registry.withLock { _ = $0.subscribers.removeValue(forKey: id) } }
+    }
+
+    func publish(_ event: FerryEvent) { publish([event]) }
+
+    /// Hands `events` to every subscriber, in order. With `retaining`, they also become the events handed first to
+    /// every later subscriber (in place of the ones retained before): in one step, so that each subscriber gets
+    /// them exactly once, either now or when it subscribes.
+    func publish(_ events: [FerryEvent], retaining: Bool = false) {
+        let subscribers = registry.withLock { registry -> [Subscriber] in
+            if retaining { registry.retained = events }
+            return registry.subscribers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for event in events {
+            for subscriber in subscribers { subscriber.deliver(event) }
+        }
     }
 }
 

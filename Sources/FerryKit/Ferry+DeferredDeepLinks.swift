@@ -56,7 +56,7 @@ extension Ferry {
         let firstLaunch = storage.value(Date.self, forKey: StorageKey.firstLaunch) ?? now()
         let window = known.withLock { $0.attributionWindow } ?? Self.defaultDeferredDeadline
         if now().timeIntervalSince(firstLaunch) > window {
-            logger.info("the first launch was longer ago than the attribution window: no deferred deep link")
+            logger.category(.deferred).info("the first launch was longer ago than the attribution window: no deferred deep link")
             storage.setValue(CachedMatch(checkedAt: now(), link: nil), forKey: StorageKey.deferred)
             return nil
         }
@@ -75,11 +75,12 @@ extension Ferry {
         storage.setValue(CachedMatch(checkedAt: now(), link: link), forKey: StorageKey.deferred)
         storage.setData(nil, forKey: StorageKey.clickToken)
         if let link {
-            logger.info("install matched to link \(link.slug ?? "?") (\(link.matchType?.rawValue ?? "?"), confidence \(link.confidence ?? 0))")
+            logger.category(.deferred).info(
+                "install \(installID) matched to link \(link.linkID ?? "?") \(link.url.absoluteString) (\(link.matchType?.rawValue ?? "?", privacy: .public), confidence \(link.confidence ?? 0))")
             publish(FerryEvent(name: .deferredDeepLinkMatched, parameters: FerryEvent.parameters(for: link), timestamp: now()))
             didOpen(link)
         } else {
-            logger.info("no link led to this install")
+            logger.category(.deferred).info("no link led to install \(installID)")
         }
         return link
     }

@@ -39,7 +39,7 @@ extension Ferry {
         guard let scheme = link.url.scheme?.lowercased(), scheme == "https" || scheme == "http", link.url.host != nil else {
             throw FerryError(.invalidResponse, "the server answered POST \(FerryRoutes.links) with a link URL that is not http or https")
         }
-        logger.info("created short link \(link.url.absoluteString)")
+        logger.category(.links).info("created short link \(link.id) \(link.url.absoluteString)")
         return link
     }
 

@@ -41,6 +41,7 @@ extension Ferry {
             link: answer.link.map { DeepLink(link: $0, openedURL: nil, deferred: MatchResponse(matched: true, matchType: answer.matchType, confidence: answer.confidence, isDeferred: true, link: $0)) },
             boundToThisInstall: answer.boundToThisInstall)
         storage.setValue(result, forKey: StorageKey.identifiedUser)
+        logger.category(.users).info("user \(userID) bound to install \(installID): \(result.attributed ? "attributed" : "not attributed", privacy: .public)")
         return result
     }
 
@@ -57,11 +58,12 @@ extension Ferry {
             storage.setValue(CachedValidation(keyFingerprint: CachedValidation.fingerprint(of: apiKey), validatedAt: now(), settings: settings),
                              forKey: StorageKey.validation)
             known.withLock { $0 = KnownLinks(options: options, validated: settings) }
-            logger.debug("key valid for app \(settings.appName) (\(settings.environment.rawValue)); link domains \(settings.domains)")
+            logger.category(.users).debug(
+                "key valid for app \(settings.appName, privacy: .public) (\(settings.environment.rawValue, privacy: .public)); link domains \(settings.domains, privacy: .public)")
             return settings
         } catch {
             if error.code == .unauthorized || error.code == .forbidden {
-                logger.error("the server refused the API key: \(error.message)")
+                logger.category(.users).error("the server refused the API key: \(error.message, privacy: .public)")
             }
             throw error
         }

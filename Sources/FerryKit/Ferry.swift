@@ -82,7 +82,7 @@ public final class Ferry: Sendable {
         environment = format.environment
         storage = options.storage
         now = options.now
-        logger = FerryLogger(level: options.logLevel, handler: options.logHandler)
+        logger = FerryLogger(level: options.logLevel, handler: options.logHandler, recorder: options.logRecorder)
         #if canImport(UIKit) && !os(watchOS)
         signalsProvider = options.deviceSignalsProvider ?? UIKitDeviceSignalsProvider()
         #else
@@ -92,10 +92,10 @@ public final class Ferry: Sendable {
             baseURL: options.serverURL, apiKey: key, transport: options.transport ?? URLSessionTransport(timeout: options.networkTimeout),
             retryPolicy: options.retryPolicy, timeout: options.networkTimeout,
             userAgent: Self.userAgent(sending: options.deviceSignals),
-            logger: logger, isEnabled: { [storage] in Self.isEnabled(in: storage) })
+            logger: logger.category(.network), isEnabled: { [storage] in Self.isEnabled(in: storage) })
         attribution = AttributionStore(storage: storage, now: options.now)
         identity = InstallIdentity(storage: storage, provider: signalsProvider)
-        uploader = EventUploader(client: client, storage: storage, logger: logger, flushDelay: options.eventFlushDelay, now: options.now,
+        uploader = EventUploader(client: client, storage: storage, logger: logger.category(.events), flushDelay: options.eventFlushDelay, now: options.now,
                                  isEnabled: client.isEnabled)
 
         let cachedValidation = storage.value(CachedValidation.self, forKey: StorageKey.validation).flatMap { $0.keyFingerprint == CachedValidation.fingerprint(of: key) ? $0 : nil }
@@ -103,7 +103,7 @@ public final class Ferry: Sendable {
 
         if let firstLaunch = storage.value(Date.self, forKey: StorageKey.firstLaunch) {
             isFirstLaunch = false
-            logger.debug("launch of an install first seen \(FerryJSON.formatDate(firstLaunch))")
+            logger.debug("launch of an install first seen \(FerryJSON.formatDate(firstLaunch), privacy: .public)")
         } else {
             storage.setValue(options.now(), forKey: StorageKey.firstLaunch)
             isFirstLaunch = true

@@ -238,9 +238,9 @@ actor EventUploader {
                 let answer = try await client.post(FerryRoutes.events, body: EventsRequest(events: batch), as: EventsResponse.self)
                 logger.debug("server took \(answer.accepted) events")
             } catch where error.code == .badRequest {
-                logger.warning("the server refused \(batch.count) events and they were dropped: \(error.message)")
+                logger.warning("the server refused \(batch.count) events and they were dropped: \(error.message, privacy: .public)")
             } catch {
-                logger.info("events stay queued: \(error.message)")
+                logger.info("events stay queued: \(error.message, privacy: .public)")
                 if !forgetIfCleared() { storage.setValue(pending, forKey: Self.storageKey) }
                 return
             }

@@ -66,8 +66,12 @@ public struct FerryOptions: Sendable {
     public var urlSchemes: [String]
     /// How much to log. Default: ``FerryLogLevel/warning``.
     public var logLevel: FerryLogLevel
-    /// Where log lines go; the default writes to the unified log on Apple platforms and to standard error elsewhere.
+    /// Where log lines go, each whole. Without one, FerryKit writes to the unified log through `os.Logger`
+    /// (subsystem `dev.ferry.sdk`, categories `general`, `deferred`, `events`, `network`, `users` and `links`), where
+    /// URLs, install ids, user ids, link ids and slugs are private, and to standard error where there is no `os`.
     public var logHandler: (@Sendable (FerryLogLevel, String) -> Void)?
+    /// Sees every line that passes ``logLevel``, with its category and privacy (for tests).
+    var logRecorder: FerryLogger.Recorder?
     /// Seconds to wait for each request. Default: 10.
     public var networkTimeout: TimeInterval
     /// Retries of failed requests. Default: ``RetryPolicy/default``.

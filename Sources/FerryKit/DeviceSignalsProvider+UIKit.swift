@@ -40,23 +40,98 @@ public struct UIKitDeviceSignalsProvider: DeviceSignalsProvider {
 
 // tvOS has no pasteboard (nor has watchOS, left out above).
 #if !os(tvOS)
-/// ``ClickTokenProvider`` that reads the general pasteboard for a `ferry:clk_…` token the link's page copied.
+/// ``ClickTokenProvider`` that reads the general pasteboard for the click token the link's page copied ("copy to
+/// open"), only when the pasteboard may hold one.
 ///
-/// Reading the pasteboard makes iOS 16 and later ask the user whether the app may paste; opt in only when your
-/// links use "copy to open" (`ferry app update --copy-to-open`), and say why in your onboarding. FerryKit asks
-/// it only on the first launch, keeps a token it read until the server has answered, and never asks again after that.
+/// Reading the pasteboard makes iOS 16 and later ask the user whether the app may paste. The provider first asks
+/// what the pasteboard holds without reading it (`hasStrings`, `hasURLs`, and `detectPatterns` for a web URL or a
+/// number, none of which shows the prompt), and reads it only when it holds a URL or text that is not a number
+/// (see ``Reading``): an empty pasteboard, an image or a copied one-time code never prompts. It takes
+/// `ferry:clk_…`, `clk_…`, or a link carrying `ferry_click_id=clk_…`, and ignores anything else. FerryKit asks it
+/// only on the first launch, keeps a token it read until the server has answered, and then clears the pasteboard
+/// if it has not changed since (it still holds the token).
+///
+/// Opt in only when your links use "copy to open" (`ferry app update --copy-to-open`), and say why in your
+/// onboarding; or leave the pasteboard alone and offer a paste button
+/// (``Ferry/checkDeferredDeepLink(pasted:)-swift.method``), which shows no prompt.
 public struct PasteboardClickTokenProvider: ClickTokenProvider {
-    /// Creates the provider.
-    public init() {}
+    /// When the provider reads the pasteboard (which shows the paste prompt).
+    public enum Reading: Sendable, Hashable {
+        /// When it holds a URL, or text that is not a number. The interstitial copies its token as plain text,
+        /// which iOS cannot tell from other text without reading it. The default.
+        case textOrLinks
+        /// Only when it holds a URL or text iOS takes for a web URL: other text never prompts, but the
+        /// interstitial's `ferry:clk_…` token, which is plain text, is not read either. For pages that copy a link
+        /// carrying `ferry_click_id=clk_…`, with a paste button for the rest.
+        case linksOnly
+    }
 
-    /// The token on the pasteboard, cleared after reading; nil when the pasteboard holds something else.
+    /// When the provider reads the pasteboard.
+    public var reading: Reading
+    /// The token this provider read, and the pasteboard's change count then.
+    private let read = Locked<(token: String, changeCount: Int)?>(nil)
+
+    /// Creates the provider.
+    public init(reading: Reading = .textOrLinks) {
+        self.reading = reading
+    }
+
+    /// The click token on the pasteboard, or nil, without reading the pasteboard when it cannot hold one.
     public func clickToken() async -> String? {
+        let what = await GeneralPasteboard.probe().read(linksOnly: reading == .linksOnly)
+        guard what != .nothing else { return nil }
+        let (texts, changeCount) = await MainActor.run { () -> ([String], Int) in
+            let pasteboard = UIPasteboard.general
+            let texts = what == .urls ? (pasteboard.urls ?? []).map(\.absoluteString) : (pasteboard.strings ?? [])
+            return (texts, pasteboard.changeCount)
+        }
+        guard let token = ClickToken.extract(fromAny: texts) else { return nil }
+        read.withLock { $0 = (token, changeCount) }
+        return token
+    }
+
+    /// Clears the pasteboard when `token` is the one this provider read and the pasteboard has not changed since.
+    public func clickTokenUsed(_ token: String) async {
+        guard let read = read.withLock({ $0 }), read.token == token else { return }
+        await GeneralPasteboard().clear(ifChangeCountIs: read.changeCount)
+    }
+
+    /// Whether the pasteboard may hold a click token, asked without reading it (no prompt): for a first screen that
+    /// shows a paste button only when there may be something to paste.
+    public static func pasteboardMayHoldClickToken() async -> Bool {
+        await GeneralPasteboard.probe().read(linksOnly: false) != .nothing
+    }
+}
+
+/// The general pasteboard.
+struct GeneralPasteboard: PasteboardAccess {
+    func changeCount() async -> Int {
+        await MainActor.run { UIPasteboard.general.changeCount }
+    }
+
+    func clear(ifChangeCountIs count: Int) async {
         await MainActor.run {
             let pasteboard = UIPasteboard.general
-            guard pasteboard.hasStrings, let text = pasteboard.string, text.hasPrefix("ferry:clk_"), text.utf8.count <= 64 else { return nil }
-            pasteboard.string = ""
-            return text
+            if pasteboard.changeCount == count { pasteboard.items = [] }
         }
+    }
+
+    /// What the pasteboard holds, learnt without reading it: none of these calls shows the paste prompt.
+    @MainActor
+    static func probe() async -> PasteboardProbe {
+        let pasteboard = UIPasteboard.general
+        var probe = PasteboardProbe(hasStrings: pasteboard.hasStrings, hasURLs: pasteboard.hasURLs)
+        guard probe.hasStrings, !probe.hasURLs else { return probe }
+        let detected = await withCheckedContinuation { (continuation: CheckedContinuation<(url: Bool, number: Bool), Never>) in
+            // @Sendable: UIKit may call it on any queue, so it must not be isolated to the main actor.
+            pasteboard.detectPatterns(for: [.probableWebURL, .number]) { @Sendable result in
+                let patterns = (try? result.get()) ?? []
+                continuation.resume(returning: (patterns.contains(.probableWebURL), patterns.contains(.number)))
+            }
+        }
+        probe.probableWebURL = detected.url
+        probe.number = detected.number
+        return probe
     }
 }
 #endif

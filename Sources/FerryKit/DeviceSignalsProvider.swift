@@ -106,4 +106,12 @@ enum DeviceInfo {
 public protocol ClickTokenProvider: Sendable {
     /// The token (`ferry:clk_…`), or nil.
     func clickToken() async -> String?
+    /// Called once the server has answered a match request that carried `token`, so that the provider can remove
+    /// it from where it read it (if it is still there). The default does nothing.
+    func clickTokenUsed(_ token: String) async
+}
+
+extension ClickTokenProvider {
+    /// Does nothing.
+    public func clickTokenUsed(_ token: String) async {}
 }

@@ -66,6 +66,7 @@ extension Ferry {
         // A token read from the pasteboard is kept until the server has answered: the pasteboard may be gone by the retry.
         var token = storage.value(String.self, forKey: StorageKey.clickToken)
         if token == nil, let read = await options.clickTokenProvider?.clickToken() {
+            logger.category(.deferred).debug("read click token \(read) from the pasteboard")
             token = read
             storage.setValue(read, forKey: StorageKey.clickToken)
         }
@@ -73,7 +74,11 @@ extension Ferry {
             FerryRoutes.attributionMatch, body: MatchRequest(installID: installID, signals: signals, clickToken: token), as: MatchResponse.self)
         let link: DeepLink? = if answer.matched, let data = answer.link { DeepLink(link: data, openedURL: nil, deferred: answer) } else { nil }
         storage.setValue(CachedMatch(checkedAt: now(), link: link), forKey: StorageKey.deferred)
-        storage.setData(nil, forKey: StorageKey.clickToken)
+        if let token {
+            // Only the token sent: one pasted meanwhile is for its caller to see unused.
+            if storage.value(String.self, forKey: StorageKey.clickToken) == token { storage.setData(nil, forKey: StorageKey.clickToken) }
+            await options.clickTokenProvider?.clickTokenUsed(token)
+        }
         if let link {
             logger.category(.deferred).info(
                 "install \(installID) matched to link \(link.linkID ?? "?") \(link.url.absoluteString) (\(link.matchType?.rawValue ?? "?", privacy: .public), confidence \(link.confidence ?? 0))")

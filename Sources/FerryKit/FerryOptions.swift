@@ -72,6 +72,8 @@ public struct FerryOptions: Sendable {
     public var logHandler: (@Sendable (FerryLogLevel, String) -> Void)?
     /// Sees every line that passes ``logLevel``, with its category and privacy (for tests).
     var logRecorder: FerryLogger.Recorder?
+    /// Stands in for the general pasteboard (for tests).
+    var pasteboardAccess: (any PasteboardAccess)?
     /// Seconds to wait for each request. Default: 10.
     public var networkTimeout: TimeInterval
     /// Retries of failed requests. Default: ``RetryPolicy/default``.
@@ -90,7 +92,7 @@ public struct FerryOptions: Sendable {
     public var deviceSignals: DeviceSignalsPolicy
     /// What reads a click token ("copy to open") on the first launch. Default: none, because reading the
     /// pasteboard shows iOS's paste prompt; see ``PasteboardClickTokenProvider`` (not on tvOS and watchOS, which
-    /// have no pasteboard).
+    /// have no pasteboard), or offer a paste button and call ``Ferry/checkDeferredDeepLink(pasted:)-swift.method``.
     public var clickTokenProvider: (any ClickTokenProvider)?
     /// Whether `configure` checks the key with the server in the background (at most once a day). Default: true.
     public var validatesKeyOnLaunch: Bool

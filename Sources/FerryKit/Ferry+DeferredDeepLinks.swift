@@ -15,6 +15,8 @@ extension Ferry {
     /// - Throws: ``FerryError`` when the server could not be asked (after retries) or refused the key, or
     ///   ``FerryError/Code/cancelled`` when the calling task was cancelled.
     public func checkDeferredDeepLink() async throws(FerryError) -> DeepLink? {
+        // Before the device's first unlock, nothing stored can be read: not even whether this was asked already.
+        guard await launchDecided() else { throw FerryError(.cancelled, "the deferred deep link check was cancelled") }
         if let cached = storage.value(CachedMatch.self, forKey: StorageKey.deferred) { return cached.link }
         guard isEnabled else { return nil }
         do {

@@ -7,7 +7,7 @@ extension Ferry {
     /// it subscribes, once and in order. The handler is called on the thread that produced the event.
     @discardableResult
     public func onEvent(_ handler: @escaping @Sendable (FerryEvent) -> Void) -> FerryEventSubscription {
-        handlers.add(handler, replaying: launchEvents)
+        handlers.add(handler)
     }
 
     /// Sends queued install and open events now instead of after ``FerryOptions/eventFlushDelay``.
@@ -26,16 +26,7 @@ extension Ferry {
     }
 
     /// Whether the instance being made publishes its launch events to the subscribers of every instance itself:
-    /// ``configure(apiKey:options:)`` publishes them instead, in the same step that hands them to later subscribers.
+    /// ``configure(apiKey:options:)`` publishes them instead, in the same step that hands them to later subscribers
+    /// (see ``becameShared()``).
     @TaskLocal static var publishesLaunchEvents = true
-
-    /// Publishes an install or open event to the subscribers of every instance and queues it for the server.
-    func record(_ event: FerryEvent) {
-        if Self.publishesLaunchEvents { Self.globalHandlers.publish(event) }
-        let identity = identity, uploader = uploader
-        Task {
-            let installID = await identity.id()
-            await uploader.enqueue(SDKEvent(name: event.name.rawValue, installID: installID, timestamp: event.timestamp))
-        }
-    }
 }

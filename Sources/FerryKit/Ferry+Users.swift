@@ -9,6 +9,9 @@ extension Ferry {
     /// (`POST /v1/attribution/user`): that binding is the one nobody else can claim first, and ``identify(userID:)``
     /// reports it afterwards.
     ///
+    /// Before the device's first unlock it waits until protected data is available (the stored id cannot be read
+    /// before); a task cancelled meanwhile gets an empty string.
+    ///
     /// ```swift
     /// let installID = await Ferry.shared?.installID()
     /// try await api.signUp(email: email, password: password, ferryInstallID: installID)
@@ -31,6 +34,7 @@ extension Ferry {
         guard (1...128).contains(userID.utf8.count), userID.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw FerryError(.invalidArgument, "userID must be 1 to 128 printable ASCII characters without spaces")
         }
+        guard await launchDecided() else { throw FerryError(.cancelled, "identify was cancelled") }
         if let cached = storage.value(UserAttribution.self, forKey: StorageKey.identifiedUser), cached.userID == userID { return cached }
         if storage.data(forKey: StorageKey.deferred) == nil { _ = try await checkDeferredDeepLink() }
         let installID = await identity.id()
@@ -55,8 +59,11 @@ extension Ferry {
     public func validateKey() async throws(FerryError) -> SDKValidateResponse {
         do {
             let settings = try await client.post(FerryRoutes.sdkValidate, body: EmptyBody(), as: SDKValidateResponse.self)
-            storage.setValue(CachedValidation(keyFingerprint: CachedValidation.fingerprint(of: apiKey), validatedAt: now(), settings: settings),
-                             forKey: StorageKey.validation)
+            // Not written before the first unlock: the next launch validates again.
+            if isLaunchDecided {
+                storage.setValue(CachedValidation(keyFingerprint: CachedValidation.fingerprint(of: apiKey), validatedAt: now(), settings: settings),
+                                 forKey: StorageKey.validation)
+            }
             known.withLock { $0 = KnownLinks(options: options, validated: settings) }
             logger.category(.users).debug(
                 "key valid for app \(settings.appName, privacy: .public) (\(settings.environment.rawValue, privacy: .public)); link domains \(settings.domains, privacy: .public)")

@@ -29,8 +29,6 @@ public final class Ferry: Sendable {
     public let environment: APIEnvironment
     /// First and last touch: the campaign parameters of the links that opened the app.
     public let attribution: AttributionStore
-    /// True when this process is the first launch of the install (nothing of FerryKit's was in storage).
-    public let isFirstLaunch: Bool
 
     let apiKey: String
     let client: APIClient
@@ -40,8 +38,8 @@ public final class Ferry: Sendable {
     let identity: InstallIdentity
     let uploader: EventUploader
     let handlers = EventHandlers()
-    /// The install and open events of this launch, replayed to handlers that subscribe after `configure`.
-    let launchEvents: [FerryEvent]
+    /// Whether this launch is the install's first, once FerryKit could read its storage to tell.
+    let launch = Locked(LaunchState.pending(shared: false))
     let deferredRequest = SharedRequest<DeepLink?>()
     let known: Locked<KnownLinks>
     let validationTask = Locked<Task<Void, Never>?>(nil)
@@ -95,23 +93,13 @@ public final class Ferry: Sendable {
             logger: logger.category(.network), isEnabled: { [storage] in Self.isEnabled(in: storage) })
         attribution = AttributionStore(storage: storage, now: options.now)
         identity = InstallIdentity(storage: storage, provider: signalsProvider)
+        // False before the device's first unlock: the first-launch decision then waits (see startLaunch).
+        let storageReady = storage.isAvailable
         uploader = EventUploader(client: client, storage: storage, logger: logger.category(.events), flushDelay: options.eventFlushDelay, now: options.now,
-                                 isEnabled: client.isEnabled)
+                                 isEnabled: client.isEnabled, storageIsReady: storageReady)
 
         let cachedValidation = storage.value(CachedValidation.self, forKey: StorageKey.validation).flatMap { $0.keyFingerprint == CachedValidation.fingerprint(of: key) ? $0 : nil }
         known = Locked(KnownLinks(options: options, validated: cachedValidation?.settings))
-
-        if let firstLaunch = storage.value(Date.self, forKey: StorageKey.firstLaunch) {
-            isFirstLaunch = false
-            logger.debug("launch of an install first seen \(FerryJSON.formatDate(firstLaunch), privacy: .public)")
-        } else {
-            storage.setValue(options.now(), forKey: StorageKey.firstLaunch)
-            isFirstLaunch = true
-            logger.info("first launch of this install")
-        }
-
-        let launched = options.now()
-        launchEvents = (isFirstLaunch ? [FerryEvent.Name.install, .open] : [.open]).map { FerryEvent(name: $0, timestamp: launched) }
 
         if options.validatesKeyOnLaunch, Self.isEnabled(in: storage),
            cachedValidation.map({ options.now().timeIntervalSince($0.validatedAt) >= Self.validationLifetime || $0.validatedAt > options.now() }) ?? true {
@@ -119,7 +107,7 @@ public final class Ferry: Sendable {
                 task = Task { [weak self] in _ = try? await self?.validateKey() }
             }
         }
-        for event in launchEvents { record(event) }
+        startLaunch(storageReady: storageReady)
     }
 
     // MARK: The shared instance
@@ -146,7 +134,7 @@ public final class Ferry: Sendable {
             defer { current = ferry }
             return current
         }
-        globalHandlers.publish(ferry.launchEvents, retaining: true)
+        ferry.becameShared()
         if previous != nil { ferry.logger.warning("Ferry.configure was called again; the new configuration replaces the old one") }
         return ferry
     }

@@ -168,16 +168,21 @@ actor EventUploader {
     private var pending: [SDKEvent]
     private var scheduled: Task<Void, Never>?
     private var running: Task<Void, Never>?
+    /// Whether the stored queue was read: until then (before the device's first unlock) the queue is not written,
+    /// so that the events stored by earlier launches are not replaced.
+    private var loaded: Bool
 
+    /// An uploader; with `storageIsReady` false it neither reads nor writes the stored queue until ``storageIsReady()``.
     init(client: APIClient, storage: any FerryStorage, logger: FerryLogger, flushDelay: TimeInterval, now: @escaping @Sendable () -> Date,
-         isEnabled: @escaping @Sendable () -> Bool = { true }) {
+         isEnabled: @escaping @Sendable () -> Bool = { true }, storageIsReady: Bool = true) {
         self.client = client
         self.storage = storage
         self.logger = logger
         self.flushDelay = flushDelay
         self.now = now
         self.isEnabled = isEnabled
-        pending = storage.value([SDKEvent].self, forKey: Self.storageKey) ?? []
+        loaded = storageIsReady
+        pending = storageIsReady ? storage.value([SDKEvent].self, forKey: Self.storageKey) ?? [] : []
     }
 
     var pendingCount: Int {
@@ -190,13 +195,26 @@ actor EventUploader {
     @discardableResult
     private func forgetIfCleared() -> Bool {
         if !isEnabled() {
-            if !pending.isEmpty || storage.data(forKey: Self.storageKey) != nil { storage.setData(nil, forKey: Self.storageKey) }
+            if loaded, !pending.isEmpty || storage.data(forKey: Self.storageKey) != nil { storage.setData(nil, forKey: Self.storageKey) }
             pending = []
             return true
         }
-        guard !pending.isEmpty, storage.data(forKey: Self.storageKey) == nil else { return false }
+        // Before the stored queue is read (the device's first unlock), storage says nothing about it.
+        guard loaded, !pending.isEmpty, storage.data(forKey: Self.storageKey) == nil else { return false }
         pending = []
         return true
+    }
+
+    /// Reads the stored queue, once protected data is available, ahead of what was queued since.
+    func storageIsReady() {
+        guard !loaded else { return }
+        loaded = true
+        pending = (storage.value([SDKEvent].self, forKey: Self.storageKey) ?? []) + pending
+        if pending.count > Self.maxPending { pending.removeFirst(pending.count - Self.maxPending) }
+    }
+
+    private func store() {
+        if loaded { storage.setValue(pending, forKey: Self.storageKey) }
     }
 
     func enqueue(_ event: SDKEvent) {
@@ -204,7 +222,7 @@ actor EventUploader {
         guard isEnabled() else { return }
         pending.append(event)
         if running == nil, pending.count > Self.maxPending { pending.removeFirst(pending.count - Self.maxPending) }
-        storage.setValue(pending, forKey: Self.storageKey)
+        store()
         // Turned off while this was written (the switch is not on this actor): what was just kept goes too.
         if forgetIfCleared() { return }
         guard scheduled == nil else { return }
@@ -241,12 +259,12 @@ actor EventUploader {
                 logger.warning("the server refused \(batch.count) events and they were dropped: \(error.message, privacy: .public)")
             } catch {
                 logger.info("events stay queued: \(error.message, privacy: .public)")
-                if !forgetIfCleared() { storage.setValue(pending, forKey: Self.storageKey) }
+                if !forgetIfCleared() { store() }
                 return
             }
             if forgetIfCleared() { return }
             pending.removeFirst(min(batch.count, pending.count))
-            storage.setValue(pending, forKey: Self.storageKey)
+            store()
         }
     }
 }

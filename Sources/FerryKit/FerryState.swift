@@ -77,6 +77,14 @@ actor InstallIdentity {
             return stored
         }
         if let cached { return cached }
+        // Before the device's first unlock the stored id cannot be read: wait for it rather than make another one.
+        // A task cancelled meanwhile gets an empty id, which it cannot send: its request is cancelled too.
+        guard await storage.waitUntilAvailable() else { return "" }
+        if let raced = cached { return raced }
+        if let stored = storage.value(String.self, forKey: StorageKey.installID), !stored.isEmpty {
+            cached = stored
+            return stored
+        }
         let fresh = await provider.installIdentifier().flatMap { id -> String? in
             (1...128).contains(id.utf8.count) && id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? id : nil
         } ?? UUID().uuidString

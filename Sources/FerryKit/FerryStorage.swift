@@ -10,9 +10,17 @@ public protocol FerryStorage: Sendable {
     func data(forKey key: String) -> Data?
     /// Stores `data` under `key`, replacing what was there; nil removes the key.
     func setData(_ data: Data?, forKey key: String)
+    /// False while what is stored cannot be read: on a device that has not been unlocked since it started, files
+    /// protected until the first unlock (`UserDefaults` among them) read as empty. FerryKit then neither decides
+    /// whether this is the first launch nor makes a new install id until it is true. Asked on the main thread when
+    /// FerryKit can; the default is true.
+    var isAvailable: Bool { get }
 }
 
 extension FerryStorage {
+    /// Always true: a store that is always readable.
+    public var isAvailable: Bool { true }
+
     func value<T: Decodable>(_ type: T.Type, forKey key: String) -> T? {
         guard let data = data(forKey: key) else { return nil }
         return try? FerryJSON.makeDecoder().decode(T.self, from: data)
@@ -26,20 +34,30 @@ extension FerryStorage {
 /// ``FerryStorage`` in a `UserDefaults` suite (`dev.ferry.sdk` unless told otherwise).
 ///
 /// Values survive relaunches and app updates; they go when the app is deleted, and may come back from a
-/// device backup (see docs/ios-integration.md for what that means for first-launch detection).
+/// device backup (see docs/ios-integration.md for what that means for first-launch detection). Before the
+/// device's first unlock they cannot be read; ``isAvailable`` tells (on iOS, from
+/// `UIApplication.isProtectedDataAvailable`).
 public final class UserDefaultsStorage: FerryStorage, @unchecked Sendable {
-    // @unchecked: UserDefaults is documented as thread-safe, and this class holds nothing else.
+    // @unchecked: UserDefaults is documented as thread-safe, and this class holds nothing else that changes.
     private let defaults: UserDefaults
     private let prefix: String
+    private let protectedDataAvailable: @Sendable () -> Bool
 
     /// The suite FerryKit uses by default.
     public static let defaultSuiteName = "dev.ferry.sdk"
 
     /// Stores in the named suite (or `UserDefaults.standard` when the suite cannot be opened), every key prefixed with `ferry.`.
-    public init(suiteName: String = UserDefaultsStorage.defaultSuiteName) {
+    ///
+    /// - Parameter isProtectedDataAvailable: whether protected data can be read now; by default
+    ///   ``ProtectedData/isAvailable()``.
+    public init(suiteName: String = UserDefaultsStorage.defaultSuiteName, isProtectedDataAvailable: (@Sendable () -> Bool)? = nil) {
         defaults = UserDefaults(suiteName: suiteName) ?? .standard
         prefix = "ferry."
+        protectedDataAvailable = isProtectedDataAvailable ?? { ProtectedData.isAvailable() }
     }
+
+    /// Whether protected data, and so this suite, can be read now.
+    public var isAvailable: Bool { protectedDataAvailable() }
 
     /// The data stored under `key`, or nil.
     public func data(forKey key: String) -> Data? { defaults.data(forKey: prefix + key) }

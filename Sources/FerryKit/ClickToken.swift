@@ -115,12 +115,8 @@ extension Ferry {
     }
 
     /// ``checkDeferredDeepLink(pasted:)-swift.method`` for code that is not async: `completion` runs on the main actor.
-    public func checkDeferredDeepLink(pasted strings: [String], completion: @escaping @MainActor @Sendable (Result<DeepLink?, FerryError>) -> Void) {
-        Task {
-            let result: Result<DeepLink?, FerryError>
-            do throws(FerryError) { result = .success(try await checkDeferredDeepLink(pasted: strings)) } catch { result = .failure(error) }
-            await completion(result)
-        }
+    public func checkDeferredDeepLink(pasted strings: [String], completion: @escaping Completion<DeepLink?>) {
+        complete(completion) { ferry throws(FerryError) in try await ferry.checkDeferredDeepLink(pasted: strings) }
     }
 
     /// ``checkDeferredDeepLink(pasted:)-swift.method`` on the shared instance.
@@ -130,10 +126,8 @@ extension Ferry {
 
     /// ``checkDeferredDeepLink(pasted:completion:)-swift.method`` on the shared instance; without one, the completion
     /// gets ``FerryError/Code/notConfigured``.
-    public static func checkDeferredDeepLink(pasted strings: [String], completion: @escaping @MainActor @Sendable (Result<DeepLink?, FerryError>) -> Void) {
-        do { try requireShared("checkDeferredDeepLink").checkDeferredDeepLink(pasted: strings, completion: completion) } catch {
-            Task { @MainActor in completion(.failure(error)) }
-        }
+    public static func checkDeferredDeepLink(pasted strings: [String], completion: @escaping Completion<DeepLink?>) {
+        completeOnShared("checkDeferredDeepLink", completion) { ferry throws(FerryError) in try await ferry.checkDeferredDeepLink(pasted: strings) }
     }
 
     /// The general pasteboard where there is one (UIKit, but not tvOS or watchOS), or the options' stand-in.

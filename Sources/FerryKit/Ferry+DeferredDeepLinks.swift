@@ -44,13 +44,25 @@ extension Ferry {
         return first ? link : nil
     }
 
+    /// ``takeDeferredDeepLink()-swift.method`` for code that is not async: `completion` runs on the main actor.
+    public func takeDeferredDeepLink(completion: @escaping Completion<DeepLink?>) {
+        complete(completion) { ferry throws(FerryError) in try await ferry.takeDeferredDeepLink() }
+    }
+
+    /// ``takeDeferredDeepLink()-swift.method`` on the shared instance.
+    public static func takeDeferredDeepLink() async throws(FerryError) -> DeepLink? {
+        try await requireShared("takeDeferredDeepLink").takeDeferredDeepLink()
+    }
+
+    /// ``takeDeferredDeepLink(completion:)-swift.method`` on the shared instance; without one, the completion gets
+    /// ``FerryError/Code/notConfigured``.
+    public static func takeDeferredDeepLink(completion: @escaping Completion<DeepLink?>) {
+        completeOnShared("takeDeferredDeepLink", completion) { ferry throws(FerryError) in try await ferry.takeDeferredDeepLink() }
+    }
+
     /// ``checkDeferredDeepLink()-swift.method`` for code that is not async: `completion` runs on the main actor.
     public func checkDeferredDeepLink(completion: @escaping @MainActor @Sendable (Result<DeepLink?, FerryError>) -> Void) {
-        Task {
-            let result: Result<DeepLink?, FerryError>
-            do throws(FerryError) { result = .success(try await checkDeferredDeepLink()) } catch { result = .failure(error) }
-            await completion(result)
-        }
+        complete(completion) { ferry throws(FerryError) in try await ferry.checkDeferredDeepLink() }
     }
 
     func matchInstall() async throws(FerryError) -> DeepLink? {

@@ -15,7 +15,23 @@ extension Ferry {
         await uploader.flush()
     }
 
-    /// Install and open events not yet accepted by the server.
+    /// ``flushEvents()-swift.method`` for code that is not async: `completion`, when given, runs on the main actor
+    /// once the queue was sent (or kept for later, when the server could not take it).
+    public func flushEvents(completion: (@MainActor @Sendable () -> Void)?) {
+        Task {
+            await flushEvents()
+            await completion?()
+        }
+    }
+
+    /// ``flushEvents(completion:)-swift.method`` on the shared instance; without one, `completion` runs at once
+    /// (on the main actor), as there is nothing to send.
+    public static func flushEvents(completion: (@MainActor @Sendable () -> Void)?) {
+        if let shared { shared.flushEvents(completion: completion) } else if let completion { Task { @MainActor in completion() } }
+    }
+
+    /// Install and open events not yet accepted by the server: for tests and diagnostics. A property, so it has no
+    /// completion twin and no static form: read it on an instance with `await`.
     public var pendingEventCount: Int {
         get async { await uploader.pendingCount }
     }

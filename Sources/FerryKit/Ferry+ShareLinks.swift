@@ -45,11 +45,18 @@ extension Ferry {
 
     /// ``shortLink(for:)-swift.method`` for code that is not async: `completion` runs on the main actor.
     public func shortLink(for builder: LinkBuilder, completion: @escaping @MainActor @Sendable (Result<URL, FerryError>) -> Void) {
-        Task {
-            let result: Result<URL, FerryError>
-            do throws(FerryError) { result = .success(try await shortLink(for: builder)) } catch { result = .failure(error) }
-            await completion(result)
-        }
+        complete(completion) { ferry throws(FerryError) in try await ferry.shortLink(for: builder) }
+    }
+
+    /// ``createLink(for:)-swift.method`` for code that is not async: `completion` runs on the main actor.
+    public func createLink(for builder: LinkBuilder, completion: @escaping Completion<ShortLink>) {
+        complete(completion) { ferry throws(FerryError) in try await ferry.createLink(for: builder) }
+    }
+
+    /// ``createLink(for:completion:)-swift.method`` on the shared instance; without one, the completion gets
+    /// ``FerryError/Code/notConfigured``.
+    public static func createLink(for builder: LinkBuilder, completion: @escaping Completion<ShortLink>) {
+        completeOnShared("createLink", completion) { ferry throws(FerryError) in try await ferry.createLink(for: builder) }
     }
 
     /// The server's refusal of a new link, with what the app's developer can do about it when the fix is a setting.

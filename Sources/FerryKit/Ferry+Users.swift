@@ -49,6 +49,38 @@ extension Ferry {
         return result
     }
 
+    /// ``installID()-swift.method`` for code that is not async: `completion` runs on the main actor.
+    public func installID(completion: @escaping @MainActor @Sendable (String) -> Void) {
+        Task {
+            let id = await installID()
+            await completion(id)
+        }
+    }
+
+    /// ``installID()-swift.method`` of the shared instance.
+    ///
+    /// - Throws: ``FerryError/Code/notConfigured`` before ``configure(apiKey:options:)``.
+    public static func installID() async throws(FerryError) -> String {
+        try await requireShared("installID").installID()
+    }
+
+    /// ``installID()-swift.method`` of the shared instance for code that is not async; without one, the completion
+    /// gets ``FerryError/Code/notConfigured``.
+    public static func installID(completion: @escaping Completion<String>) {
+        completeOnShared("installID", completion) { ferry in await ferry.installID() }
+    }
+
+    /// ``identify(userID:)-swift.method`` for code that is not async: `completion` runs on the main actor.
+    public func identify(userID: String, completion: @escaping Completion<UserAttribution>) {
+        complete(completion) { ferry throws(FerryError) in try await ferry.identify(userID: userID) }
+    }
+
+    /// ``identify(userID:completion:)-swift.method`` on the shared instance; without one, the completion gets
+    /// ``FerryError/Code/notConfigured``.
+    public static func identify(userID: String, completion: @escaping Completion<UserAttribution>) {
+        completeOnShared("identify", completion) { ferry throws(FerryError) in try await ferry.identify(userID: userID) }
+    }
+
     // MARK: Key validation
 
     /// Asks the server whether the key is good and learns the app's link domains, custom scheme and attribution
@@ -74,6 +106,23 @@ extension Ferry {
             }
             throw error
         }
+    }
+
+    /// ``validateKey()-swift.method`` for code that is not async: `completion` runs on the main actor.
+    public func validateKey(completion: @escaping Completion<SDKValidateResponse>) {
+        complete(completion) { ferry throws(FerryError) in try await ferry.validateKey() }
+    }
+
+    /// ``validateKey()-swift.method`` on the shared instance.
+    @discardableResult
+    public static func validateKey() async throws(FerryError) -> SDKValidateResponse {
+        try await requireShared("validateKey").validateKey()
+    }
+
+    /// ``validateKey(completion:)-swift.method`` on the shared instance; without one, the completion gets
+    /// ``FerryError/Code/notConfigured``.
+    public static func validateKey(completion: @escaping Completion<SDKValidateResponse>) {
+        completeOnShared("validateKey", completion) { ferry throws(FerryError) in try await ferry.validateKey() }
     }
 
     /// What the server said when it last validated the key (kept for 24 hours before asking again), or nil.

@@ -105,6 +105,21 @@ public final class FerryObjC: NSObject {
         try Ferry.sendEvent(FerryEvent.Name(rawValue: name), properties: properties ?? [:], linkID: linkID)
     }
 
+    /// ``Ferry/isEnabled-swift.type.property``: whether FerryKit may send anything (kept across launches).
+    @objc public static var isEnabled: Bool { Ferry.isEnabled }
+
+    /// ``Ferry/setEnabled(_:)-swift.type.method``: turns FerryKit off (nothing is sent, events are dropped) or on again.
+    @objc(setEnabled:)
+    public static func setEnabled(_ enabled: Bool) {
+        Ferry.setEnabled(enabled)
+    }
+
+    /// ``Ferry/reset()-swift.type.method``: forgets the install, its touches, the stored deferred answer and the
+    /// queued events, as if the app had just been installed (for QA).
+    @objc public static func reset() {
+        Ferry.reset()
+    }
+
     /// ``Ferry/flushEvents(completion:)-swift.type.method``: sends the queued events now.
     @objc(flushEventsWithCompletion:)
     public static func flushEvents(completion: (@Sendable () -> Void)?) {
@@ -202,6 +217,8 @@ public enum FerryObjCErrorCode: Int, Sendable {
     case invalidResponse = 14
     /// The call was cancelled.
     case cancelled = 15
+    /// FerryKit is turned off (``FerryObjC/setEnabled(_:)``).
+    case disabled = 16
 }
 
 /// A link the app was opened with, or the link that led to its install (``DeepLink`` in Swift).

@@ -38,12 +38,12 @@ extension FerryError.Code {
     static let numbered: [(code: FerryError.Code, number: Int)] = [
         (.invalidAPIKey, 1), (.secretKeyInApp, 2), (.invalidConfiguration, 3), (.notConfigured, 4), (.invalidArgument, 5),
         (.network, 6), (.timeout, 7), (.unauthorized, 8), (.forbidden, 9), (.badRequest, 10), (.notFound, 11),
-        (.rateLimited, 12), (.server, 13), (.invalidResponse, 14), (.cancelled, 15),
+        (.rateLimited, 12), (.server, 13), (.invalidResponse, 14), (.cancelled, 15), (.disabled, 16),
     ]
 
     /// The code as a number: 1 ``invalidAPIKey``, 2 ``secretKeyInApp``, 3 ``invalidConfiguration``, 4 ``notConfigured``,
     /// 5 ``invalidArgument``, 6 ``network``, 7 ``timeout``, 8 ``unauthorized``, 9 ``forbidden``, 10 ``badRequest``,
-    /// 11 ``notFound``, 12 ``rateLimited``, 13 ``server``, 14 ``invalidResponse``, 15 ``cancelled``.
+    /// 11 ``notFound``, 12 ``rateLimited``, 13 ``server``, 14 ``invalidResponse``, 15 ``cancelled``, 16 ``disabled``.
     public var number: Int {
         Self.numbered.first { $0.code == self }?.number ?? 0
     }

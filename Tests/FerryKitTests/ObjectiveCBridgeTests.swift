@@ -6,11 +6,11 @@ import Testing
 struct ObjectiveCBridgeTests {
     static let allCodes: [FerryError.Code] = [
         .invalidAPIKey, .secretKeyInApp, .invalidConfiguration, .notConfigured, .invalidArgument, .network, .timeout, .unauthorized,
-        .forbidden, .badRequest, .notFound, .rateLimited, .server, .invalidResponse, .cancelled,
+        .forbidden, .badRequest, .notFound, .rateLimited, .server, .invalidResponse, .cancelled, .disabled,
     ]
 
     @Test func everyCodeHasItsOwnStableNumber() {
-        #expect(Self.allCodes.map(\.number) == Array(1...15), "numbers never change meaning")
+        #expect(Self.allCodes.map(\.number) == Array(1...16), "numbers never change meaning")
         #expect(Set(FerryError.Code.numbered.map(\.number)).count == FerryError.Code.numbered.count)
         #expect(FerryError.Code.numbered.map(\.code) == Self.allCodes)
     }

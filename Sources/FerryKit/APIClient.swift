@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 
 /// Sends FerryKit's requests: the key in `Authorization`, JSON in FerryAPI's conventions, retries with backoff for
-/// failures that may pass (no answer, timeouts, 5xx) and never for a 4xx, and every failure as a ``FerryError``.
+/// failures that may pass (no answer, timeouts, 5xx), a 429 again after the wait its `Retry-After` asks for when that
+/// wait fits (see ``RetryPolicy``), never another 4xx, and every failure as a ``FerryError``.
 struct APIClient: Sendable {
     let baseURL: URL
     let apiKey: String
@@ -19,8 +20,10 @@ struct APIClient: Sendable {
     /// False while the app has turned FerryKit off: nothing is sent, not even the retry of a request under way.
     var isEnabled: @Sendable () -> Bool = { true }
 
-    func get<Answer: Decodable>(_ path: String, query: [URLQueryItem] = [], as type: Answer.Type) async throws(FerryError) -> Answer {
-        try await send(method: "GET", path: path, query: query, body: nil, as: type)
+    func get<Answer: Decodable>(
+        _ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:], deadline: Deadline? = nil, as type: Answer.Type
+    ) async throws(FerryError) -> Answer {
+        try await send(method: "GET", path: path, query: query, body: nil, headers: headers, deadline: deadline, as: type)
     }
 
     func post<Body: Encodable, Answer: Decodable>(_ path: String, body: Body, as type: Answer.Type) async throws(FerryError) -> Answer {
@@ -31,7 +34,7 @@ struct APIClient: Sendable {
         return try await send(method: "POST", path: path, query: [], body: data, as: type)
     }
 
-    func makeRequest(method: String, path: String, query: [URLQueryItem], body: Data?) throws(FerryError) -> URLRequest {
+    func makeRequest(method: String, path: String, query: [URLQueryItem], body: Data?, headers: [String: String] = [:]) throws(FerryError) -> URLRequest {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             throw FerryError(.invalidConfiguration, "the server URL \(baseURL) cannot be used")
         }
@@ -46,6 +49,7 @@ struct APIClient: Sendable {
         request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -53,12 +57,18 @@ struct APIClient: Sendable {
         return request
     }
 
-    func send<Answer: Decodable>(method: String, path: String, query: [URLQueryItem], body: Data?, as type: Answer.Type) async throws(FerryError) -> Answer {
-        let request = try makeRequest(method: method, path: path, query: query, body: body)
+    /// Sends the request, trying again under the retry policy. With a `deadline`, no wait (a back-off or a 429's
+    /// `Retry-After`) goes past it: the last failure is thrown instead.
+    func send<Answer: Decodable>(
+        method: String, path: String, query: [URLQueryItem], body: Data?, headers: [String: String] = [:], deadline: Deadline? = nil,
+        as type: Answer.Type
+    ) async throws(FerryError) -> Answer {
+        let request = try makeRequest(method: method, path: path, query: query, body: body, headers: headers)
         var attempt = 0
         while true {
             attempt += 1
             let failure: FerryError
+            var wait: TimeInterval?
             do {
                 if Task.isCancelled { throw CancellationError() }
                 guard isEnabled() else { throw FerryError(.disabled, "\(method) \(path) was not sent: FerryKit is turned off (Ferry.setEnabled(false))") }
@@ -70,6 +80,14 @@ struct APIClient: Sendable {
                         throw FerryError(.invalidResponse, "the server's answer to \(method) \(path) could not be read: \(error)",
                                          httpStatus: response.statusCode, underlying: error)
                     }
+                case 429:
+                    // Tried again only after the wait the server asked for, and only when it fits in the budget: the
+                    // policy's longest wait, or with a deadline what is left of it (checked below with the back-off).
+                    let error = Self.error(response, data: data, method: method, path: path)
+                    guard let seconds = Self.retryAfter(response).map({ TimeInterval($0) }), attempt < retryPolicy.maxAttempts,
+                          deadline != nil || seconds <= retryPolicy.maxDelay else { throw error }
+                    failure = error
+                    wait = seconds
                 case 300..<500:
                     // Not retried: a 4xx will not change, and the API never redirects.
                     throw Self.error(response, data: data, method: method, path: path)
@@ -91,7 +109,11 @@ struct APIClient: Sendable {
                 logger.warning(failure.message)
                 throw failure
             }
-            let delay = retryPolicy.delay(afterAttempt: attempt)
+            let delay = wait ?? retryPolicy.delay(afterAttempt: attempt)
+            if let deadline, delay >= deadline.remaining {
+                logger.info("\(failure.message); no time is left to try again")
+                throw failure
+            }
             logger.debug("\(failure.message); trying again in \(String(format: "%.2f", delay)) s")
             do { try await sleep(delay) } catch { throw FerryError(.cancelled, "\(method) \(path) was cancelled", underlying: error) }
         }
@@ -114,10 +136,28 @@ struct APIClient: Sendable {
         var message = "\(method) \(path) failed with HTTP \(status)"
         if let detail = body?.error { message += ": \(detail.message)" }
         if status == 401 { message += " (is the key right, and not revoked?)" }
-        if status == 429, let seconds = response.value(forHTTPHeaderField: "Retry-After").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
-           seconds >= 0 {
+        if status == 429, let seconds = retryAfter(response) {
             message += " (try again in \(seconds) s)"
         }
         return FerryError(code, message, httpStatus: status, serverCode: body?.error.code, field: body?.error.field)
     }
+
+    /// The seconds a `Retry-After` header asks for (its HTTP-date form is not read), or nil.
+    static func retryAfter(_ response: HTTPURLResponse) -> Int? {
+        response.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+}
+
+/// A moment by the device's monotonic clock (uptime, which a change of the wall clock does not move) before which
+/// something must be done.
+struct Deadline: Sendable {
+    let end: TimeInterval
+
+    /// The deadline `seconds` from now.
+    init(in seconds: TimeInterval) { end = Self.uptime() + seconds }
+
+    /// Seconds left, 0 once it has passed.
+    var remaining: TimeInterval { max(0, end - Self.uptime()) }
+
+    static func uptime() -> TimeInterval { ProcessInfo.processInfo.systemUptime }
 }

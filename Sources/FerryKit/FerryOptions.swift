@@ -18,7 +18,11 @@ public enum FerryLogLevel: Int, Sendable, Comparable, CaseIterable {
 }
 
 /// How FerryKit retries a request that failed for a reason that may pass: no answer, a timeout, or a 5xx.
-/// A 4xx answer is never retried.
+///
+/// A 429 (too many requests) is tried again only after the wait its `Retry-After` header asks for (in seconds), and
+/// only when that wait is no longer than ``maxDelay`` (for a call with a deadline of its own, when the wait ends
+/// before the deadline) and a try is left; otherwise, as a 429 without the header, it fails at once
+/// with ``FerryError/Code/rateLimited``, whose message names the wait. Any other 4xx answer is never retried.
 public struct RetryPolicy: Sendable, Hashable {
     /// Tries in all, the first included (1 means no retry).
     public var maxAttempts: Int

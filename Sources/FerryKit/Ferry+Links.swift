@@ -43,7 +43,7 @@ extension Ferry {
             do {
                 let answer = try await client.get(
                     FerryRoutes.resolve(slug: slug),
-                    query: [URLQueryItem(name: "domain", value: domain), URLQueryItem(name: "installID", value: installID)],
+                    query: [URLQueryItem(name: "domain", value: domain)], headers: [Self.installIDHeader: installID],
                     as: ResolveResponse.self)
                 link = DeepLink(link: answer.link, openedURL: url, deferred: nil)
             } catch where error.code == .notFound {
@@ -55,7 +55,7 @@ extension Ferry {
             do {
                 let answer = try await client.get(
                     FerryRoutes.resolveURL,
-                    query: [URLQueryItem(name: "url", value: url.absoluteString), URLQueryItem(name: "installID", value: installID)],
+                    query: [URLQueryItem(name: "url", value: url.absoluteString)], headers: [Self.installIDHeader: installID],
                     as: ResolveResponse.self)
                 link = DeepLink(link: answer.link, openedURL: url, deferred: nil, openedQueryIsTheLink: true)
             } catch where error.code == .notFound || error.code == .badRequest {
@@ -67,6 +67,10 @@ extension Ferry {
         didOpen(link)
         return link
     }
+
+    /// The header that carries the install id (the IDFV) to the resolve routes, which record it with the open:
+    /// out of the query string, so that it stays out of the URLs proxies and server logs keep.
+    static let installIDHeader = "X-Ferry-Install-ID"
 
     /// ``handleDeepLink(_:)-swift.method`` for code that is not async: `completion` runs on the main actor.
     public func handleDeepLink(_ url: URL, completion: @escaping @MainActor @Sendable (Result<DeepLink?, FerryError>) -> Void) {

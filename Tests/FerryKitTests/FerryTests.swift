@@ -181,7 +181,9 @@ struct HandleDeepLinkTests {
         let request = try #require(transport.sent.first)
         #expect(request.httpMethod == "GET")
         #expect(Kit.query(request)["domain"] == "go.example.com")
-        #expect(Kit.query(request)["installID"] == FixedSignals().idfv)
+        #expect(request.value(forHTTPHeaderField: "X-Ferry-Install-ID") == FixedSignals().idfv)
+        #expect(Kit.query(request)["installID"] == nil, "the install id is in a header, not in the URL")
+        #expect(request.url?.query?.contains(FixedSignals().idfv!) == false)
         #expect(request.value(forHTTPHeaderField: "User-Agent")?.hasPrefix("FerryKit/\(Ferry.sdkVersion)") == true)
     }
 

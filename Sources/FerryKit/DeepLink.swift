@@ -55,13 +55,40 @@ public struct DeepLink: Sendable, Hashable, Codable {
     /// }
     /// ```
     public var minimumAppVersion: String?
+    /// True when the link is complete: resolved by the server (a short link, a long link, a deferred link), or read
+    /// whole on the device (a URL in the app's custom scheme).
+    ///
+    /// False for a Universal Link that ``Ferry/handleDeepLink(_:)`` could not resolve in time (no network, a timeout,
+    /// a server failure): the link is then read from its URL alone, so the app can still route the user.
+    /// ``source`` is ``Source/universalLink``, ``linkID``, ``iosURL`` and ``referrer`` are nil, ``params`` and ``utm`` are
+    /// the URL's query (without the link's own data), ``campaign`` is `utm_campaign`, and ``slug`` is the path as
+    /// read from the URL (on a domain with a path prefix, the prefix included). For a long link, ``destination`` is
+    /// its `link` when that is an `http` or `https` URL, and ``minimumAppVersion`` its `imv`.
+    ///
+    /// The `link` of a long link that was not resolved has not been checked against the app's allowed URL patterns
+    /// on the server: route on it inside the app, but do not open it in a web view or a browser without your own check.
+    ///
+    /// ```swift
+    /// if let link = try await Ferry.handleDeepLink(url) {
+    ///     router.open(link)
+    ///     if !link.isResolved { analytics.log("opened offline") }
+    /// }
+    /// ```
+    public var isResolved: Bool {
+        get { notResolved != true }
+        set { notResolved = newValue ? nil : true }
+    }
+    /// What ``isResolved`` says, kept so that a link stored before it existed reads as resolved (nil).
+    var notResolved: Bool?
 
     /// Creates a deep link (apps rarely need to; tests and previews do).
     public init(
         url: URL, slug: String? = nil, linkID: String? = nil, destination: URL? = nil, iosURL: URL? = nil,
         params: [String: String] = [:], utm: UTMParameters = UTMParameters(), campaign: String? = nil, referrer: String? = nil,
-        isDeferred: Bool = false, matchType: MatchType? = nil, confidence: Double? = nil, source: Source, minimumAppVersion: String? = nil
+        isDeferred: Bool = false, matchType: MatchType? = nil, confidence: Double? = nil, source: Source, minimumAppVersion: String? = nil,
+        isResolved: Bool = true
     ) {
+        notResolved = isResolved ? nil : true
         self.minimumAppVersion = minimumAppVersion
         self.url = url
         self.slug = slug
@@ -123,11 +150,33 @@ extension DeepLink {
 
     /// A custom-scheme URL, read on the device: its query becomes params and campaign parameters.
     init(customSchemeURL url: URL) {
+        self.init(readingQueryOf: url, iosURL: url, source: .customScheme)
+    }
+
+    /// A short or long link the server could not be asked about in time, read from its URL (see ``isResolved``):
+    /// `slug` for a short link, nil for a long link, whose `link` becomes the destination and whose Firebase Dynamic
+    /// Links parameters stay out of the params but `gclid`, as the server reads them.
+    init(unresolvedURL url: URL, slug: String?) {
+        if slug != nil {
+            self.init(readingQueryOf: url, source: .universalLink)
+            self.slug = slug
+        } else {
+            self.init(readingQueryOf: url, excluding: Set(LongLinkParameters.all).subtracting(["gclid"]), source: .universalLink)
+            let query = URLQuery(url)
+            destination = query.value("link").flatMap(URL.init(string:)).flatMap { ["http", "https"].contains($0.scheme?.lowercased()) ? $0 : nil }
+            minimumAppVersion = query.value("imv").flatMap { $0.isEmpty ? nil : $0 }
+        }
+        isResolved = false
+    }
+
+    /// A URL read on the device: its `utm_*` parameters become ``utm`` (and `utm_campaign` the campaign), the others
+    /// but `excluded` ``params``.
+    private init(readingQueryOf url: URL, excluding excluded: Set<String> = [], iosURL: URL? = nil, source: Source) {
         let query = URLQuery(url)
         var params: [String: String] = [:]
-        for (name, value) in query.firstValues where !DeepLinkParameter.utm.contains(name) { params[name] = value }
+        for (name, value) in query.firstValues where !DeepLinkParameter.utm.contains(name) && !excluded.contains(name) { params[name] = value }
         let utm = query.utm(over: UTMParameters())
-        self.init(url: url, iosURL: url, params: params, utm: utm, campaign: utm.campaign, source: .customScheme)
+        self.init(url: url, iosURL: iosURL, params: params, utm: utm, campaign: utm.campaign, source: source)
     }
 }
 

@@ -2,7 +2,8 @@ import Foundation
 
 /// Links the app is opened with: universal links and the app's URL scheme.
 extension Ferry {
-    /// Turns a URL the app was opened with into a ``DeepLink``.
+    /// Turns a URL the app was opened with into a ``DeepLink``, never taking longer than
+    /// ``FerryOptions/linkResolutionTimeout`` (3 seconds by default).
     ///
     /// - A Universal Link on one of the app's link domains (`https://go.example.com/summer`,
     ///   `https://promo.go.example.com/link/summer`, a slug of several segments such as
@@ -15,16 +16,23 @@ extension Ferry {
     /// - A URL in one of the app's custom schemes is read on the device.
     /// - Any other URL gives nil, as does a link the server does not know (or no longer serves).
     ///
+    /// When the server cannot be asked in time (no network, a timeout, the deadline, a 5xx, a 429, an answer that
+    /// cannot be read, or a 400), a short or long link is not lost: the call returns the link as read from its URL,
+    /// with ``DeepLink/isResolved`` false (see there for what it then holds), so that the app can still route.
+    ///
     /// Every link returned is recorded as last touch (and as first touch the first time) and produces a
     /// ``FerryEvent/Name/deepLinkOpened`` event.
     ///
-    /// - Throws: ``FerryError`` when the server could not be asked (after retries) or refused the key.
+    /// - Throws: ``FerryError`` only for what the app must fix: ``FerryError/Code/unauthorized`` (HTTP 401, a wrong or
+    ///   revoked key) and ``FerryError/Code/forbidden`` (HTTP 403); and ``FerryError/Code/cancelled`` when the calling
+    ///   task is cancelled.
     public func handleDeepLink(_ url: URL) async throws(FerryError) -> DeepLink? {
+        let deadline = Deadline(in: options.linkResolutionTimeout)
         var kind = classify(url)
         if kind == .notFerry, let pending = validationTask.withLock({ $0 }) {
             // The app may be opened by a link before the key check has told FerryKit the app's domains:
             // wait for it, but not for long, since most URLs that are not Ferry's are the app's own.
-            await Self.wait(for: pending, atMost: min(3, options.networkTimeout))
+            _ = await Self.value(of: pending, within: min(deadline.remaining, options.networkTimeout))
             kind = classify(url)
         }
         let link: DeepLink
@@ -39,31 +47,13 @@ extension Ferry {
         case .longLink where !isEnabled:
             link = DeepLink(unresolvedURL: url, slug: nil)
         case .shortLink(let domain, let slug):
-            let installID = await identity.id()
-            do {
-                let answer = try await client.get(
-                    FerryRoutes.resolve(slug: slug),
-                    query: [URLQueryItem(name: "domain", value: domain)], headers: [Self.installIDHeader: installID],
-                    as: ResolveResponse.self)
-                link = DeepLink(link: answer.link, openedURL: url, deferred: nil)
-            } catch where error.code == .notFound {
-                logger.info("the server has no active link '\(slug)' on \(domain)")
-                return nil
-            }
+            guard let opened = try await open(LinkRequest(url: url, domain: domain, slug: slug), by: deadline) else { return nil }
+            link = opened
         case .longLink(let domain):
-            let installID = await identity.id()
-            do {
-                let answer = try await client.get(
-                    FerryRoutes.resolveURL,
-                    query: [URLQueryItem(name: "url", value: url.absoluteString)], headers: [Self.installIDHeader: installID],
-                    as: ResolveResponse.self)
-                link = DeepLink(link: answer.link, openedURL: url, deferred: nil, openedQueryIsTheLink: true)
-            } catch where error.code == .notFound || error.code == .badRequest {
-                logger.info("the server does not follow this long link on \(domain)")
-                return nil
-            }
+            guard let opened = try await open(LinkRequest(url: url, domain: domain, slug: nil), by: deadline) else { return nil }
+            link = opened
         }
-        logger.info("opened by link \(link.slug ?? link.url.absoluteString)")
+        logger.info("opened by link \(link.slug ?? link.url.absoluteString)\(link.isResolved ? "" : " (not resolved)")")
         didOpen(link)
         return link
     }
@@ -85,21 +75,21 @@ extension Ferry {
     /// decided on the device without a network call.
     public func canHandle(_ url: URL) -> Bool { classify(url) != .notFerry }
 
-    /// Waits until `task` ends or `seconds` pass, whichever comes first (the task is not cancelled).
-    static func wait(for task: Task<Void, Never>, atMost seconds: TimeInterval) async {
+    /// The value of `task`, or nil when it has not ended within `seconds`; the task is not cancelled, and goes on.
+    static func value<T: Sendable>(of task: Task<T, Never>, within seconds: TimeInterval) async -> T? {
         let resumed = Locked(false)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            @Sendable func resumeOnce() {
-                if resumed.withLock({ done in defer { done = true }; return !done }) { continuation.resume() }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            @Sendable func resumeOnce(_ value: T?) {
+                if resumed.withLock({ done in defer { done = true }; return !done }) { continuation.resume(returning: value) }
             }
             let timer = Task {
                 try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
-                resumeOnce()
+                resumeOnce(nil)
             }
             Task {
-                await task.value
+                let value = await task.value
                 timer.cancel()
-                resumeOnce()
+                resumeOnce(value)
             }
         }
     }
@@ -109,10 +99,81 @@ extension Ferry {
         return LinkURL(url, domains: domains, schemes: schemes)
     }
 
-    func didOpen(_ link: DeepLink) {
+    /// Records `link` as a touch (`touch`, or the link's touch now) and publishes its events; returns the touch.
+    @discardableResult
+    func didOpen(_ link: DeepLink, touch: AttributionTouch? = nil) -> AttributionTouch {
+        let touch = touch ?? AttributionTouch(deepLink: link, at: now())
         let parameters = FerryEvent.parameters(for: link)
-        let isFirstTouch = attribution.record(link)
+        let isFirstTouch = attribution.record(touch)
         publish(FerryEvent(name: .deepLinkOpened, parameters: parameters, timestamp: now()))
         if isFirstTouch { publish(FerryEvent(name: .firstTouchAttributed, parameters: parameters, timestamp: now())) }
+        return touch
+    }
+}
+
+/// A short or long link the app was opened with, as FerryKit asks the server about it.
+struct LinkRequest: Sendable {
+    /// The URL the app was opened with.
+    var url: URL
+    /// The link domain it is on.
+    var domain: String
+    /// A short link's slug (its path, as the server reads it); nil for a long link, asked about by its whole URL.
+    var slug: String?
+}
+
+/// Asking the server about the links the app is opened with.
+extension Ferry {
+    /// The link `request` names, resolved by the server within `deadline`, or read from its URL when the server could
+    /// not be asked in time; nil when the server has no such link.
+    func open(_ request: LinkRequest, by deadline: Deadline) async throws(FerryError) -> DeepLink? {
+        let asking = Task { await self.resolve(request, deadline: deadline) }
+        let answer = await withTaskCancellationHandler {
+            await Self.value(of: asking, within: deadline.remaining)
+        } onCancel: {
+            asking.cancel()
+        }
+        let failure: FerryError
+        switch answer {
+        case .success(let link)?:
+            return link
+        case nil:
+            // The request goes on: if it gets through, the server records the open all the same.
+            failure = FerryError(.timeout, "the server did not resolve the link within \(options.linkResolutionTimeout) s")
+        case .failure(let error)?:
+            switch error.code {
+            case .notFound,
+                 .badRequest where request.slug == nil:  // a long link the server will not follow
+                logger.info(request.slug.map { "the server has no active link '\($0)' on \(request.domain)" }
+                            ?? "the server does not follow this long link on \(request.domain)")
+                return nil
+            case .unauthorized, .forbidden, .cancelled, .invalidConfiguration:
+                throw error
+            default:
+                failure = error
+            }
+        }
+        // A 400 will not pass by itself: it is worth a developer's look.
+        if failure.code == .badRequest { logger.error("\(failure.message); the link is read from its URL instead") } else {
+            logger.warning("\(failure.message); the link is read from its URL instead")
+        }
+        return DeepLink(unresolvedURL: request.url, slug: request.slug)
+    }
+
+    /// Asks the server for the link `request` names; the server records the open.
+    func resolve(_ request: LinkRequest, deadline: Deadline?) async -> Result<DeepLink, FerryError> {
+        let headers = [Self.installIDHeader: await identity.id()]
+        do throws(FerryError) {
+            let answer: ResolveResponse
+            if let slug = request.slug {
+                answer = try await client.get(FerryRoutes.resolve(slug: slug), query: [URLQueryItem(name: "domain", value: request.domain)],
+                                              headers: headers, deadline: deadline, as: ResolveResponse.self)
+            } else {
+                answer = try await client.get(FerryRoutes.resolveURL, query: [URLQueryItem(name: "url", value: request.url.absoluteString)],
+                                              headers: headers, deadline: deadline, as: ResolveResponse.self)
+            }
+            return .success(DeepLink(link: answer.link, openedURL: request.url, deferred: nil, openedQueryIsTheLink: request.slug == nil))
+        } catch {
+            return .failure(error)
+        }
     }
 }

@@ -75,6 +75,9 @@ public final class Ferry: Sendable {
         guard options.networkTimeout > 0, options.networkTimeout.isFinite else {
             throw FerryError(.invalidConfiguration, "the network timeout must be a positive number of seconds")
         }
+        guard options.linkResolutionTimeout > 0, options.linkResolutionTimeout <= 60 else {
+            throw FerryError(.invalidConfiguration, "the link resolution timeout must be more than 0 and at most 60 seconds")
+        }
         self.apiKey = key
         self.options = options
         environment = format.environment

@@ -34,8 +34,9 @@ public struct FerryEvent: Sendable, Hashable {
 
     /// What happened.
     public var name: Name
-    /// Details: `url`, `path`, the `utm_*` parameters and `dl_target` when present, `link_id`, `slug`, and for
-    /// deferred links `is_deferred` (`true`), `match_type` and `confidence`. Install and open events have none.
+    /// Details: `url`, `path`, the `utm_*` parameters and `dl_target` when present, `link_id`, `slug`, for a link
+    /// read from its URL because the server could not be asked in time `is_resolved` (`false`), and for deferred
+    /// links `is_deferred` (`true`), `match_type` and `confidence`. Install and open events have none.
     public var parameters: [String: String]
     /// When it happened.
     public var timestamp: Date
@@ -56,6 +57,7 @@ public struct FerryEvent: Sendable, Hashable {
                               ("link_id", link.linkID), ("slug", link.slug)] {
             if let value, !value.isEmpty { parameters[name] = value }
         }
+        if !link.isResolved { parameters["is_resolved"] = "false" }
         if link.isDeferred {
             parameters["is_deferred"] = "true"
             if let matchType = link.matchType { parameters["match_type"] = matchType.rawValue }

@@ -82,6 +82,10 @@ public struct FerryOptions: Sendable {
     public var networkTimeout: TimeInterval
     /// Retries of failed requests. Default: ``RetryPolicy/default``.
     public var retryPolicy: RetryPolicy
+    /// The longest ``Ferry/handleDeepLink(_:)`` takes to resolve a link with the server, in seconds, every try and
+    /// wait included; more than 0 and at most 60. Default: 3. Past it, the call returns the link as read from its
+    /// URL (``DeepLink/isResolved`` false).
+    public var linkResolutionTimeout: TimeInterval
     /// Where FerryKit keeps its state. Default: a `UserDefaults` suite of its own (``UserDefaultsStorage``).
     public var storage: any FerryStorage
     /// What sends requests. Default: ``URLSessionTransport`` with ``networkTimeout``.
@@ -114,6 +118,7 @@ public struct FerryOptions: Sendable {
         logHandler = nil
         networkTimeout = 10
         retryPolicy = .default
+        linkResolutionTimeout = 3
         storage = UserDefaultsStorage()
         transport = nil
         deviceSignalsProvider = nil

@@ -125,6 +125,8 @@ struct FerryKitEndToEndTests {
         options.deviceSignalsProvider = device
         options.logLevel = .error
         options.eventFlushDelay = 3600
+        // A loaded test machine must not turn a slow answer into a link read from its URL.
+        options.linkResolutionTimeout = 30
         return options
     }
 

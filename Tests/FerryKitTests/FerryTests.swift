@@ -242,31 +242,43 @@ struct HandleDeepLinkTests {
         #expect(ferry.attribution.lastTouch == nil)
     }
 
-    @Test func serverFailuresAreRetriedWithBackoffThenThrown() async throws {
+    /// The resolve request `handleDeepLink` sends for `https://go.example.com/summer`, sent by the instance's client,
+    /// whose errors `handleDeepLink` no longer throws but for a refused key.
+    static func resolveSummer(_ ferry: Ferry) async throws(FerryError) -> ResolveResponse {
+        try await ferry.client.get(FerryRoutes.resolve(slug: "summer"), query: [URLQueryItem(name: "domain", value: "go.example.com")],
+                                   as: ResolveResponse.self)
+    }
+
+    @Test func serverFailuresAreRetriedWithBackoffThenTheLinkIsReadFromItsURL() async throws {
         let transport = ScriptedTransport { _ in .json(503, "<html>busy</html>") }
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
-        await #expect { try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { error in
+        await #expect { try await Self.resolveSummer(ferry) } throws: { error in
             guard let error = error as? FerryError else { return false }
             return error.code == .server && error.httpStatus == 503
         }
         #expect(transport.sent.count == 3)
+        let link = try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)
+        #expect(link?.isResolved == false && link?.slug == "summer")
+        #expect(transport.sent.count == 6, "retried the same way")
     }
 
     @Test func aClientErrorIsNeverRetried() async throws {
         let transport = ScriptedTransport { _ in .json(400, #"{"error":{"code":"invalid_field","message":"installID must be 1 to 128 printable ASCII characters","field":"installID"}}"#) }
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
-        await #expect { try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { error in
+        await #expect { try await Self.resolveSummer(ferry) } throws: { error in
             guard let error = error as? FerryError else { return false }
             return error.code == .badRequest && error.serverCode == .invalidField && error.message.contains("installID")
         }
         #expect(transport.sent.count == 1)
+        #expect(try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)?.isResolved == false)
+        #expect(transport.sent.count == 2)
     }
 
     @Test func theErrorCarriesTheFieldTheServerNamedAndTheWaitItAskedFor() async throws {
         let invalid = ScriptedTransport { _ in .json(400, #"{"error":{"code":"invalid_field","message":"installID is too long","field":"installID"}}"#) }
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: invalid))
         do {
-            _ = try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)
+            _ = try await Self.resolveSummer(ferry)
             Issue.record("a 400 was taken")
         } catch {
             #expect(error.field == "installID")
@@ -277,13 +289,16 @@ struct HandleDeepLinkTests {
         }
         let other = try Ferry(apiKey: Kit.key, options: Kit.options(transport: limited))
         do {
-            _ = try await other.handleDeepLink(URL(string: "https://go.example.com/summer")!)
+            _ = try await Self.resolveSummer(other)
             Issue.record("a 429 was taken")
         } catch {
             #expect(error.code == .rateLimited && error.httpStatus == 429 && error.field == nil)
             #expect(error.message.contains("too many requests") && error.message.contains("try again in 30 s"), "\(error.message)")
         }
         #expect(limited.sent.count == 1, "a 429 is not retried")
+        // Nor when the link is opened: 30 s do not fit in its deadline.
+        #expect(try await other.handleDeepLink(URL(string: "https://go.example.com/summer")!)?.isResolved == false)
+        #expect(limited.sent.count == 2)
     }
 
     @Test func aDroppedConnectionIsRetriedAndTheSecondTrySucceeds() async throws {
@@ -301,20 +316,25 @@ struct HandleDeepLinkTests {
     @Test func timeoutsAndUnreachableServersBecomeTypedErrors() async throws {
         let timeout = ScriptedTransport { _ in throw URLError(.timedOut) }
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: timeout))
-        await #expect { try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { error in
+        await #expect { try await Self.resolveSummer(ferry) } throws: { error in
             (error as? FerryError)?.code == .timeout && (error as? FerryError)?.underlying is URLError
         }
         let offline = ScriptedTransport { _ in throw URLError(.notConnectedToInternet) }
         let other = try Ferry(apiKey: Kit.key, options: Kit.options(transport: offline))
-        await #expect { try await other.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { ($0 as? FerryError)?.code == .network }
+        await #expect { try await Self.resolveSummer(other) } throws: { ($0 as? FerryError)?.code == .network }
         #expect(offline.sent.count == 3)
+        // Opening the link gives it as read from its URL instead.
+        #expect(try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)?.isResolved == false)
+        #expect(try await other.handleDeepLink(URL(string: "https://go.example.com/summer")!)?.isResolved == false)
     }
 
     @Test func anUnreadableAnswerIsAnInvalidResponseError() async throws {
         let transport = ScriptedTransport { _ in .json(200, #"{"link": {"id": 7}}"#) }
         let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
-        await #expect { try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) } throws: { ($0 as? FerryError)?.code == .invalidResponse }
+        await #expect { try await Self.resolveSummer(ferry) } throws: { ($0 as? FerryError)?.code == .invalidResponse }
         #expect(transport.sent.count == 1)
+        #expect(try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)?.isResolved == false)
+        #expect(transport.sent.count == 2, "not retried")
     }
 
     @Test func aURLThatIsNotFerrysWaitsForASlowKeyCheckOnlyBriefly() async throws {
@@ -387,7 +407,7 @@ struct HandleDeepLinkTests {
         }
         #expect(try result.get()?.slug == "summer")
 
-        let failing = try Ferry(apiKey: Kit.key, options: Kit.options(transport: ScriptedTransport { _ in .json(500, "{}") }))
+        let failing = try Ferry(apiKey: Kit.key, options: Kit.options(transport: ScriptedTransport { _ in .json(401, "{}") }))
         let failure: Result<DeepLink?, FerryError> = await withCheckedContinuation { continuation in
             failing.handleDeepLink(URL(string: "https://go.example.com/summer")!) { continuation.resume(returning: $0) }
         }

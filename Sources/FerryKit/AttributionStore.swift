@@ -186,6 +186,20 @@ public final class AttributionStore: Sendable {
         return result
     }
 
+    /// Puts `new` in place of the first and the last touch where they are still `old` (an open completed later, with the
+    /// data of the link the server resolved); returns whether either was.
+    @discardableResult
+    func replace(_ old: AttributionTouch, with new: AttributionTouch) -> Bool {
+        Self.lock.withLock { _ in
+            var replaced = false
+            for key in [Self.firstTouchKey, Self.lastTouchKey] where storage.value(AttributionTouch.self, forKey: key) == old {
+                storage.setValue(new, forKey: key)
+                replaced = true
+            }
+            return replaced
+        }
+    }
+
     /// Forgets both touches: the next record sets first touch again (for a test device, say).
     public func reset() {
         Self.lock.withLock { _ in

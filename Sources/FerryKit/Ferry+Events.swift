@@ -10,9 +10,11 @@ extension Ferry {
         handlers.add(handler)
     }
 
-    /// Sends queued install and open events now instead of after ``FerryOptions/eventFlushDelay``.
+    /// Sends queued install and open events now instead of after ``FerryOptions/eventFlushDelay``, and the opens of
+    /// links ``handleDeepLink(_:)-swift.method`` could not resolve in time (the server records them as it resolves them).
     public func flushEvents() async {
         await uploader.flush()
+        await sendPendingOpens()
     }
 
     /// ``flushEvents()-swift.method`` for code that is not async: `completion`, when given, runs on the main actor

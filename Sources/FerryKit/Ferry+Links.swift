@@ -19,6 +19,11 @@ extension Ferry {
     /// When the server cannot be asked in time (no network, a timeout, the deadline, a 5xx, a 429, an answer that
     /// cannot be read, or a 400), a short or long link is not lost: the call returns the link as read from its URL,
     /// with ``DeepLink/isResolved`` false (see there for what it then holds), so that the app can still route.
+    /// Unless the server refused the request as malformed (400), the open is kept in storage (the latest 20, for a
+    /// week) and the link resolved again later, which records the open on the server: when a request that was still
+    /// under way answers after all, when another link resolves, at the next launch, and on
+    /// ``flushEvents()-swift.method``. Once resolved, the link's data replaces the open's touch where it is still the
+    /// first or last touch.
     ///
     /// Every link returned is recorded as last touch (and as first touch the first time) and produces a
     /// ``FerryEvent/Name/deepLinkOpened`` event.
@@ -47,15 +52,11 @@ extension Ferry {
         case .longLink where !isEnabled:
             link = DeepLink(unresolvedURL: url, slug: nil)
         case .shortLink(let domain, let slug):
-            guard let opened = try await open(LinkRequest(url: url, domain: domain, slug: slug), by: deadline) else { return nil }
-            link = opened
+            return try await open(LinkRequest(url: url, domain: domain, slug: slug), by: deadline)
         case .longLink(let domain):
-            guard let opened = try await open(LinkRequest(url: url, domain: domain, slug: nil), by: deadline) else { return nil }
-            link = opened
+            return try await open(LinkRequest(url: url, domain: domain, slug: nil), by: deadline)
         }
-        logger.info("opened by link \(link.slug ?? link.url.absoluteString)\(link.isResolved ? "" : " (not resolved)")")
-        didOpen(link)
-        return link
+        return opened(link)
     }
 
     /// The header that carries the install id (the IDFV) to the resolve routes, which record it with the open:
@@ -99,6 +100,13 @@ extension Ferry {
         return LinkURL(url, domains: domains, schemes: schemes)
     }
 
+    /// `link`, once logged, recorded as a touch (`touch`, or the link's touch now) and published.
+    func opened(_ link: DeepLink, touch: AttributionTouch? = nil) -> DeepLink {
+        logger.info("opened by link \(link.slug ?? link.url.absoluteString)\(link.isResolved ? "" : " (not resolved)")")
+        didOpen(link, touch: touch)
+        return link
+    }
+
     /// Records `link` as a touch (`touch`, or the link's touch now) and publishes its events; returns the touch.
     @discardableResult
     func didOpen(_ link: DeepLink, touch: AttributionTouch? = nil) -> AttributionTouch {
@@ -124,7 +132,8 @@ struct LinkRequest: Sendable {
 /// Asking the server about the links the app is opened with.
 extension Ferry {
     /// The link `request` names, resolved by the server within `deadline`, or read from its URL when the server could
-    /// not be asked in time; nil when the server has no such link.
+    /// not be asked in time (its open then kept to be sent later); nil when the server has no such link. A link
+    /// returned is recorded and published.
     func open(_ request: LinkRequest, by deadline: Deadline) async throws(FerryError) -> DeepLink? {
         let asking = Task { await self.resolve(request, deadline: deadline) }
         let answer = await withTaskCancellationHandler {
@@ -133,10 +142,14 @@ extension Ferry {
             asking.cancel()
         }
         let failure: FerryError
+        var inFlight: Task<Result<DeepLink, FerryError>, Never>?
         switch answer {
         case .success(let link)?:
-            return link
+            // The server answers again: opens kept from earlier can go.
+            sendPendingOpensSoon()
+            return opened(link)
         case nil:
+            inFlight = asking
             // The request goes on: if it gets through, the server records the open all the same.
             failure = FerryError(.timeout, "the server did not resolve the link within \(options.linkResolutionTimeout) s")
         case .failure(let error)?:
@@ -152,11 +165,18 @@ extension Ferry {
                 failure = error
             }
         }
-        // A 400 will not pass by itself: it is worth a developer's look.
-        if failure.code == .badRequest { logger.error("\(failure.message); the link is read from its URL instead") } else {
-            logger.warning("\(failure.message); the link is read from its URL instead")
+        let link = DeepLink(unresolvedURL: request.url, slug: request.slug)
+        // A failure that may pass keeps the open for later; a 400 will not pass by itself, and is worth a developer's look.
+        guard inFlight != nil || [.network, .timeout, .server, .rateLimited, .invalidResponse].contains(failure.code) else {
+            logger.error("\(failure.message); the link is read from its URL instead")
+            return opened(link)
         }
-        return DeepLink(unresolvedURL: request.url, slug: request.slug)
+        logger.warning("\(failure.message); the link is read from its URL instead, and its open sent to the server later")
+        let touch = AttributionTouch(deepLink: link, at: now())
+        let kept = PendingOpen(request, touch: touch)
+        _ = opened(link, touch: kept.touch)
+        keepOpen(kept, inFlight: inFlight)
+        return link
     }
 
     /// Asks the server for the link `request` names; the server records the open.

@@ -43,6 +43,8 @@ public final class Ferry: Sendable {
     let deferredRequest = SharedRequest<DeepLink?>()
     let known: Locked<KnownLinks>
     let validationTask = Locked<Task<Void, Never>?>(nil)
+    /// The sending of the opens kept in storage, while it runs.
+    let openSender = Locked<Task<Void, Never>?>(nil)
     let takeLock = Locked(0)
     let now: @Sendable () -> Date
 
@@ -111,6 +113,8 @@ public final class Ferry: Sendable {
             }
         }
         startLaunch(storageReady: storageReady)
+        // Opens of links that could not be resolved on an earlier launch.
+        sendPendingOpensSoon()
     }
 
     // MARK: The shared instance

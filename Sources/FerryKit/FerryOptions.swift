@@ -84,7 +84,7 @@ public struct FerryOptions: Sendable {
     public var retryPolicy: RetryPolicy
     /// The longest ``Ferry/handleDeepLink(_:)`` takes to resolve a link with the server, in seconds, every try and
     /// wait included; more than 0 and at most 60. Default: 3. Past it, the call returns the link as read from its
-    /// URL (``DeepLink/isResolved`` false).
+    /// URL (``DeepLink/isResolved`` false), and its open is sent to the server later.
     public var linkResolutionTimeout: TimeInterval
     /// Where FerryKit keeps its state. Default: a `UserDefaults` suite of its own (``UserDefaultsStorage``).
     public var storage: any FerryStorage

@@ -184,3 +184,196 @@ struct UnresolvedLinkTests {
         #expect(!String(decoding: try FerryJSON.makeEncoder().encode(link), as: UTF8.self).contains("esolved"), "a resolved link is stored as before")
     }
 }
+
+/// The open of a link that could not be resolved is kept, and sent once the server answers.
+@Suite("Ferry: opens sent later")
+struct PendingOpenTests {
+    static let resolvePrefix = FerryRoutes.resolve(slug: "")
+
+    /// The server when it answers: every slug is a link, a long link is `long`, events are taken.
+    static func online(_ request: URLRequest) -> ScriptedTransport.Reply {
+        let path = request.url?.path ?? ""
+        if path == FerryRoutes.events { return .encoded(EventsResponse(accepted: 1)) }
+        if path == FerryRoutes.resolveURL { return .encoded(ResolveResponse(link: Kit.linkData(slug: "long"))) }
+        guard path.hasPrefix(resolvePrefix) else { return .json(404, "{}") }
+        return .encoded(ResolveResponse(link: Kit.linkData(slug: String(path.dropFirst(resolvePrefix.count)))))
+    }
+
+    /// A transport that cannot reach the server until `setHandler(online)`.
+    static func offline() -> ScriptedTransport { ScriptedTransport { _ in throw URLError(.notConnectedToInternet) } }
+
+    static func ferry(_ transport: ScriptedTransport, storage: any FerryStorage, clock: TestClock = TestClock()) throws -> Ferry {
+        var options = Kit.options(storage: storage, transport: transport, clock: clock)
+        options.linkResolutionTimeout = 3
+        return try Ferry(apiKey: Kit.key, options: options)
+    }
+
+    static func resolves(_ transport: ScriptedTransport, slug: String) -> Int { transport.sent(path: FerryRoutes.resolve(slug: slug)).count }
+
+    /// Waits, a few seconds at most, for what a background task does.
+    static func eventually(_ condition: () -> Bool) async {
+        for _ in 0..<500 where !condition() { try? await Task.sleep(nanoseconds: 10_000_000) }
+    }
+
+    @Test func anOpenWhileOfflineIsSentOnceTheServerAnswersAndItsTouchCompleted() async throws {
+        let storage = InMemoryStorage(), clock = TestClock(), transport = Self.offline()
+        let ferry = try Self.ferry(transport, storage: storage, clock: clock)
+        let url = URL(string: "https://go.example.com/summer?utm_source=push")!
+        #expect(try await ferry.handleDeepLink(url)?.isResolved == false)
+        let offlineTouch = try #require(ferry.attribution.lastTouch)
+        #expect(PendingOpens.all(in: storage).map(\.url) == [url])
+        #expect(Self.resolves(transport, slug: "summer") == 3)
+
+        await ferry.flushEvents()
+        #expect(Self.resolves(transport, slug: "summer") == 6, "tried again, still offline")
+        #expect(PendingOpens.all(in: storage).count == 1, "and kept")
+
+        transport.setHandler { Self.online($0) }
+        clock.advance(3600)
+        await ferry.flushEvents()
+        #expect(Self.resolves(transport, slug: "summer") == 7)
+        let request = try #require(transport.sent(path: FerryRoutes.resolve(slug: "summer")).last)
+        #expect(request.value(forHTTPHeaderField: "X-Ferry-Install-ID") == FixedSignals().idfv)
+        #expect(Kit.query(request)["domain"] == "go.example.com")
+        #expect(PendingOpens.all(in: storage).isEmpty)
+
+        // The touch now carries the link's data, and keeps the time of the open.
+        let touch = try #require(ferry.attribution.lastTouch)
+        #expect(touch.linkID == Kit.linkData().id)
+        #expect(touch.source == "push" && touch.campaign == "spring", "the URL's utm_source over the link's campaign")
+        #expect(touch.timestamp == offlineTouch.timestamp && touch.url == url.absoluteString)
+        #expect(ferry.attribution.firstTouch == touch)
+
+        await ferry.flushEvents()
+        #expect(Self.resolves(transport, slug: "summer") == 7, "sent once")
+    }
+
+    @Test func aLongLinksOpenIsSentByItsURL() async throws {
+        let storage = InMemoryStorage(), transport = Self.offline()
+        let ferry = try Self.ferry(transport, storage: storage)
+        #expect(try await ferry.handleDeepLink(ResolveRequestTests.longLink)?.isResolved == false)
+        transport.setHandler { Self.online($0) }
+        await ferry.flushEvents()
+        let sent = transport.sent(path: FerryRoutes.resolveURL)
+        #expect(sent.count == 4)
+        #expect(Kit.query(try #require(sent.last))["url"] == ResolveRequestTests.longLink.absoluteString)
+        #expect(ferry.attribution.lastTouch?.linkID == Kit.linkData().id)
+        #expect(PendingOpens.all(in: storage).isEmpty)
+    }
+
+    @Test func theTouchIsCompletedOnlyWhereItIsStillThisOpen() async throws {
+        let storage = InMemoryStorage(), transport = Self.offline()
+        let ferry = try Self.ferry(transport, storage: storage)
+        _ = try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)
+        _ = try await ferry.handleDeepLink(URL(string: "myapp://paywall?utm_source=sms")!)
+        transport.setHandler { Self.online($0) }
+        await ferry.flushEvents()
+        #expect(ferry.attribution.firstTouch?.linkID == Kit.linkData().id, "the first touch was this open")
+        #expect(ferry.attribution.lastTouch?.source == "sms" && ferry.attribution.lastTouch?.linkID == nil, "a later open stays the last touch")
+    }
+
+    @Test func theQueueKeepsTheLatestTwentyAndOutlivesTheInstance() async throws {
+        let storage = InMemoryStorage(), transport = Self.offline()
+        let first = try Self.ferry(transport, storage: storage)
+        for index in 1...25 { _ = try await first.handleDeepLink(URL(string: "https://go.example.com/s\(index)")!) }
+        #expect(PendingOpens.all(in: storage).compactMap(\.slug) == (6...25).map { "s\($0)" }, "the oldest five were dropped")
+
+        // The next launch, with the network back, sends them by itself.
+        let online = ScriptedTransport { Self.online($0) }
+        let second = try Self.ferry(online, storage: storage)
+        await Self.eventually { PendingOpens.all(in: storage).isEmpty }
+        await second.flushEvents()
+        #expect(PendingOpens.all(in: storage).isEmpty)
+        for index in 1...5 { #expect(Self.resolves(online, slug: "s\(index)") == 0) }
+        for index in 6...25 { #expect(Self.resolves(online, slug: "s\(index)") == 1, "s\(index)") }
+
+        let third = try Self.ferry(online, storage: storage)
+        await third.flushEvents()
+        #expect(online.sent.filter { $0.url?.path.hasPrefix(Self.resolvePrefix) == true }.count == 20, "nothing is sent twice")
+    }
+
+    @Test func instancesSendingAtOnceSendEachOpenOnce() async throws {
+        let storage = InMemoryStorage(), transport = Self.offline()
+        let offline = try Self.ferry(transport, storage: storage)
+        for slug in ["a", "b", "c", "d"] { _ = try await offline.handleDeepLink(URL(string: "https://go.example.com/\(slug)")!) }
+        let online = ScriptedTransport { request in
+            try await Task.sleep(nanoseconds: 5_000_000)
+            return Self.online(request)
+        }
+        let one = try Self.ferry(online, storage: storage), two = try Self.ferry(online, storage: storage)
+        async let first: Void = one.flushEvents()
+        async let second: Void = two.flushEvents()
+        async let third: Void = one.flushEvents()
+        _ = await (first, second, third)
+        #expect(PendingOpens.all(in: storage).isEmpty)
+        for slug in ["a", "b", "c", "d"] { #expect(Self.resolves(online, slug: slug) == 1, "\(slug)") }
+    }
+
+    @Test func anAnswerAfterTheDeadlineCompletesTheOpenWithoutASecondRequest() async throws {
+        let storage = InMemoryStorage(), gate = Gate(), resolves = Collector<Int>()
+        let transport = ScriptedTransport { request in
+            // Only the first request waits for the gate: a second one would be answered (and counted) at once.
+            if request.url?.path.hasPrefix(Self.resolvePrefix) == true {
+                resolves.append(1)
+                if resolves.all.count == 1 { await gate.wait() }
+            }
+            return Self.online(request)
+        }
+        var options = Kit.options(storage: storage, transport: transport)
+        options.linkResolutionTimeout = 0.2
+        let ferry = try Ferry(apiKey: Kit.key, options: options)
+        #expect(try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)?.isResolved == false)
+        #expect(PendingOpens.all(in: storage).count == 1)
+
+        // Its request is still under way: a flush does not send it again.
+        await ferry.flushEvents()
+        #expect(Self.resolves(transport, slug: "summer") == 1)
+
+        gate.open()
+        await Self.eventually { PendingOpens.all(in: storage).isEmpty }
+        #expect(PendingOpens.all(in: storage).isEmpty)
+        #expect(ferry.attribution.lastTouch?.linkID == Kit.linkData().id)
+        await ferry.flushEvents()
+        #expect(Self.resolves(transport, slug: "summer") == 1, "the late answer recorded the open")
+    }
+
+    @Test func theNextLinkTheServerResolvesSendsTheWaitingOpens() async throws {
+        let storage = InMemoryStorage(), transport = Self.offline()
+        let ferry = try Self.ferry(transport, storage: storage)
+        _ = try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)
+        transport.setHandler { Self.online($0) }
+        #expect(try await ferry.handleDeepLink(URL(string: "https://go.example.com/winter")!)?.isResolved == true)
+        await Self.eventually { PendingOpens.all(in: storage).isEmpty }
+        #expect(PendingOpens.all(in: storage).isEmpty)
+        #expect(Self.resolves(transport, slug: "summer") == 4)
+    }
+
+    @Test func opensTheServerWillNeverTakeAreNotKept() async throws {
+        let storage = InMemoryStorage()
+        let transport = ScriptedTransport { _ in .json(400, #"{"error":{"code":"invalid_field","message":"domain is malformed","field":"domain"}}"#) }
+        let ferry = try Self.ferry(transport, storage: storage)
+        #expect(try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)?.isResolved == false)
+        #expect(PendingOpens.all(in: storage).isEmpty, "a 400 will not pass")
+        #expect(ferry.attribution.lastTouch != nil)
+
+        // A kept open whose link is gone by the time it is sent is dropped, its touch left as it was.
+        transport.setHandler { _ in throw URLError(.timedOut) }
+        _ = try await ferry.handleDeepLink(URL(string: "https://go.example.com/gone")!)
+        let touch = ferry.attribution.lastTouch
+        transport.setHandler { _ in .json(404, #"{"error":{"code":"not_found","message":"link not found","field":null}}"#) }
+        await ferry.flushEvents()
+        #expect(PendingOpens.all(in: storage).isEmpty)
+        #expect(ferry.attribution.lastTouch == touch)
+    }
+
+    @Test func opensOlderThanAWeekAreDropped() async throws {
+        let storage = InMemoryStorage(), clock = TestClock(), transport = Self.offline()
+        let ferry = try Self.ferry(transport, storage: storage, clock: clock)
+        _ = try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!)
+        clock.advance(8 * 86400)
+        transport.setHandler { Self.online($0) }
+        await ferry.flushEvents()
+        #expect(PendingOpens.all(in: storage).isEmpty)
+        #expect(Self.resolves(transport, slug: "summer") == 3, "only the tries of the open itself")
+    }
+}

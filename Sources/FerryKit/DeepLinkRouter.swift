@@ -129,8 +129,9 @@ public struct DeepLinkRequest: Sendable, Hashable {
 
 /// Turns a URL or a ``DeepLink`` into a route of the app, with rules that may depend on the app's state.
 ///
-/// Register rules for paths (`/paywall`, `/product/:id`, `/invite/*`), for `dl_target` values, and a table of
-/// `screenName` values; then ask for the route of each link the app is opened with.
+/// Register rules for paths (`/paywall`, `/product/:id`, `/invite/*`), for `dl_target` values, for query parameters
+/// of the app's own (`?page=settings`), and a table of `screenName` values; then ask for the route of each link the app
+/// is opened with.
 ///
 /// ```swift
 /// struct AppState { var isLoggedIn: Bool; var hasSeenOnboarding: Bool }
@@ -156,9 +157,10 @@ public struct DeepLinkRequest: Sendable, Hashable {
 /// The candidates for a request are tried in this order, and the first non-nil route wins:
 /// 1. rules for the request's ``DeepLinkRequest/target`` (`dl_target`), in registration order;
 /// 2. ``screens``, for the request's ``DeepLinkRequest/screenName`` (case-insensitive; an exact-case key first);
-/// 3. exact path rules (patterns without captures or wildcards) for the path, in registration order;
-/// 4. pattern rules that match the path, in registration order;
-/// 5. the ``otherwise(_:)`` rule.
+/// 3. query rules (``on(query:value:_:)``) whose parameter the request carries, in registration order;
+/// 4. exact path rules (patterns without captures or wildcards) for the path, in registration order;
+/// 5. pattern rules that match the path, in registration order;
+/// 6. the ``otherwise(_:)`` rule.
 ///
 /// A rule that returns nil lets the next candidate try, so a rule can decline a request it cannot serve
 /// (`/product/:id` with an id it does not know, say).
@@ -175,6 +177,7 @@ public struct DeepLinkRouter<State, Route> {
     public typealias Rule = @Sendable (DeepLinkRequest, State) -> Route?
 
     private var targetRules: [String: [Rule]] = [:]
+    private var queryRules: [(name: String, value: String?, rule: Rule)] = []
     private var exactRules: [[String]: [Rule]] = [:]
     private var patternRules: [(pattern: PathPattern, rule: Rule)] = []
     private var fallback: Rule?
@@ -224,6 +227,19 @@ public struct DeepLinkRouter<State, Route> {
         targetRules[key, default: []].append(rule)
     }
 
+    /// Routes requests that carry the query parameter `name` (case-sensitive, as in the URL) with a value that is not
+    /// empty, or, when `value` is given, with that value (compared trimmed and case-insensitively). Query rules come
+    /// after ``screens`` and before path rules, so that a parameter of the app's own wins over a rule for the path:
+    /// `https://go.example.com/?page=settings`, a URL on a link domain that is no link, has the path `/`.
+    ///
+    /// ```swift
+    /// router.on(query: "page", value: "settings") { _, _ in .settings }
+    /// router.on(query: "product") { request, _ in request.query["product"].map(Route.product) }
+    /// ```
+    public mutating func on(query name: String, value: String? = nil, _ rule: @escaping Rule) {
+        queryRules.append((name, value.flatMap(DeepLinkRequest.normalizedTarget), rule))
+    }
+
     /// The rule for requests no other candidate routed; registering it again replaces it.
     ///
     /// ```swift
@@ -255,6 +271,10 @@ public struct DeepLinkRouter<State, Route> {
         }
         if let name = request.screenName, let route = screen(named: name) {
             return route
+        }
+        for (name, value, rule) in queryRules {
+            guard let actual = DeepLinkRequest.normalizedTarget(request.query[name]), value == nil || value == actual else { continue }
+            if let route = rule(plain, state) { return route }
         }
         if let rules = exactRules[request.pathSegments] {
             for rule in rules {

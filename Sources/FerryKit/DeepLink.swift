@@ -10,7 +10,8 @@ import Foundation
 public struct DeepLink: Sendable, Hashable, Codable {
     /// How the app came by the link.
     public enum Source: String, Sendable, Hashable, Codable {
-        /// A Universal Link on one of the app's link domains, resolved with the server.
+        /// A Universal Link on one of the app's link domains: resolved with the server, read from its URL when the
+        /// server could not be asked in time, or, for a URL that is no link, read on the device.
         case universalLink
         /// A URL in the app's own custom scheme, parsed on the device.
         case customScheme
@@ -56,7 +57,8 @@ public struct DeepLink: Sendable, Hashable, Codable {
     /// ```
     public var minimumAppVersion: String?
     /// True when the link is complete: resolved by the server (a short link, a long link, a deferred link), or read
-    /// whole on the device (a URL in the app's custom scheme).
+    /// whole on the device (a URL in the app's custom scheme, or a URL on a link domain that is no short or long link,
+    /// which holds nothing more than its URL says).
     ///
     /// False for a Universal Link that ``Ferry/handleDeepLink(_:)`` could not resolve in time (no network, a timeout,
     /// a server failure): the link is then read from its URL alone, so the app can still route the user.
@@ -151,6 +153,12 @@ extension DeepLink {
     /// A custom-scheme URL, read on the device: its query becomes params and campaign parameters.
     init(customSchemeURL url: URL) {
         self.init(readingQueryOf: url, iosURL: url, source: .customScheme)
+    }
+
+    /// One of the app's own Universal Links: a URL on a link domain that is no short or long link, read on the device
+    /// and complete as it is.
+    init(linkDomainURL url: URL) {
+        self.init(readingQueryOf: url, source: .universalLink)
     }
 
     /// A short or long link the server could not be asked about in time, read from its URL (see ``isResolved``):

@@ -14,6 +14,11 @@ extension Ferry {
     ///   ``DeepLink/destination`` (what the app routes on) and its other parameters (campaign, `gclid`, the minimum
     ///   app version) as the server read them.
     /// - A URL in one of the app's custom schemes is read on the device.
+    /// - Any other URL on one of the app's link domains (not a subdomain) is one of the app's own Universal Links,
+    ///   such as `https://go.example.com/?dl_target=paywall&utm_source=newsletter` or a path no slug can be: it is
+    ///   read on the device, without a network call, as a complete link (``DeepLink/isResolved`` true) of source
+    ///   ``DeepLink/Source/universalLink`` with the query's params and `utm_*`, and no slug or link id. Its path
+    ///   and query are what ``DeepLinkRouter`` routes on.
     /// - Any other URL gives nil, as does a link the server does not know (or no longer serves).
     ///
     /// When the server cannot be asked in time (no network, a timeout, the deadline, a 5xx, a 429, an answer that
@@ -34,7 +39,7 @@ extension Ferry {
     public func handleDeepLink(_ url: URL) async throws(FerryError) -> DeepLink? {
         let deadline = Deadline(in: options.linkResolutionTimeout)
         var kind = classify(url)
-        if kind == .notFerry, let pending = validationTask.withLock({ $0 }) {
+        if kind == .notFerry, !isOnLinkDomain(url), let pending = validationTask.withLock({ $0 }) {
             // The app may be opened by a link before the key check has told FerryKit the app's domains:
             // wait for it, but not for long, since most URLs that are not Ferry's are the app's own.
             _ = await Self.value(of: pending, within: min(deadline.remaining, options.networkTimeout))
@@ -43,8 +48,11 @@ extension Ferry {
         let link: DeepLink
         switch kind {
         case .notFerry:
-            logger.debug("\(url.absoluteString.prefix(200)) is not a Ferry link")
-            return nil
+            guard isOnLinkDomain(url) else {
+                logger.debug("\(url.absoluteString.prefix(200)) is not a Ferry link")
+                return nil
+            }
+            link = DeepLink(linkDomainURL: url)
         case .customScheme:
             link = DeepLink(customSchemeURL: url)
         case .shortLink(_, let slug) where !isEnabled:
@@ -72,9 +80,9 @@ extension Ferry {
         }
     }
 
-    /// Whether `url` is a link FerryKit would handle (a short link on the app's domains or a custom-scheme URL),
-    /// decided on the device without a network call.
-    public func canHandle(_ url: URL) -> Bool { classify(url) != .notFerry }
+    /// Whether `url` is a link FerryKit would handle (a short or long link on the app's domains, another URL on one of
+    /// them, or a custom-scheme URL), decided on the device without a network call.
+    public func canHandle(_ url: URL) -> Bool { classify(url) != .notFerry || isOnLinkDomain(url) }
 
     /// The value of `task`, or nil when it has not ended within `seconds`; the task is not cancelled, and goes on.
     static func value<T: Sendable>(of task: Task<T, Never>, within seconds: TimeInterval) async -> T? {
@@ -98,6 +106,11 @@ extension Ferry {
     func classify(_ url: URL) -> LinkURL {
         let (domains, schemes) = known.withLock { ($0.domains, $0.schemes) }
         return LinkURL(url, domains: domains, schemes: schemes)
+    }
+
+    /// Whether `url` is on one of the app's link domains itself (see ``LinkURL/linkDomain(of:in:)``), link or not.
+    func isOnLinkDomain(_ url: URL) -> Bool {
+        LinkURL.linkDomain(of: url, in: known.withLock { $0.domains }) != nil
     }
 
     /// `link`, once logged, recorded as a touch (`touch`, or the link's touch now) and published.

@@ -27,10 +27,7 @@ enum LinkURL: Equatable {
             self = schemes.contains(scheme) ? .customScheme : .notFerry
             return
         }
-        guard var host = url.host?.lowercased(), !host.isEmpty else { self = .notFerry; return }
-        if host.hasSuffix(".") { host.removeLast() }
-        // A domain may carry a port (`localhost:8080` on a development server): try the host with its port first.
-        let candidates = (url.port.map { ["\(host):\($0)"] } ?? []) + [host]
+        guard let candidates = Self.hosts(of: url) else { self = .notFerry; return }
         var exact = false
         var found: String?
         for candidate in candidates where found == nil {
@@ -62,6 +59,24 @@ enum LinkURL: Equatable {
             return
         }
         self = .shortLink(domain: domain, slug: slug)
+    }
+
+    /// The host of an `http` or `https` URL as link domains are compared: lowercased, without a trailing dot, and first
+    /// with its port when it has one (a domain may carry one: `localhost:8080` on a development server); nil for
+    /// other URLs.
+    static func hosts(of url: URL) -> [String]? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              var host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        if host.hasSuffix(".") { host.removeLast() }
+        return (url.port.map { ["\(host):\($0)"] } ?? []) + [host]
+    }
+
+    /// The link domain an `http` or `https` URL is on when its host is one of `domains` itself (not a subdomain), and its
+    /// path is not under `/.well-known/` (the domain's association files, never a page of the app); else nil.
+    /// Whether it is also a link is for ``init(_:domains:schemes:)`` to say.
+    static func linkDomain(of url: URL, in domains: Set<String>) -> String? {
+        guard url.path.split(separator: "/").first?.lowercased() != ".well-known" else { return nil }
+        return hosts(of: url)?.first { domains.contains($0) }
     }
 
     /// Path segments lowercased and joined with `/`, or nil when one has characters a slug cannot have

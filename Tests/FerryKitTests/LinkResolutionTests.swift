@@ -377,3 +377,85 @@ struct PendingOpenTests {
         #expect(Self.resolves(transport, slug: "summer") == 3, "only the tries of the open itself")
     }
 }
+
+/// A URL on one of the app's link domains that is no short or long link is one of the app's own Universal Links.
+@Suite("Ferry: Universal Links on a link domain that are no links")
+struct LinkDomainURLTests {
+    enum Route: Hashable, Sendable { case dashboard, paywall, settings, product(String) }
+
+    static func router() -> DeepLinkRouter<Void, Route> {
+        var router = DeepLinkRouter<Void, Route>()
+        router.on(paths: ["/"], targets: ["dashboard"]) { _, _ in .dashboard }
+        router.on(target: "paywall") { _, _ in .paywall }
+        router.on(query: "page", value: "Settings") { _, _ in .settings }
+        router.on(query: "product") { request, _ in request.query["product"].map(Route.product) }
+        return router
+    }
+
+    @Test func theDomainsRootWithTheAppsOwnParametersIsAnEventAndRoutes() async throws {
+        let transport = ScriptedTransport()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        let events = UnresolvedLinkTests.events(of: ferry)
+        let url = URL(string: "https://go.example.com/?dl_target=paywall&utm_source=newsletter&utm_campaign=spring&ref=friend")!
+        #expect(ferry.canHandle(url))
+        let link = try #require(try await ferry.handleDeepLink(url))
+        #expect(transport.sent.isEmpty, "read on the device")
+        #expect(link.isResolved && link.source == .universalLink && !link.isDeferred)
+        #expect(link.url == url && link.routingURL == url)
+        #expect(link.slug == nil && link.linkID == nil && link.iosURL == nil && link.destination == nil)
+        #expect(link.params == ["dl_target": "paywall", "ref": "friend"])
+        #expect(link.utm == UTMParameters(source: "newsletter", campaign: "spring") && link.campaign == "spring")
+
+        let touch = try #require(ferry.attribution.lastTouch)
+        #expect(touch.source == "newsletter" && touch.target == "paywall" && touch.landingPath == "/" && touch.linkID == nil)
+        #expect(ferry.attribution.firstTouch == touch)
+        #expect(events.all.map(\.name) == [.deepLinkOpened, .firstTouchAttributed])
+        let parameters = try #require(events.all.first).parameters
+        #expect(parameters["url"] == url.absoluteString && parameters["path"] == "/" && parameters["dl_target"] == "paywall")
+        #expect(parameters["utm_source"] == "newsletter" && parameters["is_resolved"] == nil && parameters["slug"] == nil)
+
+        #expect(Self.router().route(link) == .paywall, "dl_target before the rule for /")
+    }
+
+    @Test func aRouterReachesThemByTheirQueryParameters() async throws {
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: ScriptedTransport()))
+        let router = Self.router()
+        func route(_ text: String) async throws -> Route? {
+            try await ferry.handleDeepLink(URL(string: text)!).flatMap { router.route($0) }
+        }
+        #expect(try await route("https://go.example.com/?page=settings") == .settings, "a query rule before the rule for /")
+        #expect(try await route("https://go.example.com/?page=%20SETTINGS%20") == .settings, "values compared trimmed, without case")
+        #expect(try await route("https://go.example.com/?product=Ab12") == .product("Ab12"))
+        #expect(try await route("https://go.example.com/?page=help") == .dashboard, "another value: the path rule")
+        #expect(try await route("https://go.example.com/?product=") == .dashboard, "an empty value is no value")
+        #expect(try await route("https://go.example.com/?Page=settings") == .dashboard, "names are case-sensitive")
+        #expect(try await route("https://go.example.com/") == .dashboard)
+        #expect(router.route(URL(string: "https://app.example.com/?page=settings")!) == .settings, "a plain URL routes the same")
+    }
+
+    @Test(arguments: [
+        "https://go.example.com/", "https://go.example.com", "https://GO.example.com./?utm_source=x", "https://go.example.com/a/b/c/d/e/f/g/h/i",
+        "https://go.example.com/sum%20mer", "https://go.example.com/" + String(repeating: "a", count: 65),
+        "https://go.example.com/pricing.html?plan=pro", "https://go.example.com/%E2%9C%93",
+    ])
+    func urlsOnALinkDomainThatAreNoLinksAreReadWithoutANetworkCall(text: String) async throws {
+        let transport = ScriptedTransport()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(transport: transport))
+        let url = try #require(URL(string: text))
+        #expect(ferry.canHandle(url))
+        let link = try #require(try await ferry.handleDeepLink(url))
+        #expect(link.url == url && link.isResolved && link.slug == nil && link.source == .universalLink)
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func aDomainTheServerReportedCountsWithoutWaitingForAnything() async throws {
+        let storage = InMemoryStorage()
+        storage.setValue(CachedValidation(keyFingerprint: CachedValidation.fingerprint(of: Kit.key), validatedAt: TestClock().now,
+                                          settings: Kit.validation(domains: ["links.example.org"])), forKey: StorageKey.validation)
+        let transport = ScriptedTransport()
+        let ferry = try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: transport, domains: [], validate: true))
+        #expect(try await ferry.handleDeepLink(URL(string: "https://links.example.org/?dl_target=paywall")!)?.target == "paywall")
+        #expect(try await ferry.handleDeepLink(URL(string: "https://www.links.example.org/?dl_target=paywall")!) == nil, "a subdomain only has links")
+        #expect(transport.sent.isEmpty)
+    }
+}

@@ -69,7 +69,7 @@ extension Ferry {
 
     /// The header that carries the install id (the IDFV) to the resolve routes, which record it with the open:
     /// out of the query string, so that it stays out of the URLs proxies and server logs keep.
-    static let installIDHeader = "X-Ferry-Install-ID"
+    static let installIDHeader = FerryRoutes.installIDHeader
 
     /// ``handleDeepLink(_:)-swift.method`` for code that is not async: `completion` runs on the main actor.
     public func handleDeepLink(_ url: URL, completion: @escaping @MainActor @Sendable (Result<DeepLink?, FerryError>) -> Void) {

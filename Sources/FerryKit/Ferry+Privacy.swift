@@ -73,18 +73,8 @@ extension Ferry {
     /// Keeps the setting; turning off also empties the event queue (the uploader forgets a queue cleared in storage).
     static func setEnabled(_ enabled: Bool, in storage: any FerryStorage) {
         storage.setValue(enabled ? nil : true, forKey: StorageKey.disabled)
-        if !enabled { storage.setData(nil, forKey: EventUploader.storageKey) }
-    }
-}
-
-extension DeepLink {
-    /// A Universal Link as it was opened, not resolved with the server (FerryKit is turned off): the slug, and the
-    /// query as params and campaign parameters.
-    init(unresolvedURL url: URL, slug: String?) {
-        self = DeepLink(customSchemeURL: url)
-        self.iosURL = nil
-        self.slug = slug
-        self.source = .universalLink
+        // Nothing waits to be sent once FerryKit is off: queued events and the opens of links not resolved yet go.
+        if !enabled { for key in [EventUploader.storageKey, PendingOpens.storageKey] { storage.setData(nil, forKey: key) } }
     }
 }
 
@@ -123,7 +113,7 @@ extension Ferry {
     /// from storage at their next use).
     static func reset(_ storage: any FerryStorage) {
         for key in [StorageKey.firstLaunch, StorageKey.deferred, StorageKey.deferredTaken, StorageKey.identifiedUser, StorageKey.clickToken,
-                    EventUploader.storageKey] {
+                    EventUploader.storageKey, PendingOpens.storageKey] {
             storage.setData(nil, forKey: key)
         }
         AttributionStore(storage: storage).reset()

@@ -37,7 +37,9 @@ struct FerryEnabledTests {
         #expect(short.linkID == nil && short.destination == nil && short.iosURL == nil && short.routingURL == Self.shortLink)
         #expect(short.params == ["coupon": "SPRING"] && short.utm.source == "mail")
         let long = try #require(try await ferry.handleDeepLink(Self.longLink))
-        #expect(long.source == .universalLink && long.slug == nil && long.destination == nil && long.url == Self.longLink)
+        // Read from its URL as any link the server could not be asked about: its `link` is what the app routes on.
+        #expect(long.source == .universalLink && long.slug == nil && long.url == Self.longLink && !long.isResolved && !short.isResolved)
+        #expect(long.destination?.absoluteString == "https://example.com/sale")
         #expect(ferry.attribution.lastTouch?.url == Self.longLink.absoluteString, "touches are kept on the device")
 
         await #expect { try await ferry.identify(userID: "user_81723") } throws: { ($0 as? FerryError)?.code == .disabled }

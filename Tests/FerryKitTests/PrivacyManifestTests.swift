@@ -36,9 +36,9 @@ struct PrivacyManifestTests {
     /// `*`). A new field must be added here, and the manifest changed if it brings a new data type.
     static let fields: [String: Field] = [
         // Every request.
-        "* header.Authorization": .notPersonal("the app's publishable key"),
-        "* header.Accept": .notPersonal("content type"),
-        "* header.Content-Type": .notPersonal("content type"),
+        "* header.authorization": .notPersonal("the app's publishable key"),
+        "* header.accept": .notPersonal("content type"),
+        "* header.content-type": .notPersonal("content type"),
         "* header.User-Agent.sdk": .notPersonal("FerryKit's version"),
         "* header.User-Agent.platform": .data(.otherDataTypes, stored: false),
         "* header.User-Agent.osVersion": .data(.otherDataTypes, stored: false),
@@ -61,10 +61,10 @@ struct PrivacyManifestTests {
         "resolve path.slug": .data(.productInteraction, stored: true),
         "resolve query.domain": .data(.productInteraction, stored: true),
         "resolve query.installID": .data(.deviceID, stored: true),
-        "resolve header.X-Ferry-Install-ID": .data(.deviceID, stored: true),
+        "resolve header.x-ferry-install-id": .data(.deviceID, stored: true),
         "resolveURL query.url": .data(.productInteraction, stored: true),
         "resolveURL query.installID": .data(.deviceID, stored: true),
-        "resolveURL header.X-Ferry-Install-ID": .data(.deviceID, stored: true),
+        "resolveURL header.x-ferry-install-id": .data(.deviceID, stored: true),
         // POST /v1/attribution/user.
         "identify body.installID": .data(.deviceID, stored: true),
         "identify body.userID": .data(.userID, stored: true),
@@ -107,14 +107,14 @@ struct PrivacyManifestTests {
         var names: [String]
     }
 
-    /// The fields of `request`: its headers (the `User-Agent` in its parts), query items, the slug in a resolve path,
+    /// The fields of `request`: its headers (lowercased, as HTTP names are read; the `User-Agent` in its parts), query items, the slug in a resolve path,
     /// and every leaf of its JSON body that is not null.
     static func sent(_ request: URLRequest) throws -> Sent {
         let url = try #require(request.url)
         let route = try #require(PrivacyServer.route(of: url.path), "FerryKit asked \(url.path), which the table does not know")
         var names: [String] = []
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            if name.lowercased() == "user-agent" { names += userAgentParts(value).map { "header.User-Agent.\($0)" } } else { names.append("header.\(name)") }
+            if name.lowercased() == "user-agent" { names += userAgentParts(value).map { "header.User-Agent.\($0)" } } else { names.append("header.\(name.lowercased())") }
         }
         names += (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { "query.\($0.name)" }
         if route == "resolve" { names.append("path.slug") }

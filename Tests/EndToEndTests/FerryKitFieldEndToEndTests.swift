@@ -63,5 +63,99 @@ struct FerryKitFieldEndToEndTests {
             #expect(try await server.store.attribution(appID: try #require(apps.first).id, environment: .live, installID: installID) != nil)
         }
     }
+
+    /// The install that opens a link is sent in a header, never in the URL, and the server records the open under it.
+    @Test func theInstallIDOfAnOpenTravelsInAHeader() async throws {
+        let server = try await Server.make()
+        defer { server.remove() }
+        try await server.run { base in
+            let created = try await FerryKitEndToEndTests.createLink(base, secret: server.secret, slug: "header")
+            let transport = RecordingTransport()
+            let ferry = try Ferry(apiKey: server.publishable,
+                                  options: FerryKitEndToEndTests.options(base, storage: InMemoryStorage(), transport: transport, device: ClickingIPhone()))
+            _ = try await ferry.validateKey()
+            let opened = try #require(try await ferry.handleDeepLink(URL(string: "\(base.absoluteString)/header")!))
+            #expect(opened.linkID == created.id && opened.isResolved)
+            let installID = await ferry.installID()
+            let resolve = try #require(transport.sent.first { $0.url?.path.hasPrefix(FerryRoutes.resolveURL) == true })
+            #expect(resolve.value(forHTTPHeaderField: FerryRoutes.installIDHeader) == installID)
+            #expect(resolve.url?.query?.contains(installID) != true)
+            #expect(transport.sent.allSatisfy { $0.url?.absoluteString.contains(installID) != true })
+            let apps = try await FerryAdmin(store: server.store).listApps()
+            #expect(try await server.store.eventCount(appID: try #require(apps.first).id, name: "link_open") == 1)
+        }
+    }
+
+    /// The network goes away while a link is tapped: the app gets the link read from its URL at once, and when the
+    /// network is back the open reaches the server and the touch gets the link's data.
+    @Test func aLinkTappedOfflineIsOpenedOnTheServerOnceTheNetworkIsBack() async throws {
+        let server = try await Server.make()
+        defer { server.remove() }
+        try await server.run { base in
+            let created = try await FerryKitEndToEndTests.createLink(base, secret: server.secret, slug: "offline")
+            let transport = SwitchableTransport()
+            var options = FerryKitEndToEndTests.options(base, storage: InMemoryStorage(), transport: transport, device: ClickingIPhone())
+            options.linkResolutionTimeout = 2
+            options.validatesKeyOnLaunch = false
+            options.linkDomains = ["127.0.0.1"]
+            let ferry = try Ferry(apiKey: server.publishable, options: options)
+            let app = try #require(try await FerryAdmin(store: server.store).listApps().first)
+
+            transport.offline = true
+            let url = URL(string: "\(base.absoluteString)/offline?utm_source=sms&coupon=TEN")!
+            let offline = try #require(try await ferry.handleDeepLink(url))
+            #expect(!offline.isResolved && offline.slug == "offline" && offline.linkID == nil)
+            #expect(offline.params == ["coupon": "TEN"] && offline.utm.source == "sms")
+            #expect(ferry.attribution.lastTouch?.linkID == nil)
+            #expect(try await server.store.eventCount(appID: app.id, name: "link_open") == 0)
+
+            transport.offline = false
+            await ferry.flushEvents()
+            var recorded = false
+            for _ in 0..<250 {
+                recorded = try await server.store.eventCount(appID: app.id, name: "link_open") == 1 && ferry.attribution.lastTouch?.linkID == created.id
+                if recorded { break }
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            #expect(recorded, "the open reached the server and the touch has the link")
+            // Sent once: another flush sends nothing more.
+            await ferry.flushEvents()
+            #expect(try await server.store.eventCount(appID: app.id, name: "link_open") == 1)
+        }
+    }
+
+    /// A Universal Link on the app's domain that is no link of its own (an app's own pattern) is handed to the app
+    /// as it is, without asking the server.
+    @Test func aURLOfTheAppsOwnOnTheLinkDomainIsAnOpenWithoutARequest() async throws {
+        let server = try await Server.make()
+        defer { server.remove() }
+        try await server.run { base in
+            let transport = RecordingTransport()
+            let ferry = try Ferry(apiKey: server.publishable,
+                                  options: FerryKitEndToEndTests.options(base, storage: InMemoryStorage(), transport: transport, device: ClickingIPhone()))
+            _ = try await ferry.validateKey()
+            let before = transport.sent.count
+            let opened = try #require(try await ferry.handleDeepLink(URL(string: "\(base.absoluteString)/?dl_target=paywall&utm_source=newsletter")!))
+            #expect(opened.source == .universalLink && opened.params == ["dl_target": "paywall"] && opened.utm.source == "newsletter")
+            #expect(ferry.attribution.firstTouch?.target == "paywall" && ferry.attribution.firstTouch?.source == "newsletter")
+            #expect(transport.sent.count == before, "no request for a URL of the app's own")
+        }
+    }
+}
+
+/// The real URLSession transport, or no network at all while `offline` is set.
+final class SwitchableTransport: FerryTransport, @unchecked Sendable {
+    // @unchecked: `isOffline` is only touched under `lock`.
+    private let inner = URLSessionTransport(timeout: 10)
+    private let lock = NSLock()
+    private var isOffline = false
+    var offline: Bool {
+        get { lock.withLock { isOffline } }
+        set { lock.withLock { isOffline = newValue } }
+    }
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        if offline { throw URLError(.notConnectedToInternet) }
+        return try await inner.send(request)
+    }
 }
 #endif

@@ -287,7 +287,9 @@ struct HandleDeepLinkTests {
         let limited = ScriptedTransport { _ in
             .json(429, #"{"error":{"code":"rate_limited","message":"too many requests","field":null}}"#, headers: ["Retry-After": "30"])
         }
-        let other = try Ferry(apiKey: Kit.key, options: Kit.options(transport: limited))
+        var options = Kit.options(transport: limited)
+        options.linkResolutionTimeout = 3
+        let other = try Ferry(apiKey: Kit.key, options: options)
         do {
             _ = try await Self.resolveSummer(other)
             Issue.record("a 429 was taken")
@@ -296,7 +298,7 @@ struct HandleDeepLinkTests {
             #expect(error.message.contains("too many requests") && error.message.contains("try again in 30 s"), "\(error.message)")
         }
         #expect(limited.sent.count == 1, "a 429 is not retried")
-        // Nor when the link is opened: 30 s do not fit in its deadline.
+        // Nor when the link is opened: 30 s do not fit in its deadline of 3 s.
         #expect(try await other.handleDeepLink(URL(string: "https://go.example.com/summer")!)?.isResolved == false)
         #expect(limited.sent.count == 2)
     }

@@ -61,7 +61,7 @@ struct UnresolvedLinkTests {
     static let error401 = #"{"error":{"code":"unauthorized","message":"unknown or revoked API key","field":null}}"#
 
     /// Options whose links wait at most `deadline` seconds.
-    static func options(_ transport: ScriptedTransport, deadline: TimeInterval = 0.2, storage: any FerryStorage = InMemoryStorage()) -> FerryOptions {
+    static func options(_ transport: ScriptedTransport, deadline: TimeInterval = 60, storage: any FerryStorage = InMemoryStorage()) -> FerryOptions {
         var options = Kit.options(storage: storage, transport: transport)
         options.linkResolutionTimeout = deadline
         return options
@@ -83,7 +83,7 @@ struct UnresolvedLinkTests {
             answered.append(true)
             return .json(503, "{}")
         }
-        let ferry = try Ferry(apiKey: Kit.key, options: Self.options(transport))
+        let ferry = try Ferry(apiKey: Kit.key, options: Self.options(transport, deadline: 0.2))
         let events = Self.events(of: ferry)
         let url = URL(string: "https://go.example.com/Summer?utm_source=push&utm_campaign=spring&coupon=SAVE10&dl_target=Paywall")!
         let link = try #require(try await ferry.handleDeepLink(url))
@@ -133,7 +133,7 @@ struct UnresolvedLinkTests {
     @Test(arguments: [(401, FerryError.Code.unauthorized), (403, .forbidden)])
     func aRefusedKeyIsStillThrown(status: Int, code: FerryError.Code) async throws {
         let transport = ScriptedTransport { _ in .json(status, Self.error401) }
-        let ferry = try Ferry(apiKey: Kit.key, options: Self.options(transport, deadline: 3))
+        let ferry = try Ferry(apiKey: Kit.key, options: Self.options(transport))
         let events = Self.events(of: ferry)
         for url in ["https://go.example.com/summer", ResolveRequestTests.longLink.absoluteString] {
             await #expect { try await ferry.handleDeepLink(URL(string: url)!) } throws: {
@@ -147,7 +147,7 @@ struct UnresolvedLinkTests {
     @Test(arguments: [404, 410])
     func aLinkTheServerDoesNotHaveIsStillNil(status: Int) async throws {
         let transport = ScriptedTransport { _ in .json(status, #"{"error":{"code":"not_found","message":"no link","field":null}}"#) }
-        let ferry = try Ferry(apiKey: Kit.key, options: Self.options(transport, deadline: 3))
+        let ferry = try Ferry(apiKey: Kit.key, options: Self.options(transport))
         let events = Self.events(of: ferry)
         #expect(try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!) == nil)
         #expect(try await ferry.handleDeepLink(ResolveRequestTests.longLink) == nil)
@@ -161,7 +161,7 @@ struct UnresolvedLinkTests {
             if count.all.count == 1 { return .json(429, #"{"error":{"code":"rate_limited","message":"slow down","field":null}}"#, headers: ["Retry-After": "0"]) }
             return .encoded(ResolveResponse(link: Kit.linkData()))
         }
-        let ferry = try Ferry(apiKey: Kit.key, options: Self.options(transport, deadline: 3))
+        let ferry = try Ferry(apiKey: Kit.key, options: Self.options(transport))
         let link = try #require(try await ferry.handleDeepLink(URL(string: "https://go.example.com/summer")!))
         #expect(link.isResolved && link.linkID == Kit.linkData().id)
         #expect(transport.sent.count == 2)
@@ -203,9 +203,7 @@ struct PendingOpenTests {
     static func offline() -> ScriptedTransport { ScriptedTransport { _ in throw URLError(.notConnectedToInternet) } }
 
     static func ferry(_ transport: ScriptedTransport, storage: any FerryStorage, clock: TestClock = TestClock()) throws -> Ferry {
-        var options = Kit.options(storage: storage, transport: transport, clock: clock)
-        options.linkResolutionTimeout = 3
-        return try Ferry(apiKey: Kit.key, options: options)
+        try Ferry(apiKey: Kit.key, options: Kit.options(storage: storage, transport: transport, clock: clock))
     }
 
     static func resolves(_ transport: ScriptedTransport, slug: String) -> Int { transport.sent(path: FerryRoutes.resolve(slug: slug)).count }

@@ -77,6 +77,8 @@ struct ShareLinksEndToEndTests {
         options.deviceSignalsProvider = ClickingIPhone()
         options.logLevel = .error
         options.eventFlushDelay = 3600
+        // A busy machine must not make a link that resolves look like one the server could not answer in time.
+        options.linkResolutionTimeout = 30
         return try Ferry(apiKey: key, options: options)
     }
 

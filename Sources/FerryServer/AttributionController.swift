@@ -76,9 +76,13 @@ struct AttributionController: Sendable {
     static let installIDHeader = HTTPField.Name(FerryRoutes.installIDHeader)!
 
     /// The install that opened a link: the `X-Ferry-Install-ID` header FerryKit sends (an identifier has no place in a
-    /// URL, which proxies and logs keep), else the `installID` query parameter older SDKs send.
+    /// URL, which proxies and logs keep), else the `installID` query parameter older SDKs send. Each one sent must
+    /// follow the identifier rule, even when the header makes the query parameter unneeded.
     static func installID(_ request: Request) throws -> String? {
-        guard let header = request.headers[installIDHeader] else { return request.uri.queryParameters["installID"].map(String.init) }
+        let query = try request.uri.queryParameters["installID"].map { text throws(ValidationError) in
+            try AttributionRules.validateIdentifier(String(text), field: "installID", max: AttributionRules.maxInstallIDLength)
+        }
+        guard let header = request.headers[installIDHeader] else { return query }
         return try AttributionRules.validateIdentifier(header, field: FerryRoutes.installIDHeader, max: AttributionRules.maxInstallIDLength)
     }
 }

@@ -28,6 +28,10 @@ struct InstallIDHeaderTests {
             #expect(byURL.status == .ok)
             let older = try await client.execute(uri: "/v1/links/resolve/open?installID=IDFV-QUERY", method: .get, headers: headers(key: fixture.publishable))
             #expect(older.status == .ok)
+            // A malformed query parameter is refused even beside a good header: what is sent must follow the rule.
+            let both = try await client.execute(uri: "/v1/links/resolve/open?installID=", method: .get,
+                                                headers: headers(key: fixture.publishable, extra: [(header, "IDFV-HEADER")]))
+            #expect(both.status == .badRequest && both.error?.field == "installID")
             for bad in ["", String(repeating: "x", count: 129), "two words"] {
                 let refused = try await client.execute(uri: "/v1/links/resolve/open", method: .get, headers: headers(key: fixture.publishable, extra: [(header, bad)]))
                 #expect(refused.status == .badRequest, "\(bad)")

@@ -266,7 +266,10 @@ struct FirebaseShortLinkRequest {
         switch value {
         case .string(let string): text = string
         case .bool(let flag) where parameter == "efr": text = flag ? "1" : "0"
-        case .number(let number) where parameter == "amv" && number.rounded() == number && abs(number) < 1e15: text = String(Int64(number))
+        case .number(let number) where parameter == "amv":
+            // Whole numbers as digits; anything else as written, for the long link's own rule to refuse (after the
+            // domain is checked, as for every parameter).
+            text = number.rounded() == number && abs(number) < 9e18 ? String(Int64(number)) : String(number)
         case .null: return
         default: throw Self.invalid("\(field) must be a \(parameter == "efr" ? "boolean" : "string")", field: field)
         }

@@ -42,6 +42,32 @@ struct SimulationConfig: Sendable {
     /// What iOS apps send with their match request (FerryKit's `FerryOptions.deviceSignals`); Android installs and
     /// the clicks' pages are unchanged.
     var installSignals = DeviceSignalsPolicy.all
+    /// Click-to-first-launch delays: a mixture of log-normal components, each (weight, median in seconds, spread).
+    var delayComponents: [DelayComponent] = [
+        DelayComponent(weight: 0.65, median: 6 * 60, spread: 0.7),
+        DelayComponent(weight: 0.25, median: 2.5 * 3600, spread: 1.0),
+        DelayComponent(weight: 0.10, median: 20 * 3600, spread: 0.8),
+    ]
+    /// The shortest delay, in seconds: nobody installs and opens an app faster.
+    var minimumDelay: TimeInterval = 60
+    /// Chance that a device is still on the network it was on half an hour before (where it may stay).
+    var networkKeep = 0.6
+    /// Household sizes and their weights.
+    var householdSizes: [(size: Int, weight: Double)] = [(1, 0.27), (2, 0.33), (3, 0.16), (4, 0.15), (5, 0.09)]
+    /// Chance that a household member's phone is the same hardware as the previous member's (same platform).
+    var samePhoneShare = 0.45
+    /// Share of devices whose owner works in an office (its Wi-Fi on weekdays).
+    var officeShare = 0.18
+}
+
+/// One log-normal component of the delay mixture.
+struct DelayComponent: Sendable, Hashable {
+    /// Its share of installs.
+    var weight: Double
+    /// Its median delay, in seconds.
+    var median: TimeInterval
+    /// Its log-normal spread.
+    var spread: Double
 }
 
 /// Where a device is connected at some moment.
@@ -264,7 +290,7 @@ struct PopulationGenerator {
 
         let residentialNetworks = max(1, deviceCount / 8)
         while devices.count < deviceCount {
-            let size = random.pick([(1, 0.27), (2, 0.33), (3, 0.16), (4, 0.15), (5, 0.09)])
+            let size = random.pick(config.householdSizes.map { ($0.size, $0.weight) })
             let householdIndex = households.count
             let zone = random.pick(PopulationTables.zones.map { ($0, $0.weight) })
             let language = random.pick(zone.languages)
@@ -273,12 +299,12 @@ struct PopulationGenerator {
             for _ in 0..<size {
                 var device = makeDevice(zone: zone, language: language, apple: random.chance(0.8) ? applePeople : random.chance(config.iosShare))
                 // Families often buy the same phone.
-                if let sibling = members.last.map({ devices[$0] }), sibling.platform == device.platform, random.chance(0.45) {
+                if let sibling = members.last.map({ devices[$0] }), sibling.platform == device.platform, random.chance(config.samePhoneShare) {
                     device.hardware = sibling.hardware
                     device.model = random.chance(0.6) ? sibling.model : random.element(sibling.hardware.models)
                 }
                 device.household = householdIndex
-                if random.chance(0.18), let choices = officesByZone[device.zone.identifier] { device.office = random.pick(choices) }
+                if random.chance(config.officeShare), let choices = officesByZone[device.zone.identifier] { device.office = random.pick(choices) }
                 members.append(devices.count)
                 devices.append(device)
             }
@@ -347,7 +373,7 @@ struct PopulationGenerator {
         let hasHome = device.household != nil
 
         let keep = StableHash.unit(config.seed, 0x5EE7, UInt64(index), UInt64(bitPattern: block))
-        if depth < 8, keep < 0.6 {
+        if depth < 8, keep < config.networkKeep {
             let previous = place(device: index, block: block - 1, depth: depth + 1)
             let allowed = switch previous.0 {
             case .office: atWork
@@ -425,13 +451,9 @@ struct PopulationGenerator {
 
     /// Click-to-first-launch delay: most open the app within minutes, some later that day, a tail days later.
     private mutating func delay() -> Double {
-        let kind = random.pick([(0, 0.65), (1, 0.25), (2, 0.10)])
-        let value = switch kind {
-        case 0: random.logNormal(median: 6 * 60, spread: 0.7)
-        case 1: random.logNormal(median: 2.5 * 3600, spread: 1.0)
-        default: random.logNormal(median: 20 * 3600, spread: 0.8)
-        }
-        return max(60, value)
+        let components = config.delayComponents
+        let component = components[random.pick(components.indices.map { ($0, components[$0].weight) })]
+        return max(config.minimumDelay, random.logNormal(median: component.median, spread: component.spread))
     }
 
     private mutating func pickLink() -> String { random.pick(linkWeights) }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Populations that differ in what matters to matching: how soon people open the app, how households share devices,
+/// how often they change networks, how many installs come without a click, how many deterministic signals an app
+/// gets. Training families may be looked at while choosing the model's priors and settings; held-out families are
+/// only measured, so their figures say how the model does on populations it was not fitted to.
+enum PopulationFamily: String, Sendable, CaseIterable {
+    /// Today's mixed population (the default `SimulationConfig`).
+    case mixed
+    /// E-mail campaigns: installs spread over hours and the next day.
+    case slowBurn
+    /// Half the devices work in offices, on the office's Wi-Fi on weekdays.
+    case office
+    /// Large households, often with the same phone, clicking the same links.
+    case bigFamilies
+    /// Many open the app within a minute of the click.
+    case fastOpeners
+    /// People change networks far more often (commuting, cellular by day).
+    case commuters
+    /// Three installs in four come without a click.
+    case organicHeavy
+    /// Almost all iOS, no copy-to-open, few Play referrers: what is learnt must come from the undecided installs.
+    case noLabels
+
+    /// The families used to choose priors and settings.
+    static let training: [PopulationFamily] = [.mixed, .slowBurn, .office, .bigFamilies]
+    /// The families never looked at before the final report.
+    static let heldOut: [PopulationFamily] = [.fastOpeners, .commuters, .organicHeavy, .noLabels]
+
+    /// Whether the family is held out.
+    var isHeldOut: Bool { Self.heldOut.contains(self) }
+
+    /// The family's population, from a base configuration (seed, size, signals) whose population knobs it sets.
+    func config(from base: SimulationConfig = SimulationConfig()) -> SimulationConfig {
+        var config = base
+        switch self {
+        case .mixed:
+            break
+        case .slowBurn:
+            config.delayComponents = [
+                DelayComponent(weight: 0.3, median: 10 * 60, spread: 0.8),
+                DelayComponent(weight: 0.3, median: 4 * 3600, spread: 1.0),
+                DelayComponent(weight: 0.4, median: 14 * 3600, spread: 0.7),
+            ]
+        case .office:
+            config.officeShare = 0.5
+        case .bigFamilies:
+            config.householdSizes = [(3, 0.3), (4, 0.3), (5, 0.25), (6, 0.15)]
+            config.samePhoneShare = 0.7
+            config.familyCoClickShare = 0.3
+            config.organicNearClickShare = 0.15
+        case .fastOpeners:
+            config.delayComponents = [
+                DelayComponent(weight: 0.45, median: 35, spread: 0.6),
+                DelayComponent(weight: 0.35, median: 6 * 60, spread: 0.7),
+                DelayComponent(weight: 0.20, median: 3 * 3600, spread: 1.0),
+            ]
+            config.minimumDelay = 10
+        case .commuters:
+            config.networkKeep = 0.3
+        case .organicHeavy:
+            config.organicShare = 0.75
+        case .noLabels:
+            config.iosShare = 0.95
+            config.copyToOpenShare = 0
+            config.androidReferrerShare = 0.5
+        }
+        return config
+    }
+}

@@ -32,7 +32,14 @@ struct Simulation {
     let population: Population
     let matcher: AttributionMatcher
 
-    func run() -> [InstallOutcome] {
+    /// The replay with Ferry's matcher.
+    func run() -> [InstallOutcome] { run(rule: false) }
+
+    /// The same replay with the unambiguous-only rule (`UnambiguousRule`) in place of the probabilistic tier: its own
+    /// clicks consumed, the same deterministic tiers first. Its matches state no confidence.
+    func runRule() -> [InstallOutcome] { run(rule: true) }
+
+    private func run(rule: Bool) -> [InstallOutcome] {
         let config = population.config
         var index = ClickIndex(clicks: population.clicks, start: config.start)
         var idToIndex: [String: Int] = [:]
@@ -72,6 +79,22 @@ struct Simulation {
             if let truth = install.truth.clickIndex {
                 let id = population.clicks[truth].evidence.clickID
                 outcome.trueClickOffered = candidates.clicks.contains { $0.clickID == id }
+            }
+            if rule {
+                if let address = evidence.addressHash,
+                   let chosen = UnambiguousRule.match(addressHash: address, signals: signals, platform: signals.platform, among: candidates.clicks),
+                   let click = idToIndex[chosen.clickID] {
+                    index.consume(click)
+                    outcome.matchedClick = click
+                    outcome.correct = isCorrect(click: click, install: install)
+                    if !outcome.correct, let truth = install.truth.clickIndex {
+                        outcome.rightLinkOtherDevice = population.clicks[click].linkID == population.clicks[truth].linkID
+                    }
+                } else {
+                    outcome.decline = .ambiguous
+                }
+                outcomes.append(outcome)
+                continue
             }
             switch matcher.match(install: evidence, candidates: candidates, window: config.window) {
             case .matched(let clickID, _, let confidence):

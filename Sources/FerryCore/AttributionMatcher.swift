@@ -325,12 +325,12 @@ package struct AttributionMatcher: Sendable {
     static func plausibleTag(_ text: String, max: Int) -> Bool { !text.isEmpty && text.utf8.count <= max }
 
     /// `iphone`, `ipad` or `ipod` for a device model (`iPhone16,2`), as clicks' user agents name the family.
-    static func deviceFamily(model: String) -> String? {
+    package static func deviceFamily(model: String) -> String? {
         let model = model.lowercased()
         return model.hasPrefix("ipad") ? "ipad" : model.hasPrefix("ipod") ? "ipod" : model.hasPrefix("iphone") ? "iphone" : nil
     }
 
-    static func majorMinor(_ version: String) -> String? {
+    package static func majorMinor(_ version: String) -> String? {
         guard version.utf8.count <= 32 else { return nil }
         let parts = version.split(whereSeparator: { $0 == "." || $0 == "_" }).prefix(2)
         guard let major = parts.first, Int(major) != nil else { return nil }

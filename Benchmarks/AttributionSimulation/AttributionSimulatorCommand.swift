@@ -3,13 +3,15 @@ import FerryCore
 import Foundation
 
 /// `FERRY_BENCHMARKS=1 swift run -c release AttributionSimulator [--seed N] [--installs N] [--days N]
-/// [--signals all|minimal|none] [--fit] [--sweep] [--raw] [--explain N]` (the executable is only in the package with `FERRY_BENCHMARKS` set; see Package.swift).
+/// [--signals all|minimal|none] [--families training|heldout|all] [--fit] [--sweep] [--raw] [--explain N]` (the executable is only in the package with `FERRY_BENCHMARKS` set; see Package.swift).
 ///
 /// Generates a population, replays it against the real `AttributionMatcher` and prints precision, recall,
 /// organic false attribution, calibration and a per-scenario breakdown.
 ///
 /// - `--signals` limits what the apps send with their match request as FerryKit's `FerryOptions.deviceSignals` does
 ///   (`all`, the default; `minimal`: platform, OS version, first language; `none`: no signal); clicks are unchanged.
+/// - `--families` replays each family of populations (`PopulationFamily`) with the page's signals and without, and
+///   prints Ferry's matcher beside the unambiguous-only rule (`UnambiguousRule`) on the same installs.
 /// - `--fit` also measures the model's numbers on the population and fits a calibration (to paste into
 ///   `MatchModel` and `Calibration.default`; fit on one seed, report on another).
 /// - `--sweep` reruns the population at several acceptance thresholds.
@@ -20,6 +22,7 @@ package enum AttributionSimulatorCommand {
     package static func main(arguments: [String]) {
         var config = SimulationConfig()
         var fit = false, sweep = false, raw = false, explain = 0
+        var families: [PopulationFamily]?
         var arguments = arguments[...]
         func value(_ name: String) -> String {
             guard let next = arguments.popFirst() else { fail("\(name) needs a value") }
@@ -39,6 +42,13 @@ package enum AttributionSimulatorCommand {
             case "--signals":
                 guard let policy = DeviceSignalsPolicy(rawValue: value(argument)) else { fail("--signals takes all, minimal or none") }
                 config.installSignals = policy
+            case "--families":
+                switch value(argument) {
+                case "training": families = PopulationFamily.training
+                case "heldout": families = PopulationFamily.heldOut
+                case "all": families = PopulationFamily.allCases
+                default: fail("--families takes training, heldout or all")
+                }
             case "--fit": fit = true
             case "--sweep": sweep = true
             case "--raw": raw = true
@@ -46,12 +56,16 @@ package enum AttributionSimulatorCommand {
                 guard let count = Int(value(argument)), count >= 0 else { fail("--explain takes a count") }
                 explain = count
             case "-h", "--help":
-                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--fit] [--sweep] [--raw] [--explain N]")
+                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--fit] [--sweep] [--raw] [--explain N]")
                 return
             default: fail("unknown argument \(argument)")
             }
         }
 
+        if let families {
+            print(FamilyReport(families: families, base: config).render())
+            return
+        }
         var generator = PopulationGenerator(config: config)
         let population = generator.generate()
         let matcher = AttributionMatcher(calibration: raw ? .identity : .default)

@@ -58,3 +58,21 @@ import Testing
         #expect(!noLabels.installs.contains { if case .clickToken = $0.deterministic { return true } else { return false } })
     }
 }
+
+/// The families' report: every family in both conditions, Ferry and the rule side by side.
+@Suite struct FamilyReportTests {
+    @Test func everyFamilyIsReportedWithAndWithoutThePagesSignals() {
+        var base = SimulationConfig()
+        base.seed = 4
+        base.installs = 1_500
+        base.days = 2
+        let report = FamilyReport(families: [.mixed, .fastOpeners], base: base)
+        #expect(report.rows.map(\.family) == [.mixed, .mixed, .fastOpeners, .fastOpeners])
+        #expect(report.rows.map(\.httpOnly) == [false, true, false, true])
+        for row in report.rows {
+            #expect(row.ferry.measured == row.rule.measured && row.ferry.measured > 500)
+        }
+        let text = report.render()
+        #expect(text.contains("held out") && text.contains("training") && text.contains("HTTP only") && text.contains("rule recall"))
+    }
+}

@@ -348,7 +348,8 @@ struct RateLimitMiddleware: RouterMiddleware {
     let errors: ErrorMiddleware
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let publishable = RequestLimits.presentedKey(request).flatMap { APIKeyFormat(parsing: $0) }?.kind == .publishable
+        // The key's kind is read only on the link creation routes, which limit links made in the app apart.
+        let publishable = { RequestLimits.presentedKey(request).flatMap { APIKeyFormat(parsing: $0) }?.kind == .publishable }
         guard let (addressRule, keyRule) = Self.rules(method: request.method, path: request.uri.path, publishable: publishable),
               let error = limits.take(addressRule, keyRule, request: request, context: context)
         else { return try await next(request, context) }
@@ -365,12 +366,12 @@ struct RateLimitMiddleware: RouterMiddleware {
 
     /// The address and key rules of a route, or nil for a route without limits. Links made with a publishable key
     /// have limits of their own.
-    static func rules(method: HTTPRequest.Method, path rawPath: String, publishable: Bool) -> (RateLimitRule, RateLimitRule?)? {
+    static func rules(method: HTTPRequest.Method, path rawPath: String, publishable: () -> Bool) -> (RateLimitRule, RateLimitRule?)? {
         let path = trimmed(rawPath)
         switch method {
         case .post:
             switch path {
-            case FerryRoutes.links where publishable, FirebaseRESTController.shortLinks where publishable:
+            case FerryRoutes.links where publishable(), FirebaseRESTController.shortLinks where publishable():
                 return (.clientLinksAddress, .clientLinksKey)
             case FirebaseRESTController.shortLinks: return (.linksAddress, .linksKey)
             case FerryRoutes.attributionMatch, CompatibilityController.attributions: return (.matchAddress, .matchKey)

@@ -56,14 +56,14 @@ extension PostgresStore {
         """
     }
 
-    package func deleteLinksCreatedInApp(appID: String, environment: APIEnvironment, createdBefore before: Date, limit: Int) async throws -> [LinkName] {
+    package func deleteLinksCreatedInApp(appID: String, environment: APIEnvironment, createdBefore before: Date, limit: Int) async throws -> [LinkChanges.Place] {
         try await all("""
             DELETE FROM links WHERE id IN (
                 SELECT id FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND created_in_app
                     AND created_at < \(before.timeIntervalSince1970)
                 ORDER BY seq LIMIT \(limit))
             RETURNING domain, slug
-            """) { row in LinkName(domain: try row["domain"].decode(String.self), slug: try row["slug"].decode(String.self)) }
+            """) { row in LinkChanges.Place(domain: try row["domain"].decode(String.self), slug: try row["slug"].decode(String.self)) }
     }
 
     package func updateLink(_ link: Link) async throws -> Bool {

@@ -38,7 +38,7 @@ extension SQLiteStore {
         }
     }
 
-    package func deleteLinksCreatedInApp(appID: String, environment: APIEnvironment, createdBefore before: Date, limit: Int) async throws -> [LinkName] {
+    package func deleteLinksCreatedInApp(appID: String, environment: APIEnvironment, createdBefore before: Date, limit: Int) async throws -> [LinkChanges.Place] {
         try await write { db in
             let names = try Row.fetchAll(db, sql: """
                 DELETE FROM links WHERE id IN (
@@ -46,7 +46,7 @@ extension SQLiteStore {
                     ORDER BY seq LIMIT ?)
                 RETURNING domain, slug
                 """, arguments: [appID, environment.rawValue, before.timeIntervalSince1970, limit])
-            return names.map { LinkName(domain: $0[0], slug: $0[1]) }
+            return names.map { LinkChanges.Place(domain: $0[0], slug: $0[1]) }
         }
     }
 

@@ -102,28 +102,14 @@ package protocol LinkStore: Sendable {
     /// `StoreConflict` (field `slug`) when the slug is taken on its domain. Two such calls never both create.
     func createLink(_ link: Link, requestDigest: String, reusingSince since: Date) async throws -> (link: Link, created: Bool)
     /// Deletes at most `limit` of the links an app's installs made in one environment, created before `before`
-    /// (oldest first); the names of those deleted.
-    func deleteLinksCreatedInApp(appID: String, environment: APIEnvironment, createdBefore before: Date, limit: Int) async throws -> [LinkName]
+    /// (oldest first); where those deleted answered.
+    func deleteLinksCreatedInApp(appID: String, environment: APIEnvironment, createdBefore before: Date, limit: Int) async throws -> [LinkChanges.Place]
 }
 
 extension LinkStore {
     /// A page of an app's links of one environment, newest first, whoever made them.
     package func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
         try await listLinks(appID: appID, environment: environment, createdInApp: nil, limit: limit, after: after)
-    }
-}
-
-/// Where a link answers: its domain and slug.
-package struct LinkName: Sendable, Hashable {
-    /// The link domain.
-    package var domain: String
-    /// The slug.
-    package var slug: String
-
-    /// Creates a name.
-    package init(domain: String, slug: String) {
-        self.domain = domain
-        self.slug = slug
     }
 }
 

@@ -99,9 +99,9 @@ struct ClientLinksStoreTests {
             // Made before 2 h 30 min: app0, app1 and app2, oldest first, two at a time.
             let cutoff = epoch.addingTimeInterval(2.5 * 3600)
             let firstBatch = try await store.deleteLinksCreatedInApp(appID: "app_1", environment: .live, createdBefore: cutoff, limit: 2)
-            #expect(firstBatch == [LinkName(domain: "go.example.com", slug: "app0"), LinkName(domain: "go.example.com", slug: "app1")])
+            #expect(firstBatch == [LinkChanges.Place(domain: "go.example.com", slug: "app0"), LinkChanges.Place(domain: "go.example.com", slug: "app1")])
             let secondBatch = try await store.deleteLinksCreatedInApp(appID: "app_1", environment: .live, createdBefore: cutoff, limit: 2)
-            #expect(secondBatch == [LinkName(domain: "go.example.com", slug: "app2")])
+            #expect(secondBatch == [LinkChanges.Place(domain: "go.example.com", slug: "app2")])
             #expect(try await store.deleteLinksCreatedInApp(appID: "app_1", environment: .live, createdBefore: cutoff, limit: 2).isEmpty)
             #expect(try await store.deleteLinksCreatedInApp(appID: "app_2", environment: .live, createdBefore: .distantFuture, limit: 100).isEmpty)
             let left = try await store.listLinks(appID: "app_1", environment: .live, limit: 20, after: nil).links.map(\.slug)

@@ -55,10 +55,10 @@ package struct LinkEditor: Sendable {
         let batch = 500
         var total = 0
         while true {
-            let names = try await store.deleteLinksCreatedInApp(appID: app.id, environment: environment, createdBefore: before, limit: batch)
-            for name in names { cache?.invalidate(domain: name.domain, slug: name.slug) }
-            total += names.count
-            if names.count < batch { return total }
+            let places = try await store.deleteLinksCreatedInApp(appID: app.id, environment: environment, createdBefore: before, limit: batch)
+            for place in places { cache?.invalidate(domain: place.domain, slug: place.slug) }
+            total += places.count
+            if places.count < batch { return total }
         }
     }
 

@@ -183,7 +183,7 @@ struct CompatibilityController: Sendable {
             environment = try c.decodeIfPresent(String.self, forKey: .environment)
             guard c.contains(.customPayload), try !c.decodeNil(forKey: .customPayload) else { return }
             // Read values of any JSON type, to say which one is not a string rather than fail on the whole object.
-            let raw = try c.decode([String: LooseJSON].self, forKey: .customPayload)
+            let raw = try c.decode([String: JSONValue].self, forKey: .customPayload)
             var payload: [String: String] = [:]
             for (key, value) in raw.sorted(by: { $0.key < $1.key }) {
                 guard case .string(let text) = value else {
@@ -298,29 +298,6 @@ enum LinkTraceEnvelope {
             var headers = error.headers
             headers[.cacheControl] = "no-store"
             return try JSONBody.response(Failure(error: error.body.error), status: error.status, headers: headers)
-        }
-    }
-}
-
-/// A JSON value of any type, read only to say what it is.
-enum LooseJSON: Decodable {
-    case string(String), number, bool, null, array, object
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null } else if let text = try? c.decode(String.self) { self = .string(text) }
-        else if (try? c.decode(Bool.self)) != nil { self = .bool } else if (try? c.decode(Double.self)) != nil { self = .number }
-        else if (try? c.decode([LooseJSON].self)) != nil { self = .array } else { self = .object }
-    }
-
-    var kind: String {
-        switch self {
-        case .string: "a string"
-        case .number: "a number"
-        case .bool: "a boolean"
-        case .null: "null"
-        case .array: "an array"
-        case .object: "an object"
         }
     }
 }

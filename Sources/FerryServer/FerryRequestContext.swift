@@ -60,6 +60,32 @@ package struct APIError: HTTPResponseError, Sendable {
     }
 }
 
+/// A JSON value of any shape, kept whole: read field by field where a body's fields are not all known (the
+/// Firebase REST body, whose unknown fields become warnings) or to say which type a value has instead of the one
+/// expected.
+enum JSONValue: Decodable, Sendable {
+    case string(String), number(Double), bool(Bool), null, array([JSONValue]), object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null } else if let text = try? c.decode(String.self) { self = .string(text) }
+        else if let flag = try? c.decode(Bool.self) { self = .bool(flag) } else if let number = try? c.decode(Double.self) { self = .number(number) }
+        else if let items = try? c.decode([JSONValue].self) { self = .array(items) } else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    /// Its type, for people: "a string", "a number"…
+    var kind: String {
+        switch self {
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .null: "null"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
 /// Reading and writing JSON bodies with Ferry's limits and error messages.
 enum JSONBody {
     /// Decodes a bounded JSON body, turning every failure into a 4xx that names the field.

@@ -124,19 +124,6 @@ struct FirebaseRESTController: Sendable {
     }
 }
 
-/// A JSON value of any shape, kept whole: the body of `POST /v1/shortLinks`, read field by field so that each field
-/// Ferry does not know becomes a warning rather than an error.
-enum JSONValue: Decodable, Sendable {
-    case string(String), number(Double), bool(Bool), null, array([JSONValue]), object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null } else if let text = try? c.decode(String.self) { self = .string(text) }
-        else if let flag = try? c.decode(Bool.self) { self = .bool(flag) } else if let number = try? c.decode(Double.self) { self = .number(number) }
-        else if let items = try? c.decode([JSONValue].self) { self = .array(items) } else { self = .object(try c.decode([String: JSONValue].self)) }
-    }
-}
-
 /// A `POST /v1/shortLinks` body, read: the long link it stands for (as a query of FDL parameters), where it lives,
 /// the suffix asked for, and the warnings of what was ignored.
 struct FirebaseShortLinkRequest {

@@ -1,3 +1,4 @@
+import FerryAPI
 import Foundation
 
 /// The files Apple and Google fetch from a link domain to trust the app with its links.
@@ -85,7 +86,7 @@ package enum AppRules {
     package static func validateURLScheme(_ text: String) throws(ValidationError) -> String {
         let scheme = text.hasSuffix("://") ? String(text.dropLast(3)) : text
         guard !scheme.contains(":"), let s = try? URLRules.scheme(of: scheme + ":", field: "urlScheme"),
-              !URLRules.forbiddenSchemes.contains(s), s != "http", s != "https"
+              !URLSchemes.forbidden.contains(s), s != "http", s != "https"
         else {
             throw ValidationError(field: "urlScheme", "URL scheme must be a custom scheme such as myapp")
         }

@@ -10,30 +10,11 @@ import Foundation
 /// - The destination, both deep links and every fallback must be allowed by the app's `URLAllowlist` (the same list
 ///   long links follow); a deep link in the app's own URL scheme is allowed too. Otherwise 400 `url_not_allowed`.
 /// - The iPad bundle id must be one of the app's, and the App Store id the app's own when it has one.
-/// - Params, campaign fields and preview fields are held to smaller bounds than a secret key's.
+/// - Params, campaign fields and preview fields are held to smaller bounds than a secret key's (`ClientLinkLimits`).
 ///
 /// Everything else (well-formed URLs, no `javascript:` or `data:` anywhere, the app's domains) is `LinkRules`', which
 /// every link follows.
 package enum ClientLinkRules {
-    /// Most params a link made in the app may carry.
-    package static let maxParams = ClientLinkLimits.maxParams
-    /// Longest param name, in characters.
-    package static let maxParamKeyLength = ClientLinkLimits.maxParamKeyLength
-    /// Longest param value, in characters.
-    package static let maxParamValueLength = ClientLinkLimits.maxParamValueLength
-    /// Largest params dictionary, names and values together, in characters.
-    package static let maxParamsTotalLength = ClientLinkLimits.maxParamsTotalLength
-    /// Longest campaign, referrer, UTM field and App Store token, in characters.
-    package static let maxTextLength = ClientLinkLimits.maxTextLength
-    /// Longest preview title, in characters.
-    package static let maxTitleLength = ClientLinkLimits.maxTitleLength
-    /// Longest preview description, in characters.
-    package static let maxDescriptionLength = ClientLinkLimits.maxDescriptionLength
-    /// Longest URL (destination, deep links, fallbacks, preview image), in bytes.
-    package static let maxURLLength = ClientLinkLimits.maxURLLength
-    /// Largest request body a publishable key may send.
-    package static let maxBodyBytes = ClientLinkLimits.maxBodyBytes
-
     /// The checks that come before any other: whether a publishable key may create this link at all.
     package static func admit(_ request: CreateLinkRequest, app: App) throws(ValidationError) {
         guard app.clientLinks else {
@@ -56,15 +37,15 @@ package enum ClientLinkRules {
         for (field, text) in [("utm.source", link.utm.source), ("utm.medium", link.utm.medium), ("utm.campaign", link.utm.campaign),
                               ("utm.content", link.utm.content), ("utm.term", link.utm.term), ("campaign", link.campaign),
                               ("referrer", link.referrer)] + Self.tokens(link.routing.appStoreAnalytics) {
-            try LinkRules.checkText(text, field: field, max: maxTextLength)
+            try LinkRules.checkText(text, field: field, max: ClientLinkLimits.maxTextLength)
         }
-        try LinkRules.checkText(link.social.title, field: "social.title", max: maxTitleLength)
-        try LinkRules.checkText(link.social.description, field: "social.description", max: maxDescriptionLength, allowNewlines: true)
+        try LinkRules.checkText(link.social.title, field: "social.title", max: ClientLinkLimits.maxTitleLength)
+        try LinkRules.checkText(link.social.description, field: "social.description", max: ClientLinkLimits.maxDescriptionLength, allowNewlines: true)
         let urls = [("destination", link.destination), ("iosURL", link.iosURL), ("androidURL", link.androidURL),
                     ("social.imageURL", link.social.imageURL)]
             + link.routing.urls.map { ("routing.\($0.field)", $0.value) }
-        for case let (field, url?) in urls where url.utf8.count > maxURLLength {
-            throw ValidationError(field: field, "\(field) must be at most \(maxURLLength) bytes in a link made in the app")
+        for case let (field, url?) in urls where url.utf8.count > ClientLinkLimits.maxURLLength {
+            throw ValidationError(field: field, "\(field) must be at most \(ClientLinkLimits.maxURLLength) bytes in a link made in the app")
         }
         try checkPlaces(link, app: app)
         if let ipad = link.routing.ipadBundleID, !app.ios.bundleIDs.contains(ipad) {
@@ -102,19 +83,19 @@ package enum ClientLinkRules {
     }
 
     static func checkParams(_ params: [String: String]) throws(ValidationError) {
-        if params.count > maxParams { throw ValidationError(field: "params", "a link made in the app may have at most \(maxParams) params") }
+        if params.count > ClientLinkLimits.maxParams { throw ValidationError(field: "params", "a link made in the app may have at most \(ClientLinkLimits.maxParams) params") }
         var total = 0
         for (key, value) in params.sorted(by: { $0.key < $1.key }) {
-            if key.unicodeScalars.count > maxParamKeyLength {
-                throw ValidationError(field: "params", "param names of a link made in the app must be at most \(maxParamKeyLength) characters")
+            if key.unicodeScalars.count > ClientLinkLimits.maxParamKeyLength {
+                throw ValidationError(field: "params", "param names of a link made in the app must be at most \(ClientLinkLimits.maxParamKeyLength) characters")
             }
-            if value.unicodeScalars.count > maxParamValueLength {
-                throw ValidationError(field: "params.\(key)", "param values of a link made in the app must be at most \(maxParamValueLength) characters")
+            if value.unicodeScalars.count > ClientLinkLimits.maxParamValueLength {
+                throw ValidationError(field: "params.\(key)", "param values of a link made in the app must be at most \(ClientLinkLimits.maxParamValueLength) characters")
             }
             total += key.unicodeScalars.count + value.unicodeScalars.count
         }
-        if total > maxParamsTotalLength {
-            throw ValidationError(field: "params", "the params of a link made in the app may total at most \(maxParamsTotalLength) characters")
+        if total > ClientLinkLimits.maxParamsTotalLength {
+            throw ValidationError(field: "params", "the params of a link made in the app may total at most \(ClientLinkLimits.maxParamsTotalLength) characters")
         }
     }
 }

@@ -1,3 +1,5 @@
+import FerryAPI
+
 /// HTML building blocks. Everything that reaches a page goes through `escape`.
 package enum HTML {
     /// Escapes text for an element body or a double-quoted attribute.
@@ -27,7 +29,7 @@ package enum HTML {
         // Browsers ignore leading C0 controls and spaces and remove tabs and newlines anywhere in a URL, and `escape`
         // drops control characters: judge the scheme on what is left.
         let significant = String(String.UnicodeScalarView(url.unicodeScalars.filter { $0.value > 0x20 && $0.value != 0x7F }))
-        if let colon = significant.firstIndex(of: ":"), URLRules.forbiddenSchemes.contains(significant[..<colon].lowercased()) {
+        if let colon = significant.firstIndex(of: ":"), URLSchemes.forbidden.contains(significant[..<colon].lowercased()) {
             return "#"
         }
         return escape(url)

@@ -6,9 +6,6 @@ package enum URLRules {
     /// Longest URL accepted, in bytes.
     package static let maxLength = 4096
 
-    /// Schemes that run code or read local data in a browser: never a destination, never an app link.
-    package static let forbiddenSchemes = URLSchemes.forbidden
-
     /// Validates a web destination: an absolute `http` or `https` URL with a host, no credentials, printable ASCII only.
     @discardableResult
     package static func validateWebURL(_ text: String, field: String) throws(ValidationError) -> String {
@@ -26,7 +23,7 @@ package enum URLRules {
     package static func validateAppURL(_ text: String, field: String) throws(ValidationError) -> String {
         try checkCharacters(text, field: field)
         let scheme = try scheme(of: text, field: field)
-        if forbiddenSchemes.contains(scheme) {
+        if URLSchemes.forbidden.contains(scheme) {
             throw ValidationError(field: field, "\(field) must not use the '\(scheme):' scheme")
         }
         if scheme == "http" {

@@ -67,10 +67,6 @@ extension Ferry {
         return opened(link)
     }
 
-    /// The header that carries the install id (the IDFV) to the resolve routes, which record it with the open:
-    /// out of the query string, so that it stays out of the URLs proxies and server logs keep.
-    static let installIDHeader = FerryRoutes.installIDHeader
-
     /// ``handleDeepLink(_:)-swift.method`` for code that is not async: `completion` runs on the main actor.
     public func handleDeepLink(_ url: URL, completion: @escaping @MainActor @Sendable (Result<DeepLink?, FerryError>) -> Void) {
         Task {
@@ -194,7 +190,8 @@ extension Ferry {
 
     /// Asks the server for the link `request` names; the server records the open.
     func resolve(_ request: LinkRequest, deadline: Deadline?) async -> Result<DeepLink, FerryError> {
-        let headers = [Self.installIDHeader: await identity.id()]
+        // The install id (the IDFV) goes in a header, out of the URLs proxies and server logs keep.
+        let headers = [FerryRoutes.installIDHeader: await identity.id()]
         do throws(FerryError) {
             let answer: ResolveResponse
             if let slug = request.slug {

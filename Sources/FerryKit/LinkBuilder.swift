@@ -183,7 +183,7 @@ extension LinkBuilder {
     /// The body of `POST /v1/links` for this link, after the checks that can be made on the device; unset fields are
     /// left out, and so are `slug` and `disabled`, which a publishable key may not send.
     func request(now: Date) throws(FerryError) -> CreateLinkRequest {
-        let destination = try LinkCheck.webURLText(self.destination, field: "destination", max: LinkCheck.maxURLLength)
+        let destination = try LinkCheck.webURLText(self.destination, field: "destination", max: ClientLinkLimits.maxURLLength)
         let iosURL = try LinkCheck.appURL(self.iosURL, field: "iosURL")
         let androidURL = try LinkCheck.appURL(self.androidURL, field: "androidURL")
         let domain = try LinkCheck.domain(self.domain)
@@ -194,11 +194,11 @@ extension LinkBuilder {
         let campaign = try LinkCheck.text(self.campaign, field: "campaign")
         let referrer = try LinkCheck.text(self.referrer, field: "referrer")
         let preview = SocialMetadata(
-            title: try LinkCheck.text(social.title, field: "social.title", max: LinkCheck.maxTitleLength),
-            description: try LinkCheck.text(social.description, field: "social.description", max: LinkCheck.maxDescriptionLength, allowNewlines: true),
-            imageURL: try LinkCheck.webURL(social.imageURL, field: "social.imageURL", max: LinkCheck.maxURLLength)
+            title: try LinkCheck.text(social.title, field: "social.title", max: ClientLinkLimits.maxTitleLength),
+            description: try LinkCheck.text(social.description, field: "social.description", max: ClientLinkLimits.maxDescriptionLength, allowNewlines: true),
+            imageURL: try LinkCheck.webURL(social.imageURL, field: "social.imageURL", max: ClientLinkLimits.maxURLLength)
         )
-        let fallback = LinkCheck.maxURLLength
+        let fallback = ClientLinkLimits.maxURLLength
         let routing = LinkRouting(
             iosFallbackURL: try LinkCheck.webURL(ios.fallbackURL, field: "routing.iosFallbackURL", name: "ios.fallbackURL", max: fallback),
             ipadFallbackURL: try LinkCheck.webURL(ios.ipadFallbackURL, field: "routing.ipadFallbackURL", name: "ios.ipadFallbackURL", max: fallback),
@@ -241,25 +241,6 @@ extension LinkBuilder.AppStoreAnalyticsTokens {
 /// round trip. The server checks again, and checks what only it knows (the app's allowed URL patterns).
 /// `field` is the request field as the server names it; `name`, when it differs, the builder's property.
 enum LinkCheck {
-    /// Longest URL, in bytes.
-    static let maxURLLength = ClientLinkLimits.maxURLLength
-    /// Longest short text (campaign, referrer, each UTM field, each App Store token), in characters.
-    static let maxShortTextLength = ClientLinkLimits.maxTextLength
-    /// Longest preview title, in characters.
-    static let maxTitleLength = ClientLinkLimits.maxTitleLength
-    /// Longest preview description, in characters.
-    static let maxDescriptionLength = ClientLinkLimits.maxDescriptionLength
-    /// Most params.
-    static let maxParams = ClientLinkLimits.maxParams
-    /// Longest param name, in characters.
-    static let maxParamKeyLength = ClientLinkLimits.maxParamKeyLength
-    /// Longest param value, in characters.
-    static let maxParamValueLength = ClientLinkLimits.maxParamValueLength
-    /// Largest params, names and values together, in characters.
-    static let maxParamsTotalLength = ClientLinkLimits.maxParamsTotalLength
-    /// Schemes that run code or read local data in a browser: never accepted (the server's list).
-    static let forbiddenSchemes = URLSchemes.forbidden
-
     static func invalid(_ field: String, _ message: String) -> FerryError {
         FerryError(.invalidArgument, message, field: field)
     }
@@ -285,11 +266,11 @@ enum LinkCheck {
     /// An app deep link: a custom scheme (`myapp://path`) or an `https` URL, as text.
     static func appURL(_ url: URL?, field: String) throws(FerryError) -> String? {
         guard let url else { return nil }
-        let text = try characters(of: url, field: field, name: field, max: maxURLLength)
+        let text = try characters(of: url, field: field, name: field, max: ClientLinkLimits.maxURLLength)
         guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else {
             throw invalid(field, "\(field) must be an absolute URL with a scheme, such as myapp://product/42")
         }
-        if forbiddenSchemes.contains(scheme) { throw invalid(field, "\(field) must not use the '\(scheme):' scheme") }
+        if URLSchemes.forbidden.contains(scheme) { throw invalid(field, "\(field) must not use the '\(scheme):' scheme") }
         if scheme == "http" { throw invalid(field, "\(field) must use https or the app's custom scheme, not http") }
         if scheme == "https" {
             try authority(of: url, field: field, name: field)
@@ -318,7 +299,7 @@ enum LinkCheck {
 
     /// Bounded text on one line (newlines allowed where said), without other control characters.
     static func text(
-        _ text: String?, field: String, name: String? = nil, max: Int = maxShortTextLength, allowNewlines: Bool = false
+        _ text: String?, field: String, name: String? = nil, max: Int = ClientLinkLimits.maxTextLength, allowNewlines: Bool = false
     ) throws(FerryError) -> String? {
         guard let text else { return nil }
         let name = name ?? field
@@ -332,21 +313,21 @@ enum LinkCheck {
 
     static func params(_ params: [String: String]) throws(FerryError) -> [String: String]? {
         if params.isEmpty { return nil }
-        if params.count > maxParams { throw invalid("params", "params may have at most \(maxParams) entries") }
+        if params.count > ClientLinkLimits.maxParams { throw invalid("params", "params may have at most \(ClientLinkLimits.maxParams) entries") }
         var total = 0
         for (key, value) in params.sorted(by: { $0.key < $1.key }) {
-            if key.isEmpty || key.unicodeScalars.count > maxParamKeyLength {
-                throw invalid("params", "param names must be 1 to \(maxParamKeyLength) characters")
+            if key.isEmpty || key.unicodeScalars.count > ClientLinkLimits.maxParamKeyLength {
+                throw invalid("params", "param names must be 1 to \(ClientLinkLimits.maxParamKeyLength) characters")
             }
             if key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) {
                 throw invalid("params", "param names must not contain spaces or control characters")
             }
             let field = "params.\(key.prefix(64))"
-            if value.unicodeScalars.count > maxParamValueLength { throw invalid(field, "param values must be at most \(maxParamValueLength) characters") }
+            if value.unicodeScalars.count > ClientLinkLimits.maxParamValueLength { throw invalid(field, "param values must be at most \(ClientLinkLimits.maxParamValueLength) characters") }
             if value.unicodeScalars.contains("\u{0}") { throw invalid(field, "param values must not contain NUL characters") }
             total += key.unicodeScalars.count + value.unicodeScalars.count
         }
-        if total > maxParamsTotalLength { throw invalid("params", "params may total at most \(maxParamsTotalLength) characters") }
+        if total > ClientLinkLimits.maxParamsTotalLength { throw invalid("params", "params may total at most \(ClientLinkLimits.maxParamsTotalLength) characters") }
         return params
     }
 

@@ -64,7 +64,7 @@ struct FirebaseRESTController: Sendable {
     func create(_ request: Request) async throws -> Response {
         let auth = try await authenticate(request)
         let publishable = auth.key.kind == .publishable
-        let limit = publishable ? min(maxBodyBytes, ClientLinkRules.maxBodyBytes) : maxBodyBytes
+        let limit = publishable ? min(maxBodyBytes, ClientLinkLimits.maxBodyBytes) : maxBodyBytes
         let body = try await JSONBody.decode(JSONValue.self, from: request, limit: limit)
         var shortLink = try FirebaseShortLinkRequest(body)
         let target = try shortLink.target(app: auth.app)

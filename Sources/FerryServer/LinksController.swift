@@ -30,7 +30,7 @@ struct LinksController: Sendable {
         let auth = try await authenticator.authenticate(request)
         let link: Link, created: Bool
         if auth.key.kind == .publishable {
-            let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: min(maxBodyBytes, ClientLinkRules.maxBodyBytes))
+            let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: min(maxBodyBytes, ClientLinkLimits.maxBodyBytes))
             (link, created) = try await links.createInApp(body, app: auth.app, environment: auth.key.environment)
         } else {
             let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: maxBodyBytes)

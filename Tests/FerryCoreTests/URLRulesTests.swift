@@ -1,3 +1,4 @@
+import FerryAPI
 import Testing
 @testable import FerryCore
 
@@ -233,7 +234,7 @@ struct URLRulesTests {
         #expect(error?.field == "androidURL")
     }
 
-    @Test(arguments: URLRules.forbiddenSchemes.sorted())
+    @Test(arguments: URLSchemes.forbidden.sorted())
     func everyForbiddenSchemeIsRefusedForApps(scheme: String) {
         #expect(validationError { try URLRules.validateAppURL("\(scheme):x", field: "iosURL") } != nil)
         #expect(validationError { try URLRules.validateAppURL("\(scheme.uppercased())://x", field: "iosURL") } != nil)

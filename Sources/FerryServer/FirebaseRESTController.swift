@@ -77,11 +77,9 @@ struct FirebaseRESTController: Sendable {
                 throw APIError(.invalidField, message: "a CUSTOM suffix needs a secret key; an app's key makes SHORT or UNGUESSABLE links", field: "suffix.option")
             }
             create.slug = slug
-            made = try await links.createOnce(create, app: auth.app, environment: auth.key.environment, slugLength: Slug.generatedLength)
+            made = try await links.createOnce(create, app: auth.app, environment: auth.key.environment, inApp: false)
         case .generated(let length):
-            made = publishable
-                ? try await links.createInApp(create, app: auth.app, environment: auth.key.environment, slugLength: length)
-                : try await links.createOnce(create, app: auth.app, environment: auth.key.environment, slugLength: length)
+            made = try await links.createOnce(create, app: auth.app, environment: auth.key.environment, slugLength: length, inApp: publishable)
         }
         let url = made.link.shortURL(in: auth.app)
         return try JSONBody.response(FirebaseShortLinkResponse(shortLink: url, previewLink: url + "?d=1", warning: shortLink.warnings))

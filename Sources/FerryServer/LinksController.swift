@@ -31,7 +31,7 @@ struct LinksController: Sendable {
         let link: Link, created: Bool
         if auth.key.kind == .publishable {
             let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: min(maxBodyBytes, ClientLinkLimits.maxBodyBytes))
-            (link, created) = try await links.createInApp(body, app: auth.app, environment: auth.key.environment)
+            (link, created) = try await links.createOnce(body, app: auth.app, environment: auth.key.environment, inApp: true)
         } else {
             let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: maxBodyBytes)
             (link, created) = (try await links.create(body, app: auth.app, environment: auth.key.environment), true)

@@ -33,19 +33,14 @@ package struct LinkEditor: Sendable {
         return link
     }
 
-    /// A link made inside the app with a publishable key, held to `ClientLinkRules`: the same request within a day
-    /// returns the link the first one made (`created` false) and stores nothing.
-    func createInApp(_ request: CreateLinkRequest, app: App, environment: APIEnvironment,
-                     slugLength: Int = Slug.generatedLength) async throws -> (link: Link, created: Bool) {
-        let made = try await admin.createClientLink(request, app: app, environment: environment, slugLength: slugLength)
-        if made.created { cache?.invalidate(domain: made.link.domain, slug: made.link.slug) }
-        return made
-    }
-
-    /// A link made with a secret key that an identical request within a day gets again (`created` false), as
-    /// Firebase's REST API made one short link of one long link.
-    func createOnce(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, slugLength: Int) async throws -> (link: Link, created: Bool) {
-        let made = try await admin.createOnce(request, app: app, environment: environment, slugLength: slugLength, inApp: false)
+    /// A link that the same request within a day gets again (`created` false, nothing stored): one made inside the
+    /// app with a publishable key (`inApp`, held to `ClientLinkRules`), or one made through Firebase's REST API, which
+    /// made one short link of one long link.
+    func createOnce(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, slugLength: Int = Slug.generatedLength,
+                    inApp: Bool) async throws -> (link: Link, created: Bool) {
+        let made = inApp
+            ? try await admin.createClientLink(request, app: app, environment: environment, slugLength: slugLength)
+            : try await admin.createOnce(request, app: app, environment: environment, slugLength: slugLength, inApp: false)
         if made.created { cache?.invalidate(domain: made.link.domain, slug: made.link.slug) }
         return made
     }

@@ -41,7 +41,10 @@ package struct ClickRouter: Sendable {
         case .disabled: return .status(.disabled)
         case .active: break
         }
-        let clickQuery = QueryString(query ?? "")
+        var clickQuery = QueryString(query ?? "")
+        // A click id in the visitor's URL is another click's (a "copy to open" link pasted in a browser): it is not
+        // passed on to where this click goes.
+        clickQuery.remove(Self.referrerClickParameter)
         let routing = link.routing
         switch client.platform {
         case .bot:
@@ -105,8 +108,18 @@ package struct ClickRouter: Sendable {
             inAppBrowser: client.inAppBrowser,
             copyToken: app.attribution.copyToOpen && target.isAppStore ? "ferry:\(clickID)" : nil
         )
+        if page.copyToken != nil { page.copyLink = copyLink(link: link, app: app, clickID: clickID) }
         page.inBlockingBrowser = client.blocksUniversalLinks
         return page
+    }
+
+    /// The click as a link for the pasteboard ("copy to open"): the link's short URL carrying
+    /// `ferry_click_id=clk_…`. iOS tells a URL on the pasteboard apart without reading it, so the app reads the
+    /// pasteboard (and shows the paste prompt) only when it probably holds one; pasted in a browser, it opens the link.
+    func copyLink(link: Link, app: App, clickID: String) -> String {
+        var url = URLParts(link.shortURL(in: app))
+        url.query.set(Self.referrerClickParameter, clickID)
+        return url.url
     }
 
     /// Where an iPhone or iPad without the app goes: the link's fallback for the device (an iPad's own, else the

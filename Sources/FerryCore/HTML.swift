@@ -147,6 +147,9 @@ package struct InterstitialPage: Sendable, Hashable {
     package var inAppBrowser: String?
     /// With "copy to open": the token the store button puts on the pasteboard (`ferry:clk_…`) for the app to read.
     package var copyToken: String?
+    /// With "copy to open": the same click as a link (`https://go.example.com/slug?ferry_click_id=clk_…`), put on the
+    /// pasteboard beside the token as a URL where the browser can (`text/uri-list`).
+    package var copyLink: String?
     /// Whether the visitor is in an in-app browser that keeps Universal Links from the app: the page then offers
     /// "Open in app" and explains how to reach the real browser.
     package var inBlockingBrowser: Bool
@@ -199,6 +202,7 @@ package struct InterstitialPage: Sendable, Hashable {
         }
         var attributes = " data-click=\"\(HTML.escape(clickID))\" data-store=\"\(HTML.attributeURL(storeURL))\" data-auto=\"\(autoRedirect ? "1" : "0")\""
         if let copyToken { attributes += " data-token=\"\(HTML.escape(copyToken))\"" }
+        if copyToken != nil, let copyLink { attributes += " data-token-link=\"\(HTML.attributeURL(copyLink))\"" }
         return HTML.document(title: title, head: head, body: body, bodyAttributes: attributes)
     }
 
@@ -213,6 +217,7 @@ package struct InterstitialPage: Sendable, Hashable {
       var click = body.getAttribute("data-click");
       var store = body.getAttribute("data-store");
       var token = body.getAttribute("data-token");
+      var tokenLink = body.getAttribute("data-token-link");
       function go() {
         if (store && /^https?:\\/\\//.test(store)) { window.location.replace(store); }
       }
@@ -247,7 +252,22 @@ package struct InterstitialPage: Sendable, Hashable {
           event.preventDefault();
           var done = false;
           function finish() { if (!done) { done = true; go(); } }
-          try { navigator.clipboard.writeText(token).then(finish, finish); } catch (ignored) { finish(); }
+          function copyText() {
+            try { navigator.clipboard.writeText(token).then(finish, finish); } catch (ignored) { finish(); }
+          }
+          // One item with the token as text (what older apps read) and the click as a URL, which iOS reports
+          // without the paste prompt, so the app reads the pasteboard only when it holds one. Text alone elsewhere.
+          var Item = window.ClipboardItem;
+          var asLink = tokenLink && /^https?:\\/\\//.test(tokenLink) && Item && navigator.clipboard.write &&
+            (typeof Item.supports !== "function" || Item.supports("text/uri-list"));
+          if (!asLink) { copyText(); } else {
+            try {
+              navigator.clipboard.write([new Item({
+                "text/plain": new Blob([token], { type: "text/plain" }),
+                "text/uri-list": new Blob([tokenLink], { type: "text/uri-list" })
+              })]).then(finish, copyText);
+            } catch (ignored) { copyText(); }
+          }
           window.setTimeout(finish, 800);
         });
       }

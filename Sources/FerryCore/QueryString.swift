@@ -75,6 +75,11 @@ package struct QueryString: Sendable, Hashable {
         }
     }
 
+    /// Removes every pair with this (decoded) name.
+    package mutating func remove(_ name: String) {
+        storage.removeAll { $0.decodedName == name }
+    }
+
     /// Adds a pair only when no pair of that name exists.
     package mutating func setIfAbsent(_ name: String, _ value: String) {
         if !contains(name) { set(name, value) }

@@ -252,6 +252,27 @@ struct ClickRouterTests {
         #expect(items["utm_medium"] == "email")
     }
 
+    /// A "copy to open" link pasted in a browser carries another click's id: where this click goes never gets it.
+    @Test(arguments: ClientPlatform.allCases)
+    func aClickIDInTheClicksOwnQueryIsNotPassedOn(platform: ClientPlatform) throws {
+        var app = Fixtures.app()
+        app.attribution.copyToOpen = true
+        let decision = decide(app: app, client: Fixtures.client(platform), query: "ferry_click_id=clk_EEEEEEEEEEEEEEEEEEEEEE&utm_source=sms")
+        let urls: [String]
+        switch decision {
+        case .redirect(let url): urls = [url]
+        case .interstitial(let page): urls = [page.storeURL, page.webURL, page.copyLink ?? ""]
+        case .preview(let page): urls = [page.shortURL, page.destination]
+        case .status: urls = []
+        }
+        #expect(!urls.isEmpty)
+        #expect(urls.allSatisfy { !$0.contains("clk_EEEEEEEEEEEEEEEEEEEEEE") }, "\(urls)")
+        if case .interstitial(let page) = decision {
+            #expect(page.webURL.contains("utm_source=sms"))
+            #expect(page.copyLink == "https://go.acme.com/summer?ferry_click_id=\(Self.clickID)")
+        }
+    }
+
     @Test func clickQueryIsForwardedByteForByte() throws {
         let url = try redirect(decide(Fixtures.link(utm: UTMParameters()), client: Fixtures.client(.desktop), query: "q=a%20b+c&e=%E2%9C%93&flag"))
         #expect(url == "https://acme.com/sale?ref=home&q=a%20b+c&e=%E2%9C%93&flag")

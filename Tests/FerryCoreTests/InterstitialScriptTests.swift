@@ -10,10 +10,23 @@ import FerryTestSupport
 struct InterstitialScriptTests {
     static let node: String? = ["/usr/bin/node", "/usr/local/bin/node", "/opt/homebrew/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    func run(body attributes: [String: String], clickCopy: Bool = false, sendBeaconWorks: Bool = true) throws -> [String: Any] {
+    /// What the stand-in browser's pasteboard API offers.
+    enum Clipboard: String {
+        /// `writeText` only (no `ClipboardItem`).
+        case textOnly
+        /// `ClipboardItem` that takes `text/uri-list` (Safari's).
+        case items
+        /// `ClipboardItem` whose `supports` refuses `text/uri-list` (Chromium's).
+        case itemsWithoutURIs
+        /// `ClipboardItem` with no `supports`, whose `write` fails.
+        case itemsFailing
+    }
+
+    func run(body attributes: [String: String], clickCopy: Bool = false, sendBeaconWorks: Bool = true, clipboard: Clipboard = .textOnly) throws -> [String: Any] {
         let node = try #require(Self.node)
         let harness = """
-        const record = { beacons: [], xhr: [], copied: null, navigated: null, timers: [] };
+        const record = { beacons: [], xhr: [], copied: null, item: null, navigated: null, timers: [] };
+        const mode = "\(clipboard.rawValue)";
         const attributes = \(String(decoding: try JSONSerialization.data(withJSONObject: attributes), as: UTF8.self));
         const listeners = {};
         global.window = {
@@ -28,14 +41,32 @@ struct InterstitialScriptTests {
         global.navigator = {
           platform: "iPhone", languages: ["en-US", "en"], language: "en-US",
           sendBeacon: \(sendBeaconWorks ? "(url, data) => { record.beacons.push({ url, data: JSON.parse(data) }); return true; }" : "undefined"),
-          clipboard: { writeText: (text) => { record.copied = text; return { then: (ok) => ok() }; } }
+          clipboard: {
+            writeText: (text) => { record.copied = text; return { then: (ok) => ok() }; },
+            write: (items) => {
+              if (mode === "itemsFailing") { return { then: (ok, fail) => fail(new Error("NotAllowedError")) }; }
+              record.item = items[0].parts;
+              return { then: (ok) => ok() };
+            }
+          }
         };
         global.window.navigator = global.navigator;
+        if (mode !== "textOnly") {
+          global.window.ClipboardItem = function (parts) { this.parts = parts; };
+          if (mode !== "itemsFailing") { global.window.ClipboardItem.supports = (type) => mode === "items" || type !== "text/uri-list"; }
+        }
         global.XMLHttpRequest = function () { this.open = (m, u) => { this.url = u; }; this.send = (d) => { record.xhr.push({ url: this.url, data: JSON.parse(d) }); }; };
         global.Intl = { DateTimeFormat: () => ({ resolvedOptions: () => ({ timeZone: "America/New_York" }) }) };
         \(InterstitialPage.script)
         if (\(clickCopy ? "true" : "false") && listeners.click) { listeners.click({ preventDefault: () => {} }); }
-        process.stdout.write(JSON.stringify(record));
+        (async () => {
+          if (record.item) {
+            const parts = {};
+            for (const type of Object.keys(record.item)) { parts[type] = { type: record.item[type].type, text: await record.item[type].text() }; }
+            record.item = parts;
+          }
+          process.stdout.write(JSON.stringify(record));
+        })();
         """
         let script = try ChildProcess(executable: node, arguments: ["-e", harness])
         let (data, errors) = script.collect()
@@ -74,6 +105,37 @@ struct InterstitialScriptTests {
                                     "data-token": "ferry:clk_CCCCCCCCCCCCCCCCCCCCCC"], clickCopy: true)
         #expect(record["copied"] as? String == "ferry:clk_CCCCCCCCCCCCCCCCCCCCCC")
         #expect(record["navigated"] as? String == "https://apps.apple.com/app/id1")
+    }
+
+    @Test(.enabled(if: node != nil, "needs Node.js to run the page's script"))
+    func copyToOpenPutsTheClickOnThePasteboardAsALinkWhereTheBrowserCan() throws {
+        let token = "ferry:clk_EEEEEEEEEEEEEEEEEEEEEE"
+        let link = "https://copy.example/c?ferry_click_id=clk_EEEEEEEEEEEEEEEEEEEEEE"
+        let body = ["data-click": "clk_EEEEEEEEEEEEEEEEEEEEEE", "data-store": "https://apps.apple.com/app/id1", "data-auto": "0",
+                    "data-token": token, "data-token-link": link]
+
+        // Safari: one item, the token as text (older apps read it) and the click as a URL (iOS reports URLs unread).
+        let safari = try run(body: body, clickCopy: true, clipboard: .items)
+        let item = try #require(safari["item"] as? [String: [String: String]])
+        #expect(item["text/plain"] == ["type": "text/plain", "text": token])
+        #expect(item["text/uri-list"] == ["type": "text/uri-list", "text": link])
+        #expect(safari["copied"] is NSNull)
+        #expect(safari["navigated"] as? String == "https://apps.apple.com/app/id1")
+
+        // A browser that takes no URIs, one without ClipboardItem, one whose write fails: the token as text.
+        for clipboard in [Clipboard.itemsWithoutURIs, .textOnly, .itemsFailing] {
+            let record = try run(body: body, clickCopy: true, clipboard: clipboard)
+            #expect(record["item"] is NSNull, "\(clipboard)")
+            #expect(record["copied"] as? String == token, "\(clipboard)")
+            #expect(record["navigated"] as? String == "https://apps.apple.com/app/id1", "\(clipboard)")
+        }
+
+        // A link that is not http(s) is never written as a URL.
+        var hostile = body
+        hostile["data-token-link"] = "javascript:alert(1)"
+        let record = try run(body: hostile, clickCopy: true, clipboard: .items)
+        #expect(record["item"] is NSNull)
+        #expect(record["copied"] as? String == token)
     }
 
     @Test(.enabled(if: node != nil, "needs Node.js to run the page's script"))

@@ -312,6 +312,9 @@ struct AttributionAPITests {
             let page = try await client.execute(uri: "/c", method: .get, headers: headers(host: "copy.example", userAgent: UA.iPhoneSafari)).text
             #expect(page.contains(#"id="ferry-copy""#))
             #expect(page.contains(#"data-token="ferry:clk_"#))
+            // The same click as a link on the app's domain, for the pasteboard's URL.
+            let token = try #require(page.firstMatch(of: /data-token="ferry:(clk_[A-Za-z0-9]{22})"/)?.1)
+            #expect(page.contains(#"data-token-link="https://copy.example/c?ferry_click_id=\#(token)""#))
             #expect(page.contains(#"data-auto="0""#))
         }
     }

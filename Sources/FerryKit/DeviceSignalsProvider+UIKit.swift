@@ -45,9 +45,10 @@ public struct UIKitDeviceSignalsProvider: DeviceSignalsProvider {
 ///
 /// Reading the pasteboard makes iOS 16 and later ask the user whether the app may paste. The provider first asks
 /// what the pasteboard holds without reading it (`hasStrings`, `hasURLs`, and `detectPatterns` for a web URL or a
-/// number, none of which shows the prompt), and reads it only when it holds a URL or text that is not a number
-/// (see ``Reading``): an empty pasteboard, an image or a copied one-time code never prompts. It takes
-/// `ferry:clk_…`, `clk_…`, or a link carrying `ferry_click_id=clk_…`, and ignores anything else. FerryKit asks it
+/// number, none of which shows the prompt), and by default reads it only when it holds a URL, which is how the
+/// link's page copies the click (`https://go.example.com/summer?ferry_click_id=clk_…`): an empty pasteboard, an
+/// image, copied text or a one-time code never prompts (see ``Reading``). It takes `ferry:clk_…`, `clk_…`, or a
+/// link carrying `ferry_click_id=clk_…`, and ignores anything else. FerryKit asks it
 /// only on the first launch, keeps a token it read until the server has answered, and then clears the pasteboard
 /// if it has not changed since (it still holds the token).
 ///
@@ -57,13 +58,14 @@ public struct UIKitDeviceSignalsProvider: DeviceSignalsProvider {
 public struct PasteboardClickTokenProvider: ClickTokenProvider {
     /// When the provider reads the pasteboard (which shows the paste prompt).
     public enum Reading: Sendable, Hashable {
-        /// When it holds a URL, or text that is not a number. The interstitial copies its token as plain text,
-        /// which iOS cannot tell from other text without reading it. The default.
-        case textOrLinks
-        /// Only when it holds a URL or text iOS takes for a web URL: other text never prompts, but the
-        /// interstitial's `ferry:clk_…` token, which is plain text, is not read either. For pages that copy a link
-        /// carrying `ferry_click_id=clk_…`, with a paste button for the rest.
+        /// Only when it holds a URL or text iOS takes for a web URL. The link's page copies the click as a link
+        /// carrying `ferry_click_id=clk_…` (beside the `ferry:clk_…` text older apps read), so other text never
+        /// prompts. The default.
         case linksOnly
+        /// When it holds a URL, or text that is not a number: also the token as plain text alone, which a page
+        /// copies in a browser that cannot put a URL on the pasteboard (none on iOS today), at the cost of a
+        /// prompt whenever the user has copied text.
+        case textOrLinks
     }
 
     /// When the provider reads the pasteboard.
@@ -72,7 +74,7 @@ public struct PasteboardClickTokenProvider: ClickTokenProvider {
     private let read = Locked<(token: String, changeCount: Int)?>(nil)
 
     /// Creates the provider.
-    public init(reading: Reading = .textOrLinks) {
+    public init(reading: Reading = .linksOnly) {
         self.reading = reading
     }
 

@@ -64,6 +64,35 @@ struct FerryKitFieldEndToEndTests {
         }
     }
 
+    /// Copy to open: the page's button puts the click on the pasteboard as a link on the app's domain; the app that
+    /// is handed that link (pasted, or read because iOS reported a URL) is matched to the click with certainty, even
+    /// when it sends no device signal at all.
+    @Test func theLinkThePageCopiesMatchesTheInstallWithCertainty() async throws {
+        let server = try await Server.make()
+        defer { server.remove() }
+        let admin = FerryAdmin(store: server.store)
+        let app = try #require(try await admin.listApps().first)
+        _ = try await admin.updateApp(id: app.id) { $0.attribution.copyToOpen = true }
+        try await server.run { base in
+            let created = try await FerryKitEndToEndTests.createLink(base, secret: server.secret, slug: "copied")
+            let (status, page) = try await FerryKitEndToEndTests.http("GET", base.appendingPathComponent("copied"),
+                                                                     headers: ["User-Agent": FerryKitEndToEndTests.iPhoneSafari])
+            #expect(status == 200)
+            let html = String(decoding: page, as: UTF8.self)
+            let clickID = String(html[try #require(html.range(of: "data-click=\"")).upperBound...].prefix(26))
+            let copied = String(html[try #require(html.range(of: "data-token-link=\"")).upperBound...].prefix { $0 != "\"" })
+            #expect(copied == "http://127.0.0.1/copied?ferry_click_id=\(clickID)")
+            #expect(html.contains(#"data-token="ferry:\#(clickID)""#), "older apps read the token as text")
+            for _ in 0..<250 where try await server.store.click(id: clickID) == nil { try await Task.sleep(nanoseconds: 20_000_000) }
+
+            var options = FerryKitEndToEndTests.options(base, storage: InMemoryStorage(), device: ClickingIPhone())
+            options.deviceSignals = .none
+            let ferry = try Ferry(apiKey: server.publishable, options: options)
+            let link = try #require(try await ferry.checkDeferredDeepLink(pasted: [copied]))
+            #expect(link.linkID == created.id && link.matchType == .deterministic && link.confidence == 1)
+        }
+    }
+
     /// The install that opens a link is sent in a header, never in the URL, and the server records the open under it.
     @Test func theInstallIDOfAnOpenTravelsInAHeader() async throws {
         let server = try await Server.make()

@@ -44,6 +44,26 @@ package struct AttributionMatcher: Sendable {
     /// The posterior of each usable candidate, by its place in `candidates.clicks` (the hundreds of candidates of a
     /// busy window are read where they are, not copied).
     func weigh(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval) -> [(index: Int, posterior: Double)] {
+        let weights = self.weights(install: install, candidates: candidates, window: window)
+        guard !weights.clicks.isEmpty, weights.total.isFinite, weights.total > 0 else { return [] }
+        return weights.clicks.map { ($0.index, $0.weight / weights.total) }
+    }
+
+    /// The unnormalised weights of every way the install may have come about: organic, a click that is not a
+    /// candidate, or each usable candidate. Their shares are the posteriors.
+    package struct Weights: Sendable {
+        /// The install came without a click.
+        package var organic: Double
+        /// It came from a click of the window that shares no address, network or fingerprint with it.
+        package var others: Double
+        /// It came from this candidate (by its place in `candidates.clicks`).
+        package var clicks: [(index: Int, weight: Double)]
+        /// The sum of all of them.
+        package var total: Double { organic + others + clicks.reduce(0) { $0 + $1.weight } }
+    }
+
+    /// The weights for one install (its usable candidates only; none when no candidate is usable).
+    package func weights(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval) -> Weights {
         // Only clicks inside the window that share the install's address, network or device fingerprint: the
         // store's own rule (`CandidateQuery`), kept here too so that nothing else can ever be matched.
         let fingerprint = DeviceFingerprint.Parts(of: install.signals)
@@ -61,23 +81,22 @@ package struct AttributionMatcher: Sendable {
                 usable.append(index)
             }
         }
-        guard !usable.isEmpty else { return [] }
         let crowd = Double(max(candidates.clicksInWindow, usable.count, 1))
+        let android = install.signals.platform?.lowercased() == "android"
+        let clickedShare = min(0.99, max(0.01, model.clickedShare(android: android, sameAddressClicks: candidates.sameAddressClicks)))
+        // Clicks that are not candidates share no address, network or fingerprint with the install: that is
+        // evidence against each of them, by the odds of a click-caused install sharing nothing with its click.
+        let others = clickedShare * max(0, crowd - Double(usable.count)) / crowd * min(1, model.pNoSharedKey / max(0.05, 1 - Double(usable.count) / crowd))
+        guard !usable.isEmpty else { return Weights(organic: 1 - clickedShare, others: others, clicks: []) }
         // Counts that contradict each other are taken at their most cautious.
         var candidates = candidates
         candidates.clicksInWindow = Int(crowd)
         candidates.sameAddressClicks = min(max(candidates.sameAddressClicks, 0), Int(crowd))
         candidates.sameNetworkClicks = min(max(candidates.sameNetworkClicks, candidates.sameAddressClicks), Int(crowd))
-        let clickedShare = min(0.99, max(0.01, install.signals.platform?.lowercased() == "android" ? model.androidClickedShare : model.clickedShare))
         let priorPerClick = clickedShare / crowd
         let context = Context(install: install, clicks: clicks, usable: usable, crowd: crowd, window: window, matcher: self)
         let weights = usable.map { priorPerClick * likelihoodRatio(install: install, click: clicks[$0], candidates: candidates, context: context) }
-        // Clicks that are not candidates share no address, network or fingerprint with the install: that is
-        // evidence against each of them, by the odds of a click-caused install sharing nothing with its click.
-        let others = clickedShare * max(0, crowd - Double(usable.count)) / crowd * min(1, model.pNoSharedKey / max(0.05, 1 - Double(usable.count) / crowd))
-        let total = (1 - clickedShare) + others + weights.reduce(0, +)
-        guard total.isFinite, total > 0 else { return [] }
-        return zip(usable, weights).map { ($0, $1 / total) }
+        return Weights(organic: 1 - clickedShare, others: others, clicks: Array(zip(usable, weights)))
     }
 
     /// The decision for one install: the best click when its posterior reaches `acceptThreshold` (the model's by
@@ -176,6 +195,13 @@ package struct AttributionMatcher: Sendable {
                 let span = max(install.at.timeIntervalSince(oldest), 60)
                 if span.isFinite, window.isFinite { estimate *= max(1, window / span) }
             }
+            if let frequencies = model.frequencies {
+                // As common as the app's clicks show it to be, unless the window's other clicks show it commoner.
+                let app = frequencies.fingerprintShare(fingerprint.key, screen: ValueFrequencies.screenKey(
+                    width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale), zone: fingerprint.timeZone)
+                fingerprintShare = min(1, max(app, (estimate - 1) / crowd))
+                return
+            }
             // Shrunk toward how often unrelated devices share a screen and a time zone, for the same reason.
             let prior = model.qSameScreen * model.qSameTimeZone
             fingerprintShare = min(1, (estimate + model.priorWeight * prior) / (crowd + model.priorWeight))
@@ -223,6 +249,7 @@ package struct AttributionMatcher: Sendable {
     /// The click-to-launch delay's density (a mixture of a quick and a slow log-normal) against a uniform spread
     /// over the window.
     func delayRatio(_ delay: TimeInterval, window: TimeInterval) -> Double {
+        if let mixture = model.delayMixture { return mixture.ratio(delay, window: window) }
         let seconds = max(delay, 1)
         func logNormal(median: Double, spread: Double) -> Double {
             let z = (Foundation.log(seconds) - Foundation.log(max(median, 1))) / max(spread, 0.05)
@@ -243,18 +270,25 @@ package struct AttributionMatcher: Sendable {
         if click == "10.0", platform?.lowercased() == "android" { return 1 }
         if click == install {
             // As common as the version is among the clicks around (18.6 is every iOS 26 Safari's too).
-            let prior = click == "18.6" ? model.qFrozenOS : model.qSameOS
+            let prior = model.frequencies?.share(of: click, in: \.os, prior: model.qSameOS) ?? (click == "18.6" ? model.qFrozenOS : model.qSameOS)
             let q = shrunk(count: context.osCounts[click, default: 0], total: context.osTotal, prior: prior)
             return model.pSameOS / q
         }
+        let same = model.frequencies.map { min(0.99, $0.share(of: install, in: \.os, prior: model.qSameOS)) } ?? model.qSameOS
         // An update between click and launch is rare, and goes forward only.
-        if Self.versionLess(click, install) { return (1 - model.pSameOS) * 0.8 / (1 - model.qSameOS) }
-        return (1 - model.pSameOS) * 0.2 / (1 - model.qSameOS)
+        if Self.versionLess(click, install) { return (1 - model.pSameOS) * 0.8 / (1 - same) }
+        return (1 - model.pSameOS) * 0.2 / (1 - same)
     }
 
     /// The device family, screen and time zone.
     func deviceRatio(click: ClickEvidence, signals: DeviceSignals, context: Context) -> Double {
-        let qScreen = model.qSameScreen, qZone = model.qSameTimeZone
+        var qScreen = model.qSameScreen, qZone = model.qSameTimeZone
+        if let frequencies = model.frequencies {
+            if let screen = ValueFrequencies.screenKey(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale) {
+                qScreen = min(0.99, frequencies.share(of: screen, in: \.screen, prior: model.qSameScreen))
+            }
+            if let zone = signals.timeZone { qZone = min(0.99, frequencies.share(of: zone, in: \.zone, prior: model.qSameTimeZone)) }
+        }
         var ratio = 1.0
         if let device = click.appleDevice, let family = context.installFamily, family != device { ratio *= 0.01 }
         var sameScreen: Bool?
@@ -270,7 +304,7 @@ package struct AttributionMatcher: Sendable {
         let sameZone = zoneAgreement(click: click, signals: signals)
         if sameScreen == true, sameZone == 1, let share = context.fingerprintShare, context.fingerprint == DeviceFingerprint.Parts(of: click) {
             // Screen and time zone together: as rare as the candidates show the install's fingerprint to be.
-            let q = max(share, model.qSameScreen * model.qSameTimeZone * 0.02)
+            let q = model.frequencies != nil ? share : max(share, model.qSameScreen * model.qSameTimeZone * 0.02)
             return ratio * min(model.pSameScreen * model.pSameTimeZone / q, 1e6)
         }
         if let sameScreen {
@@ -299,12 +333,13 @@ package struct AttributionMatcher: Sendable {
     func languageRatio(click: [String], context: Context) -> Double {
         guard let first = click.first, let b = context.installLanguage, Self.plausibleTag(first, max: 35) else { return 1 }
         let a = first.lowercased()
+        let prior = model.frequencies.map { min(0.99, $0.share(of: b, in: \.language, prior: model.qSameLanguage)) } ?? model.qSameLanguage
         if a == b {
             // As common as the language is among the clicks around.
-            let q = shrunk(count: context.languageCounts[a, default: 0], total: context.languageTotal, prior: model.qSameLanguage)
+            let q = shrunk(count: context.languageCounts[a, default: 0], total: context.languageTotal, prior: prior)
             return model.pSameLanguage / q
         }
-        let q = model.qSameLanguage
+        let q = prior
         if a.prefix(while: { $0 != "-" && $0 != "_" }) == b.prefix(while: { $0 != "-" && $0 != "_" }) { return 1 }
         return (1 - model.pSameLanguage) / max(0.01, 1 - q)
     }

@@ -60,7 +60,39 @@ package struct MatchModel: Sendable, Hashable {
     package var acceptThreshold = 0.85
     /// Declines when a click of another link comes within this factor of the best.
     package var ambiguityRatio = 0.25
+    /// The share of installs that came from a click, learnt for an app by how many clicks the install's address had
+    /// in the window (`addressBucket`): an install from a home address with one recent click is far likelier to come
+    /// from it than the app-wide share says. Index 0 of each pair is iOS, 1 Android; nil: the shares above.
+    package var clickedShareByAddress: [[Double]]?
+    /// The delay model learnt for an app, in place of the two log-normals above; nil: those.
+    package var delayMixture: DelayMixture?
+    /// How common each signal value is among the app's clicks, in place of the `q…` shares above; nil: those.
+    package var frequencies: ValueFrequencies?
 
     /// The defaults.
     package init() {}
+
+    /// The bucket of `clickedShareByAddress` for an install whose address had `clicks` clicks in the window:
+    /// none, 1, 2, 3–5, 6–20, more.
+    package static func addressBucket(_ clicks: Int) -> Int {
+        switch clicks {
+        case ...0: 0
+        case 1: 1
+        case 2: 2
+        case 3...5: 3
+        case 6...20: 4
+        default: 5
+        }
+    }
+
+    /// How many buckets `addressBucket` has.
+    package static let addressBuckets = 6
+
+    /// The prior share of click-caused installs for this platform and address.
+    package func clickedShare(android: Bool, sameAddressClicks: Int) -> Double {
+        if let table = clickedShareByAddress, table.count == 2, table[android ? 1 : 0].count == Self.addressBuckets {
+            return table[android ? 1 : 0][Self.addressBucket(sameAddressClicks)]
+        }
+        return android ? androidClickedShare : clickedShare
+    }
 }

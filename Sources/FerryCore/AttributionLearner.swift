@@ -1,0 +1,304 @@
+import FerryAPI
+import Foundation
+
+/// One install as the learner sees it: what the matcher saw when it answered, and what is known of its cause.
+package struct LearningObservation: Sendable {
+    /// What is known of the install's cause.
+    package enum Label: Sendable, Hashable {
+        /// Nothing: the probabilistic tier answered it (or declined).
+        case unlabelled
+        /// A deterministic match (a click token or the Play Store referrer) tied it to this click.
+        case click(ClickEvidence)
+        /// It is known to have come without a click (a Play Store referrer naming no campaign of the app).
+        case organic
+    }
+
+    /// The install.
+    package var install: InstallEvidence
+    /// The candidates the store offered for it (for a labelled install, the ones it would have been offered had it
+    /// carried no token).
+    package var candidates: CandidateSet
+    /// The attribution window then.
+    package var window: TimeInterval
+    /// What is known of its cause.
+    package var label: Label
+    /// How much it counts (older observations count less).
+    package var weight: Double
+
+    /// Creates an observation.
+    package init(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval, label: Label, weight: Double = 1) {
+        self.install = install
+        self.candidates = candidates
+        self.window = window
+        self.label = label
+        self.weight = weight
+    }
+
+    /// Whether the install came from Android (the other platform is iOS).
+    var isAndroid: Bool { install.signals.platform?.lowercased() == "android" }
+}
+
+/// Learns an app's matching model from its own installs: the deterministic matches are labelled examples of how a
+/// click and its install relate (delay, network, signals), and the installs the probabilistic tier answered are used
+/// without labels, by expectation–maximisation over the matcher's own weights (how many installs come from a click,
+/// how long after it). Every parameter starts from, and is pulled towards, a weak prior that suits a new app; how
+/// common each signal value is comes from the app's clicks (`ValueFrequencies`).
+///
+/// Pure and deterministic: the same observations in the same order give the same model.
+package struct AttributionLearner: Sendable {
+    /// Where every app starts, and what each estimate is pulled towards.
+    package var prior: MatchModel
+    /// Rounds of expectation–maximisation.
+    package var iterations: Int
+
+    /// Pseudo-counts: how many installs' worth of evidence each prior carries.
+    package static let clickedSharePriorWeight = 20.0
+    package static let agreementPriorWeight = 50.0
+    package static let delayPriorWeight = 50.0
+    package static let networkPriorWeight = 40.0
+
+    /// Creates a learner.
+    package init(prior: MatchModel = AttributionLearner.defaultPrior, iterations: Int = 4) {
+        self.prior = prior
+        self.iterations = iterations
+    }
+
+    /// The prior: no marketing assumption (half the installs that reach the probabilistic tier came from a click on
+    /// iOS; on Android, where the Play Store referrer finds most, a tenth), heavy-tailed delays, and signals that
+    /// agree between a click and its install nearly always but not quite (a browser's language is not always the
+    /// app's).
+    package static let defaultPrior: MatchModel = {
+        var model = MatchModel()
+        model.clickedShare = 0.5
+        model.androidClickedShare = 0.1
+        model.pNoSharedKey = 0.02
+        model.pSameOS = 0.97
+        model.pSameScreen = 0.97
+        model.pSameTimeZone = 0.97
+        model.pSameLanguage = 0.95
+        model.delayMixture = .prior
+        return model
+    }()
+
+    /// The model fitted to `observations`, starting from `start` (the app's current model; the prior by default),
+    /// with the app's value frequencies.
+    package func fit(_ observations: [LearningObservation], frequencies: ValueFrequencies?, start: MatchModel? = nil) -> MatchModel {
+        var model = start ?? prior
+        model.frequencies = frequencies
+        if model.delayMixture == nil { model.delayMixture = prior.delayMixture ?? .prior }
+        let labelled = LabelledStatistics(observations)
+        labelled.apply(to: &model, prior: prior)
+        let unlabelled = observations.filter { $0.label == .unlabelled }
+        for _ in 0..<max(0, iterations) {
+            let matcher = AttributionMatcher(model: model, calibration: .identity)
+            var clicked = [0.0, 0.0], total = [0.0, 0.0]
+            let buckets = MatchModel.addressBuckets
+            var clickedByAddress = [[Double]](repeating: [Double](repeating: 0, count: buckets), count: 2), totalByAddress = clickedByAddress
+            var samples = labelled.delays
+            for observation in unlabelled {
+                let weights = matcher.weights(install: observation.install, candidates: observation.candidates, window: observation.window)
+                let sum = weights.total
+                guard sum.isFinite, sum > 0 else { continue }
+                let platform = observation.isAndroid ? 1 : 0
+                clicked[platform] += observation.weight * (1 - weights.organic / sum)
+                total[platform] += observation.weight
+                let bucket = MatchModel.addressBucket(observation.candidates.sameAddressClicks)
+                clickedByAddress[platform][bucket] += observation.weight * (1 - weights.organic / sum)
+                totalByAddress[platform][bucket] += observation.weight
+                for (index, weight) in weights.clicks {
+                    let share = weight / sum
+                    guard share > 1e-3 else { continue }
+                    let delay = observation.install.at.timeIntervalSince(observation.candidates.clicks[index].createdAt)
+                    samples.append(DelaySample(delay: delay, window: observation.window, weight: observation.weight * share))
+                }
+            }
+            let m = Self.clickedSharePriorWeight
+            model.clickedShare = Self.clamp((clicked[0] + m * prior.clickedShare) / (total[0] + m), 0.02...0.98)
+            model.androidClickedShare = Self.clamp((clicked[1] + m * prior.androidClickedShare) / (total[1] + m), 0.02...0.98)
+            // By address, each pulled towards its platform's share.
+            let shares = [model.clickedShare, model.androidClickedShare]
+            model.clickedShareByAddress = (0..<2).map { platform in
+                (0..<buckets).map { Self.clamp((clickedByAddress[platform][$0] + m * shares[platform]) / (totalByAddress[platform][$0] + m), 0.02...0.98) }
+            }
+            model.delayMixture = Self.fitDelays(samples, start: model.delayMixture ?? .prior, prior: prior.delayMixture ?? .prior)
+        }
+        return model
+    }
+
+    /// One delay between a click and a launch, as evidence for the delay model.
+    struct DelaySample {
+        var delay: TimeInterval
+        var window: TimeInterval
+        var weight: Double
+    }
+
+    /// The delay mixture fitted to weighted samples by a few rounds of expectation–maximisation over log(delay),
+    /// each component pulled towards the prior's by `delayPriorWeight` pseudo-samples and held to its bounds.
+    static func fitDelays(_ samples: [DelaySample], start: DelayMixture, prior: DelayMixture, rounds: Int = 4) -> DelayMixture {
+        var mixture = start
+        let count = mixture.components.count
+        guard count == prior.components.count, !samples.isEmpty else { return mixture }
+        let points = samples.compactMap { sample -> (x: Double, logWindow: Double, weight: Double)? in
+            guard sample.delay.isFinite, sample.delay <= sample.window, sample.weight > 0, sample.weight.isFinite else { return nil }
+            return (Foundation.log(max(sample.delay, DelayMixture.shortest)), Foundation.log(max(sample.window, DelayMixture.shortest * 2)), sample.weight)
+        }
+        let logShortest = Foundation.log(DelayMixture.shortest)
+        for _ in 0..<rounds {
+            var s0 = [Double](repeating: 0, count: count), s1 = s0, s2 = s0
+            var floor = 0.0, all = 0.0
+            let weights = mixture.components.reduce(0) { $0 + $1.weight }
+            for point in points {
+                var densities = mixture.components.map {
+                    (1 - mixture.floorWeight) * $0.weight / max(weights, 1e-12) * DelayMixture.logNormal(point.x, $0, logWindow: point.logWindow)
+                }
+                let floorDensity = mixture.floorWeight / (point.logWindow - logShortest)
+                let sum = densities.reduce(floorDensity, +)
+                guard sum > 0, sum.isFinite else { continue }
+                for k in 0..<count {
+                    densities[k] /= sum
+                    s0[k] += point.weight * densities[k]
+                    s1[k] += point.weight * densities[k] * point.x
+                    s2[k] += point.weight * densities[k] * point.x * point.x
+                }
+                floor += point.weight * floorDensity / sum
+                all += point.weight
+            }
+            guard all > 0 else { return mixture }
+            let pseudo = delayPriorWeight
+            var components: [DelayMixture.Component] = []
+            for k in 0..<count {
+                let p = prior.components[k]
+                let mu0 = Foundation.log(p.median), sigma0 = p.spread
+                let kappa = pseudo * p.weight
+                let n = s0[k]
+                let mu = (s1[k] + kappa * mu0) / (n + kappa)
+                let scatter = max(0, s2[k] - 2 * mu * s1[k] + n * mu * mu)
+                let variance = (scatter + kappa * (mu - mu0) * (mu - mu0) + kappa * sigma0 * sigma0) / (n + 2 * kappa)
+                let bounds = DelayMixture.medianBounds[min(k, DelayMixture.medianBounds.count - 1)]
+                components.append(DelayMixture.Component(
+                    weight: (n + kappa) / (all - floor + pseudo),
+                    median: clamp(Foundation.exp(mu), bounds),
+                    spread: clamp(variance.squareRoot(), DelayMixture.spreadBounds)))
+            }
+            let floorWeight = clamp((floor + pseudo * prior.floorWeight) / (all + pseudo), DelayMixture.floorBounds)
+            mixture = DelayMixture(components: components, floorWeight: floorWeight)
+        }
+        return mixture
+    }
+
+    static func clamp(_ value: Double, _ bounds: ClosedRange<Double>) -> Double {
+        value.isFinite ? min(bounds.upperBound, max(bounds.lowerBound, value)) : bounds.lowerBound
+    }
+}
+
+/// What the labelled installs say, computed once: they do not depend on the model.
+struct LabelledStatistics {
+    /// The labelled delays (inside the window).
+    var delays: [AttributionLearner.DelaySample] = []
+    /// Agreement counts: (agreed, informative) per signal.
+    var os = (agreed: 0.0, informative: 0.0)
+    var screen = (agreed: 0.0, informative: 0.0)
+    var zone = (agreed: 0.0, informative: 0.0)
+    var language = (agreed: 0.0, informative: 0.0)
+    /// Labelled clicks that shared no address, network or fingerprint with their install, of all labelled.
+    var noSharedKey = (yes: 0.0, all: 0.0)
+    /// Where the install came from relative to its click, by delay: still on the click's network, and on it, from
+    /// another address.
+    var stayed: [(delay: TimeInterval, yes: Bool, weight: Double)] = []
+    var movedAddress: [(delay: TimeInterval, yes: Bool, weight: Double)] = []
+
+    init(_ observations: [LearningObservation]) {
+        for observation in observations {
+            guard case .click(let click) = observation.label else { continue }
+            let install = observation.install, weight = observation.weight
+            let delay = install.at.timeIntervalSince(click.createdAt)
+            guard delay.isFinite, delay >= -60, delay <= observation.window else { continue }
+            delays.append(.init(delay: delay, window: observation.window, weight: weight))
+            let sameAddress = install.addressHash != nil && install.addressHash == click.addressHash
+            let sameNetwork = install.networkHash != nil && install.networkHash == click.networkHash
+            if install.addressHash != nil, click.addressHash != nil {
+                stayed.append((max(delay, 0), sameAddress || sameNetwork, weight))
+                if sameAddress || sameNetwork { movedAddress.append((max(delay, 0), !sameAddress, weight)) }
+            }
+            let fingerprint = DeviceFingerprint.Parts(of: install.signals)
+            let sharesFingerprint = fingerprint != nil && fingerprint == DeviceFingerprint.Parts(of: click)
+            noSharedKey.all += weight
+            if !sameAddress, !sameNetwork, !sharesFingerprint { noSharedKey.yes += weight }
+            let signals = install.signals
+            if let c = click.osVersion.flatMap(AttributionMatcher.majorMinor), let i = signals.osVersion.flatMap(AttributionMatcher.majorMinor),
+               !(c == "18.6" && (Int(i.split(separator: ".")[0]) ?? 0) >= 26), !(c == "10.0" && signals.platform?.lowercased() == "android") {
+                os.informative += weight
+                if c == i { os.agreed += weight }
+            }
+            if let w = click.screenWidth, let h = click.screenHeight, let iw = signals.screenWidth, let ih = signals.screenHeight {
+                screen.informative += weight
+                let sameScale = click.screenScale == nil || signals.screenScale == nil || abs((click.screenScale ?? 0) - (signals.screenScale ?? 0)) < 0.05
+                if (min(w, h), max(w, h)) == (min(iw, ih), max(iw, ih)), sameScale { screen.agreed += weight }
+            }
+            if let a = click.timeZone, let b = signals.timeZone {
+                zone.informative += weight
+                if a == b { zone.agreed += weight }
+            }
+            if let a = click.languages.first?.lowercased(), let b = signals.languages?.first?.lowercased() {
+                language.informative += weight
+                if a == b { language.agreed += weight }
+            }
+        }
+    }
+
+    /// Sets the parameters the labels decide: agreement rates, the share of clicks sharing nothing with their install,
+    /// and how installs leave their click's network and address with time.
+    func apply(to model: inout MatchModel, prior: MatchModel) {
+        let m = AttributionLearner.agreementPriorWeight
+        func rate(_ counts: (agreed: Double, informative: Double), _ prior: Double) -> Double {
+            AttributionLearner.clamp((counts.agreed + m * prior) / (counts.informative + m), 0.85...0.995)
+        }
+        model.pSameOS = rate(os, prior.pSameOS)
+        model.pSameScreen = rate(screen, prior.pSameScreen)
+        model.pSameTimeZone = rate(zone, prior.pSameTimeZone)
+        model.pSameLanguage = rate(language, prior.pSameLanguage)
+        model.pNoSharedKey = AttributionLearner.clamp((noSharedKey.yes + m * prior.pNoSharedKey) / (noSharedKey.all + m), 0.005...0.2)
+        let network = Self.fitApproach(stayed.map { ($0.delay, !$0.yes, $0.weight) }, prior: (prior.networkChangeShare, prior.networkChangeTime))
+        model.networkChangeShare = network.share
+        model.networkChangeTime = network.time
+        let address = Self.fitApproach(movedAddress, prior: (prior.addressChangeShare, prior.addressChangeTime))
+        model.addressChangeShare = address.share
+        model.addressChangeTime = address.time
+    }
+
+    /// The curve `share · (1 − exp(−delay / time))` that best explains yes/no outcomes by delay (maximum likelihood over
+    /// a grid), with `networkPriorWeight` pseudo-outcomes drawn from the prior curve.
+    static func fitApproach(_ samples: [(delay: TimeInterval, yes: Bool, weight: Double)], prior: (share: Double, time: TimeInterval)) -> (share: Double, time: TimeInterval) {
+        // Outcomes binned by log(delay), 5 s to a week.
+        let edges = (0...24).map { 5 * Foundation.pow(86400 * 7 / 5, Double($0) / 24) }
+        var yes = [Double](repeating: 0, count: 24), all = yes
+        for sample in samples {
+            let bin = min(23, max(0, edges.firstIndex { $0 > sample.delay }.map { $0 - 1 } ?? 23))
+            all[bin] += sample.weight
+            if sample.yes { yes[bin] += sample.weight }
+        }
+        let centres = (0..<24).map { (edges[$0] * edges[$0 + 1]).squareRoot() }
+        func curve(_ share: Double, _ time: Double, _ delay: Double) -> Double {
+            min(1 - 1e-9, max(1e-9, share * (1 - Foundation.exp(-delay / time))))
+        }
+        let pseudo = AttributionLearner.networkPriorWeight / 24
+        for bin in 0..<24 {
+            all[bin] += pseudo
+            yes[bin] += pseudo * curve(prior.share, prior.time, centres[bin])
+        }
+        var best = (share: prior.share, time: prior.time, logLikelihood: -Double.infinity)
+        for shareStep in 5...95 {
+            let share = Double(shareStep) / 100
+            for timeStep in 0..<60 {
+                let time = 900 * Foundation.pow(192, Double(timeStep) / 59)  // 15 min to 48 h
+                var ll = 0.0
+                for bin in 0..<24 where all[bin] > 0 {
+                    let p = curve(share, time, centres[bin])
+                    ll += yes[bin] * Foundation.log(p) + (all[bin] - yes[bin]) * Foundation.log(1 - p)
+                }
+                if ll > best.logLikelihood { best = (share, time, ll) }
+            }
+        }
+        return (best.share, best.time)
+    }
+}

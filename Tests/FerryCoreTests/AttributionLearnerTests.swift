@@ -1,0 +1,218 @@
+import FerryAPI
+import Foundation
+import Testing
+@testable import FerryCore
+
+/// The per-app learner on synthetic installs drawn from known numbers: what it recovers, what bounds it keeps, and
+/// that a model learnt this way changes the matcher's decisions where the fixed numbers fail.
+@Suite struct AttributionLearnerTests {
+    typealias M = AttributionMatcherTests
+    static let window: TimeInterval = 86_400
+
+    /// A small deterministic generator (the tests must not depend on the system's).
+    struct Random {
+        var state: UInt64
+        mutating func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        /// A standard normal draw.
+        mutating func normal() -> Double {
+            (-2 * Foundation.log(max(next(), 1e-300))).squareRoot() * Foundation.cos(2 * .pi * next())
+        }
+        /// A log-normal delay.
+        mutating func delay(median: Double, spread: Double) -> Double { median * Foundation.exp(spread * normal()) }
+    }
+
+    /// An install and the one click it came from, `delay` seconds before, on the same home address.
+    static func pair(_ n: Int, delay: TimeInterval, address: String? = nil) -> (InstallEvidence, ClickEvidence) {
+        let home = address ?? "addr-\(n)"
+        let install = InstallEvidence(addressHash: home, networkHash: "net-\(n)", signals: M.phone(), at: M.now)
+        let click = ClickEvidence(clickID: "clk_\(n)", linkID: "lnk_a", createdAt: M.now.addingTimeInterval(-delay), addressHash: home,
+                                  networkHash: "net-\(n)", osVersion: "18.7", appleDevice: "iphone", screenWidth: 393, screenHeight: 852,
+                                  screenScale: 3, timeZone: "America/New_York", timeZoneOffsetSeconds: -18_000, languages: ["en-US"])
+        return (install, click)
+    }
+
+    static func candidates(_ clicks: [ClickEvidence]) -> CandidateSet {
+        CandidateSet(clicks: clicks, clicksInWindow: 2_000, sameAddressClicks: clicks.count, sameNetworkClicks: clicks.count)
+    }
+
+    @Test func withoutObservationsTheModelIsThePrior() {
+        let learner = AttributionLearner()
+        let fitted = learner.fit([], frequencies: nil)
+        var prior = AttributionLearner.defaultPrior
+        // The network curves come from a fit on the prior's own pseudo-outcomes: the grid's nearest point.
+        #expect(abs(fitted.networkChangeShare - prior.networkChangeShare) <= 0.02)
+        #expect(abs(fitted.networkChangeTime / prior.networkChangeTime - 1) < 0.15)
+        #expect(abs(fitted.addressChangeShare - prior.addressChangeShare) <= 0.02)
+        prior.networkChangeShare = fitted.networkChangeShare
+        prior.networkChangeTime = fitted.networkChangeTime
+        prior.addressChangeShare = fitted.addressChangeShare
+        prior.addressChangeTime = fitted.addressChangeTime
+        // The click shares by address are the platforms' shares, bucket by bucket.
+        let buckets = MatchModel.addressBuckets
+        #expect(fitted.clickedShareByAddress == [Array(repeating: prior.clickedShare, count: buckets), Array(repeating: prior.androidClickedShare, count: buckets)])
+        prior.clickedShareByAddress = fitted.clickedShareByAddress
+        #expect(fitted == prior)
+    }
+
+    @Test func labelledDelaysMoveTheDelayModelWhereThePopulationIs() {
+        // Most of this app's users open it within a minute of the click.
+        var random = Random(state: 7)
+        var observations: [LearningObservation] = []
+        for n in 0..<3_000 {
+            let delay = n % 10 < 6 ? random.delay(median: 35, spread: 0.5) : random.delay(median: 3 * 3600, spread: 0.8)
+            let (install, click) = Self.pair(n, delay: min(delay, Self.window - 1))
+            observations.append(LearningObservation(install: install, candidates: Self.candidates([click]), window: Self.window, label: .click(click)))
+        }
+        let fitted = AttributionLearner().fit(observations, frequencies: nil)
+        let delays = try! #require(fitted.delayMixture)
+        // About 60% within 2 minutes, against the prior's 17%.
+        let quick = delays.cumulative(120, window: Self.window)
+        #expect(quick > 0.5 && quick < 0.7, "\(quick)")
+        #expect(DelayMixture.prior.cumulative(120, window: Self.window) < 0.2)
+        // A launch 40 s after its click is now ordinary, not suspect.
+        #expect(delays.ratio(40, window: Self.window) > 5 * DelayMixture.prior.ratio(40, window: Self.window))
+        #expect(delays.floorWeight >= DelayMixture.floorBounds.lowerBound)
+    }
+
+    @Test func unlabelledInstallsGiveTheShareThatCameFromAClick() {
+        // 30% of the installs came from a click (at their address, minutes before); the rest are organic and share
+        // nothing with any click.
+        var random = Random(state: 11)
+        var observations: [LearningObservation] = []
+        for n in 0..<4_000 {
+            if random.next() < 0.3 {
+                let (install, click) = Self.pair(n, delay: random.delay(median: 300, spread: 1))
+                observations.append(LearningObservation(install: install, candidates: Self.candidates([click]), window: Self.window, label: .unlabelled))
+            } else {
+                let (install, _) = Self.pair(n, delay: 60)
+                observations.append(LearningObservation(install: install, candidates: Self.candidates([]), window: Self.window, label: .unlabelled))
+            }
+        }
+        let fitted = AttributionLearner(iterations: 20).fit(observations, frequencies: nil)
+        #expect(abs(fitted.clickedShare - 0.3) < 0.04, "\(fitted.clickedShare)")
+        // By address: installs from an address with one recent click came from it; those from an address without any
+        // came from none.
+        let byAddress = try! #require(fitted.clickedShareByAddress?.first)
+        #expect(byAddress[MatchModel.addressBucket(1)] > 0.9 && byAddress[MatchModel.addressBucket(0)] < 0.1, "\(byAddress)")
+    }
+
+    @Test func labelledPairsGiveHowInstallsLeaveTheirClicksNetwork() {
+        // Half of the installs come from another network a few hours on (time constant 2 h).
+        var random = Random(state: 3)
+        var observations: [LearningObservation] = []
+        for n in 0..<3_000 {
+            let delay = 60 + random.next() * 20 * 3600
+            var (install, click) = Self.pair(n, delay: delay)
+            if random.next() < 0.5 * (1 - Foundation.exp(-delay / 7200)) {
+                install.addressHash = "elsewhere-\(n)"
+                install.networkHash = "elsewhere-net-\(n)"
+            }
+            observations.append(LearningObservation(install: install, candidates: Self.candidates([click]), window: Self.window, label: .click(click)))
+        }
+        let fitted = AttributionLearner().fit(observations, frequencies: nil)
+        #expect(abs(fitted.networkChangeShare - 0.5) < 0.06, "\(fitted.networkChangeShare)")
+        #expect(fitted.networkChangeTime > 3600 && fitted.networkChangeTime < 4 * 3600, "\(fitted.networkChangeTime)")
+    }
+
+    @Test func hostileObservationsKeepEveryNumberInItsBounds() {
+        var observations: [LearningObservation] = []
+        for n in 0..<500 {
+            // Every delay 1 s, or the click after the launch, or weights that are not numbers.
+            let (install, click) = Self.pair(n, delay: n % 3 == 0 ? 1 : n % 3 == 1 ? -30 : 0)
+            observations.append(LearningObservation(install: install, candidates: Self.candidates([click]), window: Self.window,
+                                                    label: n % 2 == 0 ? .click(click) : .unlabelled, weight: n % 7 == 0 ? .nan : 1))
+        }
+        let fitted = AttributionLearner().fit(observations, frequencies: nil)
+        let delays = try! #require(fitted.delayMixture)
+        for (k, component) in delays.components.enumerated() {
+            #expect(DelayMixture.medianBounds[k].contains(component.median))
+            #expect(DelayMixture.spreadBounds.contains(component.spread))
+            #expect(component.weight.isFinite && component.weight > 0)
+        }
+        #expect(DelayMixture.floorBounds.contains(delays.floorWeight))
+        for value in [fitted.clickedShare, fitted.androidClickedShare, fitted.pSameOS, fitted.pNoSharedKey, fitted.networkChangeShare] {
+            #expect(value.isFinite && value > 0 && value < 1)
+        }
+        // Every delay inside the window keeps a chance.
+        for delay in [5.0, 30, 600, 36_000, 86_000] { #expect(delays.ratio(delay, window: Self.window) > 0.001) }
+    }
+
+    @Test func theSameObservationsGiveTheSameModel() {
+        var random = Random(state: 5)
+        let observations = (0..<600).map { n -> LearningObservation in
+            let (install, click) = Self.pair(n, delay: random.delay(median: 600, spread: 1.2))
+            return LearningObservation(install: install, candidates: Self.candidates([click]), window: Self.window,
+                                       label: n % 4 == 0 ? .click(click) : .unlabelled)
+        }
+        #expect(AttributionLearner().fit(observations, frequencies: nil) == AttributionLearner().fit(observations, frequencies: nil))
+    }
+
+    @Test func theDelayMixtureIsADensityOverTheWindow() {
+        for mixture in [DelayMixture.prior, DelayMixture(components: [.init(weight: 1, median: 40, spread: 0.5)], floorWeight: 0.03)] {
+            // Integrate over log(delay) from 5 s to the window.
+            var integral = 0.0
+            let steps = 20_000
+            let a = Foundation.log(DelayMixture.shortest), b = Foundation.log(Self.window)
+            for step in 0..<steps {
+                let x = a + (b - a) * (Double(step) + 0.5) / Double(steps)
+                let delay = Foundation.exp(x)
+                integral += mixture.density(delay, window: Self.window) * delay * (b - a) / Double(steps)
+            }
+            #expect(abs(integral - 1) < 0.01, "\(integral)")
+            #expect(abs(mixture.cumulative(Self.window, window: Self.window) - 1) < 1e-9)
+            #expect(mixture.cumulative(60, window: Self.window) < mixture.cumulative(600, window: Self.window))
+        }
+    }
+
+    @Test func anAppsOwnFrequenciesLetARareFingerprintFindItsSwitcher() throws {
+        // The phone clicked at home two hours ago and installs from the office: only its screen and time zone say
+        // it is the same device. The app has 8,000 clicks in the window.
+        let rare = M.phone(width: 430, height: 932, scale: 3, zone: "Pacific/Chatham", offset: 49_500, os: "18.7.2", model: "iPhone16,2")
+        let click = M.click("clk_home", minutesBefore: 120, address: "addr-home", network: "net-home", signals: rare)
+        let install = M.install(rare, address: "addr-office", network: "net-office")
+        let candidates = CandidateSet(clicks: [click], clicksInWindow: 8_000, sameAddressClicks: 0, sameNetworkClicks: 0)
+
+        // With the fixed numbers, a fingerprint can never be rarer than a floor that 8,000 clicks drown.
+        guard case .declined = AttributionMatcher().match(install: install, candidates: candidates, window: Self.window) else {
+            Issue.record("the fixed model matched a switcher in a crowd of 8,000")
+            return
+        }
+        // The app's clicks of the last week: this fingerprint once in 300,000 (this very click).
+        var frequencies = ValueFrequencies()
+        frequencies.add(click)
+        let common = M.click("clk_x", minutesBefore: 1, signals: M.phone())
+        frequencies.add(common, weight: 299_999)
+        var model = AttributionLearner.defaultPrior
+        model.frequencies = frequencies
+        let outcome = AttributionMatcher(model: model, calibration: .identity).match(install: install, candidates: candidates, window: Self.window)
+        guard case .matched(let clickID, _, let confidence) = outcome else {
+            Issue.record("expected a match, got \(outcome)")
+            return
+        }
+        #expect(clickID == "clk_home" && confidence > 0.85)
+
+        // The same install, when the app's clicks show that fingerprint on one click in fifty: declined.
+        var busy = ValueFrequencies()
+        busy.add(click, weight: 1_000)
+        busy.add(common, weight: 49_000)
+        model.frequencies = busy
+        guard case .declined = AttributionMatcher(model: model, calibration: .identity).match(install: install, candidates: candidates, window: Self.window) else {
+            Issue.record("a common fingerprint matched a switcher")
+            return
+        }
+    }
+
+    @Test func aValueNeverSeenIsRareNotImpossible() {
+        var frequencies = ValueFrequencies()
+        for n in 0..<1_000 { frequencies.add(M.click("clk_\(n)", minutesBefore: 1, signals: M.phone())) }
+        let unseen = frequencies.share(of: "fr-fr", in: \.language, prior: 0.0)
+        #expect(unseen > 0 && unseen <= 0.001)
+        let english = frequencies.share(of: "en-us", in: \.language, prior: 0.5)
+        #expect(english > 0.98)
+        frequencies.keepMostCommon(1)
+        #expect(frequencies.language.count == 1 && frequencies.clicks == 1_000)
+    }
+}

@@ -21,7 +21,7 @@ package enum AttributionSimulatorCommand {
     /// Runs the command with its arguments (the program's, without its name).
     package static func main(arguments: [String]) {
         var config = SimulationConfig()
-        var fit = false, sweep = false, raw = false, explain = 0
+        var fit = false, sweep = false, raw = false, learn = false, explain = 0
         var families: [PopulationFamily]?
         var arguments = arguments[...]
         func value(_ name: String) -> String {
@@ -52,23 +52,32 @@ package enum AttributionSimulatorCommand {
             case "--fit": fit = true
             case "--sweep": sweep = true
             case "--raw": raw = true
+            case "--learn": learn = true
             case "--explain":
                 guard let count = Int(value(argument)), count >= 0 else { fail("--explain takes a count") }
                 explain = count
             case "-h", "--help":
-                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--fit] [--sweep] [--raw] [--explain N]")
+                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--learn] [--fit] [--sweep] [--raw] [--explain N]")
                 return
             default: fail("unknown argument \(argument)")
             }
         }
 
         if let families {
-            print(FamilyReport(families: families, base: config).render())
+            print(FamilyReport(families: families, base: config, learning: learn).render())
             return
         }
         var generator = PopulationGenerator(config: config)
         let population = generator.generate()
         let matcher = AttributionMatcher(calibration: raw ? .identity : .default)
+        if learn {
+            let (outcomes, models) = Simulation(population: population, matcher: matcher).runLearning()
+            let final = models.last?.model ?? AttributionLearner.defaultPrior
+            print(Report(population: population, metrics: Metrics(population: population, outcomes: outcomes),
+                         matcher: AttributionMatcher(model: final, calibration: Simulation.Learning().calibration)).render())
+            print(LearnedModelReport(models: models, window: config.window).render())
+            return
+        }
         let outcomes = Simulation(population: population, matcher: matcher).run()
         let metrics = Metrics(population: population, outcomes: outcomes)
         print(Report(population: population, metrics: metrics, matcher: matcher).render())

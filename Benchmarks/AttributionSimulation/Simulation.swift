@@ -39,16 +39,51 @@ struct Simulation {
     /// clicks consumed, the same deterministic tiers first. Its matches state no confidence.
     func runRule() -> [InstallOutcome] { run(rule: true) }
 
-    private func run(rule: Bool) -> [InstallOutcome] {
+    /// How an app's model is learnt during a replay: as the server does it, from the installs answered so far.
+    struct Learning {
+        /// The learner (its prior is the model of the first installs).
+        var learner = AttributionLearner()
+        /// Simulated time between refits.
+        var refitInterval: TimeInterval = 6 * 3600
+        /// Installs older than this are forgotten.
+        var memory: TimeInterval = 28 * 86400
+        /// Clicks counted for the value frequencies: those of the last `frequencyMemory`.
+        var frequencyMemory: TimeInterval = 7 * 86400
+        /// The calibration of a learnt model's posteriors.
+        var calibration = Calibration(points: [(0, 0), (0.998, 0.998), (1, 0.998)])
+    }
+
+    /// The replay with a model learnt online: the prior at first, refitted every `refitInterval` of simulated time
+    /// on the installs answered before (labelled by their deterministic match where they had one; truth never
+    /// reaches the learner). Also the models, in order.
+    func runLearning(_ learning: Learning = Learning()) -> (outcomes: [InstallOutcome], models: [(t: Double, model: MatchModel)]) {
+        var models: [(t: Double, model: MatchModel)] = []
+        let outcomes = run(rule: false, learning: learning) { models.append(($0, $1)) }
+        return (outcomes, models)
+    }
+
+    private func run(rule: Bool, learning: Learning? = nil, refitted: (Double, MatchModel) -> Void = { _, _ in }) -> [InstallOutcome] {
         let config = population.config
         var index = ClickIndex(clicks: population.clicks, start: config.start)
         var idToIndex: [String: Int] = [:]
         for click in population.clicks { idToIndex[click.evidence.clickID] = click.index }
         var outcomes: [InstallOutcome] = []
         outcomes.reserveCapacity(population.installs.count)
+        var matcher = self.matcher
+        var observations: [(t: Double, observation: LearningObservation)] = []
+        var nextRefit = population.installs.first?.t ?? 0
+        if let learning { matcher = AttributionMatcher(model: learning.learner.prior, calibration: learning.calibration) }
 
         for (position, install) in population.installs.enumerated() {
             let at = population.date(install.t)
+            if let learning, install.t >= nextRefit {
+                if !observations.isEmpty {
+                    let model = refit(learning, observations: observations, now: install.t, current: matcher.model)
+                    matcher = AttributionMatcher(model: model, calibration: learning.calibration)
+                    refitted(install.t, model)
+                }
+                nextRefit = install.t + learning.refitInterval
+            }
             // FerryKit's choice: Android installs keep sending what they send.
             let signals = population.devices[install.device].platform == .iOS ? config.installSignals.apply(to: install.signals) : install.signals
             let evidence = InstallEvidence(addressHash: install.endpoint.address, networkHash: install.endpoint.network, signals: signals, at: at)
@@ -62,6 +97,13 @@ struct Simulation {
                 }
                 if let clickID, let found = idToIndex[clickID],
                    let click = index.unconsumedClick(index: found, since: at.addingTimeInterval(-config.window)) {
+                    if learning != nil {
+                        // What the matcher would have been offered without the token: the labelled example.
+                        let query = CandidateQuery(appID: "app_sim", environment: .live, install: evidence, window: config.window)
+                        let counterfactual = index.candidates(query, platform: signals.platform, now: at)
+                        observations.append((install.t, LearningObservation(install: evidence, candidates: counterfactual, window: config.window,
+                                                                            label: .click(population.clicks[click].evidence))))
+                    }
                     index.consume(click)
                     outcome.tier = .deterministic
                     outcome.matchedClick = click
@@ -96,6 +138,9 @@ struct Simulation {
                 outcomes.append(outcome)
                 continue
             }
+            if learning != nil {
+                observations.append((install.t, LearningObservation(install: evidence, candidates: candidates, window: config.window, label: .unlabelled)))
+            }
             switch matcher.match(install: evidence, candidates: candidates, window: config.window) {
             case .matched(let clickID, _, let confidence):
                 guard let click = idToIndex[clickID], candidates.clicks.contains(where: { $0.clickID == clickID }) else {
@@ -116,6 +161,23 @@ struct Simulation {
             outcomes.append(outcome)
         }
         return outcomes
+    }
+
+    /// The model fitted on the installs before `now` (the most recent `memory`, older ones weighing less), with the
+    /// value frequencies of the clicks of the last `frequencyMemory`.
+    private func refit(_ learning: Learning, observations: [(t: Double, observation: LearningObservation)], now: Double, current: MatchModel) -> MatchModel {
+        var frequencies = ValueFrequencies()
+        for click in population.clicks where click.t < now && click.t >= now - learning.frequencyMemory && click.platform != .desktop {
+            frequencies.add(click.evidence)
+        }
+        frequencies.keepMostCommon(500)
+        let halfLife = 14 * 86400.0
+        let kept = observations.filter { $0.t < now && $0.t >= now - learning.memory }.map { entry -> LearningObservation in
+            var observation = entry.observation
+            observation.weight = Foundation.pow(2, -(now - entry.t) / halfLife)
+            return observation
+        }
+        return learning.learner.fit(kept, frequencies: frequencies, start: current)
     }
 
     /// Right when the click is one the installing device made, before the install, on the link that caused it.

@@ -1,0 +1,36 @@
+import FerryCore
+import Foundation
+
+/// The model learnt during a replay, refit by refit: what it believes of the population.
+struct LearnedModelReport {
+    /// A delay as `45 s`, `12 min` or `3.5 h`.
+    static func duration(_ seconds: TimeInterval) -> String {
+        if seconds < 90 { return String(format: "%.0f s", seconds) }
+        if seconds < 5400 { return String(format: "%.0f min", seconds / 60) }
+        return String(format: "%.1f h", seconds / 3600)
+    }
+
+    var models: [(t: Double, model: MatchModel)]
+    var window: TimeInterval
+
+    func render() -> String {
+        var table = TextTable(header: ["refit at", "π iOS", "π Android", "delay ≤30 s", "≤1 min", "median", "≥6 h",
+                                       "leaves network", "in", "p OS", "p screen", "p zone", "p language", "ρ"])
+        // Every fourth refit, and the last.
+        let shown = models.enumerated().filter { $0.offset % 4 == 3 || $0.offset == models.count - 1 }.map(\.element)
+        for (t, model) in shown {
+            let delays = model.delayMixture ?? .prior
+            var median = 60.0
+            while median < window && delays.cumulative(median, window: window) < 0.5 { median *= 1.1 }
+            table.rows.append([
+                String(format: "day %.2f", t / 86400), Format.number(model.clickedShare), Format.number(model.androidClickedShare),
+                Format.percent(delays.cumulative(30, window: window)), Format.percent(delays.cumulative(60, window: window)),
+                Self.duration(median), Format.percent(1 - delays.cumulative(6 * 3600, window: window)),
+                Format.number(model.networkChangeShare), Self.duration(model.networkChangeTime),
+                Format.number(model.pSameOS), Format.number(model.pSameScreen), Format.number(model.pSameTimeZone),
+                Format.number(model.pSameLanguage), Format.number(model.pNoSharedKey),
+            ])
+        }
+        return "The model learnt online (refitted every 6 simulated hours)\n" + table.render()
+    }
+}

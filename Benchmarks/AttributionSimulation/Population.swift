@@ -42,7 +42,7 @@ struct SimulationConfig: Sendable {
     /// What iOS apps send with their match request (FerryKit's `FerryOptions.deviceSignals`); Android installs and
     /// the clicks' pages are unchanged.
     var installSignals = DeviceSignalsPolicy.all
-    /// Click-to-first-launch delays: a mixture of log-normal components, each (weight, median in seconds, spread).
+    /// Click-to-first-launch delays: a mixture of components (log-normal or log-uniform), each with its weight.
     var delayComponents: [DelayComponent] = [
         DelayComponent(weight: 0.65, median: 6 * 60, spread: 0.7),
         DelayComponent(weight: 0.25, median: 2.5 * 3600, spread: 1.0),
@@ -58,16 +58,68 @@ struct SimulationConfig: Sendable {
     var samePhoneShare = 0.45
     /// Share of devices whose owner works in an office (its Wi-Fi on weekdays).
     var officeShare = 0.18
+    /// Share of one-person households with no home Wi-Fi: they live on cellular and public Wi-Fi.
+    var cellularOnlySingleShare = 0.2
+    /// Where a device goes when it moves, by the part of its schedule.
+    var placeShares = PlaceShares()
+    /// The mobile carriers devices subscribe to, with their shares and address pools.
+    var carriers = PopulationTables.carriers
 }
 
-/// One log-normal component of the delay mixture.
+/// Where a device goes when it moves (at the start of a 90-minute block, when it does not stay where it was): for
+/// each part of its schedule, the share of moves to its own Wi-Fi there and to cellular (CGNAT or IPv6, as its
+/// carrier has it); public Wi-Fi takes the rest.
+struct PlaceShares: Sendable, Hashable {
+    /// One part of the schedule.
+    struct Split: Sendable, Hashable {
+        /// To the schedule's own Wi-Fi: the office's at work, home's otherwise.
+        var wifi: Double
+        /// To cellular.
+        var cellular: Double
+    }
+
+    /// Weekday working hours (09:00–17:30 local) of a device whose owner works in an office.
+    var atWork = Split(wifi: 0.85, cellular: 0.10)
+    /// Evenings and nights (19:00–07:30 local) of a device with a home.
+    var homeEvening = Split(wifi: 0.85, cellular: 0.11)
+    /// The rest of the day of a device with a home.
+    var homeDay = Split(wifi: 0.45, cellular: 0.43)
+    /// Share of moves to cellular of a device with no home Wi-Fi, at any hour.
+    var noHomeCellular = 0.88
+}
+
+/// One component of the delay mixture.
 struct DelayComponent: Sendable, Hashable {
+    /// How the component's delays are spread.
+    enum Shape: Sendable, Hashable {
+        /// Log-normal: this median delay, in seconds, and this standard deviation of its logarithm.
+        case logNormal(median: TimeInterval, spread: Double)
+        /// Log-uniform between two delays, in seconds: as many installs in every doubling of the delay.
+        case logUniform(from: TimeInterval, to: TimeInterval)
+    }
+
     /// Its share of installs.
     var weight: Double
-    /// Its median delay, in seconds.
-    var median: TimeInterval
-    /// Its log-normal spread.
-    var spread: Double
+    /// Its delays.
+    var shape: Shape
+
+    init(weight: Double, shape: Shape) {
+        self.weight = weight
+        self.shape = shape
+    }
+
+    /// A log-normal component: `median` in seconds, `spread` the standard deviation of the delay's logarithm.
+    init(weight: Double, median: TimeInterval, spread: Double) {
+        self.init(weight: weight, shape: .logNormal(median: median, spread: spread))
+    }
+
+    /// One delay drawn from the component.
+    func draw(_ random: inout SimulationRandom) -> TimeInterval {
+        switch shape {
+        case .logNormal(let median, let spread): random.logNormal(median: median, spread: spread)
+        case .logUniform(let lower, let upper): Foundation.exp(random.uniform(Foundation.log(lower)...Foundation.log(upper)))
+        }
+    }
 }
 
 /// Where a device is connected at some moment.
@@ -309,7 +361,7 @@ struct PopulationGenerator {
                 devices.append(device)
             }
             // A few single people live on cellular only.
-            if size == 1, random.chance(0.2) {
+            if size == 1, random.chance(config.cellularOnlySingleShare) {
                 devices[members[0]].household = nil
                 continue
             }
@@ -342,7 +394,7 @@ struct PopulationGenerator {
         return SimDevice(
             platform: platform, hardware: hardware, model: random.element(hardware.models), os: os, updateAt: updateAt, updatedOS: updatedOS,
             zone: zone, languages: languages, browserLanguage: browserLanguage, household: nil, office: nil,
-            carrier: random.pick(PopulationTables.carriers.indices.map { ($0, PopulationTables.carriers[$0].share) }),
+            carrier: random.pick(config.carriers.indices.map { ($0, config.carriers[$0].share) }),
             phase: random.uniform(0...Self.blockLength), reducedUserAgent: random.chance(0.85))
     }
 
@@ -350,9 +402,9 @@ struct PopulationGenerator {
 
     /// Where the device is connected at `t` (seconds from the start): a pure function of the device and the time,
     /// so a click and an install close in time usually share a network and ones hours apart often do not. Time runs
-    /// in blocks of 90 minutes; at each block the device stays where it was with probability 0.6 when its schedule
-    /// allows, else goes where its schedule sends it (work hours at the office, evenings and nights at home, the
-    /// rest of the day at home, on cellular or on public Wi-Fi).
+    /// in blocks of 90 minutes; at each block the device stays where it was with probability `networkKeep` (0.6 by
+    /// default) when its schedule allows, else goes where its schedule sends it (`placeShares`: work hours mostly at
+    /// the office, evenings and nights mostly at home, the rest of the day at home, on cellular or on public Wi-Fi).
     func endpoint(device index: Int, at t: Double) -> Endpoint {
         let device = devices[index]
         let block = Int64(((t + device.phase) / Self.blockLength).rounded(.down))
@@ -383,17 +435,14 @@ struct PopulationGenerator {
             if allowed { return previous }
         }
         let u = StableHash.unit(config.seed, 0x10CA, UInt64(index), UInt64(bitPattern: block))
-        let kind: NetworkKind
-        if atWork {
-            kind = u < 0.85 ? .office : (u < 0.95 ? .cgnat : .venue)
-        } else if hasHome, evening {
-            kind = u < 0.85 ? .homeIPv4 : (u < 0.96 ? .cgnat : .venue)
-        } else if hasHome {
-            kind = u < 0.45 ? .homeIPv4 : (u < 0.88 ? .cgnat : .venue)
-        } else {
-            kind = u < 0.88 ? .cgnat : .venue
+        let shares = config.placeShares
+        func kind(_ split: PlaceShares.Split, wifi: NetworkKind) -> NetworkKind {
+            u < split.wifi ? wifi : (u < split.wifi + split.cellular ? .cgnat : .venue)
         }
-        return (kind, block)
+        // An IPv6 home or carrier is told apart when the endpoint is made.
+        if atWork { return (kind(shares.atWork, wifi: .office), block) }
+        if hasHome { return (kind(evening ? shares.homeEvening : shares.homeDay, wifi: .homeIPv4), block) }
+        return (u < shares.noHomeCellular ? .cgnat : .venue, block)
     }
 
     /// The address and network of a place; `block` is when the device arrived (which venue, which office exit).
@@ -417,7 +466,7 @@ struct PopulationGenerator {
             let venue = UInt64(StableHash.unit(config.seed, 0x7E7, UInt64(index), block) * Double(Self.venues))
             return Endpoint(address: StableHash.token("va", venue), network: StableHash.token("vn", venue / 3), kind: .venue)
         case .cgnat, .cellularIPv6:
-            let carrier = PopulationTables.carriers[device.carrier]
+            let carrier = config.carriers[device.carrier]
             let session = UInt64(bitPattern: Int64(((t + 2 * device.phase) / Self.cellularSession).rounded(.down)))
             if carrier.isIPv6 {
                 return Endpoint(address: StableHash.token("c6a", UInt64(index), session), network: StableHash.token("c6n", UInt64(index), session), kind: .cellularIPv6)
@@ -453,7 +502,7 @@ struct PopulationGenerator {
     private mutating func delay() -> Double {
         let components = config.delayComponents
         let component = components[random.pick(components.indices.map { ($0, components[$0].weight) })]
-        return max(config.minimumDelay, random.logNormal(median: component.median, spread: component.spread))
+        return max(config.minimumDelay, component.draw(&random))
     }
 
     private mutating func pickLink() -> String { random.pick(linkWeights) }

@@ -57,6 +57,39 @@ import Testing
         let noLabels = Self.population(.noLabels)
         #expect(!noLabels.installs.contains { if case .clickToken = $0.deterministic { return true } else { return false } })
     }
+
+    static func share<T>(_ items: [T], _ predicate: (T) -> Bool) -> Double { Double(items.filter(predicate).count) / Double(items.count) }
+
+    @Test func theCarrierHeavyFamilyIsMostlyAndroidBehindCarrierNAT() {
+        let mixed = Self.population(.mixed), carrier = Self.population(.carrierHeavy)
+        #expect(abs(Self.share(carrier.devices) { $0.platform == .android } - 0.7) < 0.03)
+        #expect(abs(Self.share(mixed.devices) { $0.platform == .android } - 0.3) < 0.03)
+        // Most clicks and installs come from behind a carrier's NAT; in the mixed population about one in five.
+        for endpoints in [carrier.clicks.map(\.endpoint), carrier.installs.map(\.endpoint)] {
+            #expect(Self.share(endpoints) { $0.kind == .cgnat } > 0.6)
+        }
+        #expect(Self.share(mixed.clicks) { $0.endpoint.kind == .cgnat } < 0.25)
+        // Few homes: a quarter of the devices have no home Wi-Fi, and home Wi-Fi carries under a fifth of the clicks
+        // (the mixed population: almost every device has one, and it carries over half the clicks).
+        #expect(Self.share(carrier.devices) { $0.household != nil } < 0.8)
+        #expect(Self.share(mixed.devices) { $0.household != nil } > 0.95)
+        #expect(Self.share(carrier.clicks) { $0.endpoint.kind.isHome } < 0.2)
+        #expect(Self.share(mixed.clicks) { $0.endpoint.kind.isHome } > 0.5)
+        // Two to eight addresses per CGNAT carrier: thousands of clicks behind each address.
+        let addresses = Set(carrier.clicks.filter { $0.endpoint.kind == .cgnat }.map(\.endpoint.address))
+        #expect(addresses.count <= 14)
+    }
+
+    @Test func theIndependentFamilyOpensFrom25SecondsTo20Hours() {
+        let delays = Self.delays(Self.population(.independent))
+        #expect(delays.count > 1_500)
+        #expect(delays.min() ?? 0 >= 25 && delays.max() ?? .infinity <= 20 * 3600)
+        // 60% log-uniform from 25 s to 2 h, 40% from 2 h to 20 h: each half of a component, on a log scale, holds
+        // half its installs.
+        #expect(abs(Self.share(delays) { $0 < 2 * 3600 } - 0.6) < 0.04)
+        #expect(abs(Self.share(delays) { $0 < (25 * 7_200.0).squareRoot() } - 0.3) < 0.04)
+        #expect(abs(Self.share(delays) { $0 < (7_200 * 72_000.0).squareRoot() } - 0.8) < 0.04)
+    }
 }
 
 /// The families' report: every family in both conditions, Ferry and the rule side by side.

@@ -50,6 +50,9 @@ struct Metrics {
     var stayedOnNetwork = 0
     var stayedOnNetworkRight = 0
     var bands: [Band] = []
+    /// Expected calibration error of the probabilistic matches, all of them and by the true kind of install.
+    var calibration = CalibrationError()
+    var segmentCalibration: [CalibrationSegment: CalibrationError] = [:]
     var scenarios: [(Scenario, Tally)] = []
     /// Why click-caused installs whose click was inside the window were not matched to it.
     var misses: [String: Int] = [:]
@@ -106,10 +109,10 @@ struct Metrics {
                 if !outcome.correct {
                     if truthDelay == nil { wrongOrganic += 1 } else if outcome.rightLinkOtherDevice { wrongRightLink += 1 } else { wrongOtherLink += 1 }
                 }
-                if let band = bands.firstIndex(where: { confidence >= $0.low && confidence < $0.high }) {
-                    bands[band].count += 1
-                    bands[band].confidenceSum += confidence
-                    if outcome.correct { bands[band].correct += 1 }
+                bands.add(confidence: confidence, correct: outcome.correct)
+                calibration.add(confidence: confidence, correct: outcome.correct)
+                for segment in CalibrationSegment.allCases where install.scenarios.contains(segment.scenario) {
+                    segmentCalibration[segment, default: CalibrationError()].add(confidence: confidence, correct: outcome.correct)
                 }
             }
             if let reason = outcome.decline { declines[reason, default: 0] += 1 }
@@ -140,6 +143,69 @@ struct Metrics {
     /// The largest gap between stated confidence and observed precision over bands with enough matches to say.
     func worstCalibrationGap(minimumCount: Int = 50) -> Double {
         bands.filter { $0.count >= minimumCount }.map { abs($0.meanConfidence - $0.precision) }.max() ?? 0
+    }
+
+    /// The calibration error of the matches of installs of one true kind (empty when there were none).
+    func calibration(_ segment: CalibrationSegment) -> CalibrationError {
+        segmentCalibration[segment] ?? CalibrationError()
+    }
+}
+
+extension [Metrics.Band] {
+    /// Counts a match in the band its confidence falls in; false when it falls in none.
+    @discardableResult
+    mutating func add(confidence: Double, correct: Bool) -> Bool {
+        guard let band = firstIndex(where: { confidence >= $0.low && confidence < $0.high }) else { return false }
+        self[band].count += 1
+        self[band].confidenceSum += confidence
+        if correct { self[band].correct += 1 }
+        return true
+    }
+}
+
+/// Expected calibration error (ECE) of stated confidences: `Σ_b (n_b/n)·|mean stated_b − observed precision_b|`
+/// over bands of 0.05 of stated confidence from 0.40 (the lowest an app may ask for) to 1.0, where `n_b` is the
+/// band's matches and `n` all the matches in the bands.
+struct CalibrationError {
+    /// Below this many matches the figure says too little to count for or against a goal.
+    static let minimumCount = 100
+    /// 0.40, 0.45, …, 0.95 and just above 1, so that 1.0 falls in the last band.
+    static let edges: [Double] = (8...19).map { Double($0) / 20 } + [1.0000001]
+
+    var bands: [Metrics.Band] = zip(Self.edges, Self.edges.dropFirst()).map { Metrics.Band(low: $0, high: $1) }
+    /// Matches stated below 0.40, counted nowhere else.
+    var belowBands = 0
+
+    mutating func add(confidence: Double, correct: Bool) {
+        if !bands.add(confidence: confidence, correct: correct) { belowBands += 1 }
+    }
+
+    /// Matches in the bands.
+    var count: Int { bands.reduce(0) { $0 + $1.count } }
+
+    /// The error, NaN without matches.
+    var value: Double {
+        let n = count
+        guard n > 0 else { return .nan }
+        return bands.filter { $0.count > 0 }.reduce(0) { $0 + Double($1.count) / Double(n) * abs($1.meanConfidence - $1.precision) }
+    }
+
+    /// Whether there are enough matches for the figure to count.
+    var isMeasured: Bool { count >= Self.minimumCount }
+}
+
+/// The true kinds of install that calibration is judged on, beside all matches together.
+enum CalibrationSegment: String, CaseIterable, Sendable {
+    case household, carrierNAT = "CGNAT", office, switchers
+
+    /// The scenario label that puts an install in the segment.
+    var scenario: Scenario {
+        switch self {
+        case .household: .householdWiFi
+        case .carrierNAT: .cgnat
+        case .office: .office
+        case .switchers: .networkSwitch
+        }
     }
 }
 
@@ -173,6 +239,11 @@ enum Format {
 
     static func signed(_ value: Double, digits: Int = 3) -> String {
         value.isNaN ? "—" : String(format: "%+.\(digits)f", value)
+    }
+
+    /// `0.012 (n=840)`, or `n<100` when there are too few matches to say.
+    static func calibration(_ error: CalibrationError) -> String {
+        error.isMeasured ? "\(number(error.value)) (n=\(error.count))" : "n<\(CalibrationError.minimumCount)"
     }
 }
 
@@ -252,6 +323,8 @@ struct Report {
         }
         out.append(calibration.render())
         out.append("  worst |difference| over bands with ≥ 50 matches: \(Format.number(m.worstCalibrationGap()))")
+        out.append("  expected calibration error (bands of 0.05 from 0.40): all \(Format.calibration(m.calibration)), "
+            + CalibrationSegment.allCases.map { "\($0.rawValue) \(Format.calibration(m.calibration($0)))" }.joined(separator: ", "))
         out.append("")
         out.append("Per scenario (probabilistic tier; an install can be in several rows)")
         var scenarios = TextTable(header: ["scenario", "installs", "click-caused", "organic", "right", "wrong", "precision", "recall", "organic matched"])

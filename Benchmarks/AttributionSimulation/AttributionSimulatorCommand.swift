@@ -11,7 +11,8 @@ import Foundation
 /// - `--signals` limits what the apps send with their match request as FerryKit's `FerryOptions.deviceSignals` does
 ///   (`all`, the default; `minimal`: platform, OS version, first language; `none`: no signal); clicks are unchanged.
 /// - `--families` replays each family of populations (`PopulationFamily`) with the page's signals and without, and
-///   prints Ferry's matcher beside the unambiguous-only rule (`UnambiguousRule`) on the same installs.
+///   prints Ferry's matcher beside the unambiguous-only rule (`UnambiguousRule`) on the same installs, then Ferry's
+///   expected calibration error overall and by kind of install, and the goals it misses (`FamilyReport`).
 /// - `--fit` also measures the model's numbers on the population and fits a calibration (to paste into
 ///   `MatchModel` and `Calibration.default`; fit on one seed, report on another).
 /// - `--sweep` reruns the population at several acceptance thresholds.

@@ -213,15 +213,18 @@ enum CalibrationSegment: String, CaseIterable, Sendable {
 struct TextTable {
     var header: [String]
     var rows: [[String]] = []
-    /// Columns after the first are right-aligned.
+    /// The columns aligned left (text); the others are right-aligned (figures).
+    var leftAligned: Set<Int> = [0]
     func render(indent: String = "  ") -> String {
         var widths = header.map(\.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
         func line(_ cells: [String]) -> String {
-            indent + cells.enumerated().map { i, cell in
+            var text = indent + cells.enumerated().map { i, cell in
                 let pad = String(repeating: " ", count: widths[i] - cell.count)
-                return i == 0 ? cell + pad : pad + cell
+                return leftAligned.contains(i) ? cell + pad : pad + cell
             }.joined(separator: "  ")
+            while text.hasSuffix(" ") { text.removeLast() }
+            return text
         }
         let rule = indent + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
         return ([line(header), rule] + rows.map(line)).joined(separator: "\n")

@@ -108,4 +108,68 @@ import Testing
         let text = report.render()
         #expect(text.contains("held out") && text.contains("training") && text.contains("HTTP only") && text.contains("rule recall"))
     }
+
+    static func tally(right: Int, wrong: Int, clicked: Int, organic: Int, organicMatched: Int) -> Metrics.Tally {
+        var tally = Metrics.Tally()
+        (tally.right, tally.wrong, tally.clicked, tally.organic, tally.organicMatched) = (right, wrong, clicked, organic, organicMatched)
+        return tally
+    }
+
+    /// `count` matches stated `stated`, `right` of them right.
+    static func calibration(_ count: Int, stated: Double, right: Int) -> CalibrationError {
+        var error = CalibrationError()
+        for i in 0..<count { error.add(confidence: stated, correct: i < right) }
+        return error
+    }
+
+    @Test func theGoalsColumnNamesTheGoalsMissed() {
+        var tiny = SimulationConfig()
+        tiny.installs = 200
+        tiny.days = 1
+        var generator = PopulationGenerator(config: tiny)
+        let empty = Metrics(population: generator.generate(), outcomes: [])
+        var ferry = empty
+        // 96.5% precise, recall 965 of 1,500, 10 of 1,000 organic installs matched (1%: the goal, met).
+        ferry.probabilistic = Self.tally(right: 965, wrong: 35, clicked: 1_500, organic: 1_000, organicMatched: 10)
+        ferry.calibration = Self.calibration(1_000, stated: 0.97, right: 965)
+        ferry.segmentCalibration = [
+            .household: Self.calibration(700, stated: 0.98, right: 690),
+            // 0.95 stated, 85.3% right.
+            .carrierNAT: Self.calibration(150, stated: 0.95, right: 128),
+            // Far off, but too few matches to judge.
+            .office: Self.calibration(50, stated: 0.9, right: 30),
+        ]
+        var rule = empty
+        rule.probabilistic = Self.tally(right: 900, wrong: 10, clicked: 1_500, organic: 1_000, organicMatched: 2)
+
+        let withSignals = FamilyReport.Row(family: .independent, httpOnly: false, ferry: ferry, rule: rule)
+        #expect(withSignals.failedGoals() == ["precision < 97%", "ECE > 0.05: CGNAT"])
+        #expect(withSignals.goals == "precision < 97%; ECE > 0.05: CGNAT")
+        // Without the page's signals, 95% is enough.
+        #expect(FamilyReport.Row(family: .independent, httpOnly: true, ferry: ferry, rule: rule).failedGoals() == ["ECE > 0.05: CGNAT"])
+
+        var calibrated = ferry
+        calibrated.segmentCalibration[.carrierNAT] = Self.calibration(150, stated: 0.95, right: 140)
+        let met = FamilyReport.Row(family: .carrierHeavy, httpOnly: true, ferry: calibrated, rule: rule)
+        #expect(met.goals == "all met")
+        // One more organic install matched, and a rule that finds one more click-caused install than Ferry.
+        var worse = calibrated
+        worse.probabilistic.organicMatched = 11
+        var betterRule = rule
+        betterRule.probabilistic.right = 966
+        #expect(FamilyReport.Row(family: .carrierHeavy, httpOnly: true, ferry: worse, rule: betterRule).failedGoals()
+                == ["organic false > 1%", "recall < rule"])
+        // The whole set over all matches too.
+        var overall = calibrated
+        overall.calibration = Self.calibration(1_000, stated: 0.97, right: 900)
+        #expect(FamilyReport.Row(family: .carrierHeavy, httpOnly: true, ferry: overall, rule: rule).failedGoals() == ["ECE > 0.05: all"])
+
+        var report = FamilyReport(families: [], base: tiny)
+        report.rows = [withSignals, met]
+        let text = report.render()
+        #expect(text.contains("0.005 (n=1000)") && text.contains("0.097 (n=150)") && text.contains("n<100"))
+        #expect(text.contains("96.50%") && text.contains("64.33%") && text.contains("60.00%"))
+        #expect(text.contains("precision < 97%; ECE > 0.05: CGNAT") && text.contains("all met"))
+        for line in text.split(separator: "\n") { #expect(line.count <= 160, "\(line.count): \(line)") }
+    }
 }

@@ -50,6 +50,12 @@ package enum AttributionSimulatorCommand {
                 case "all": families = PopulationFamily.allCases
                 default: fail("--families takes training, heldout or all")
                 }
+            case "--family":
+                guard let family = PopulationFamily(rawValue: value(argument)) else {
+                    fail("--family takes one of \(PopulationFamily.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                config = family.config(from: config)
+            case "--http-only": config.missingPageSignalsShare = 1
             case "--fit": fit = true
             case "--sweep": sweep = true
             case "--raw": raw = true
@@ -58,7 +64,7 @@ package enum AttributionSimulatorCommand {
                 guard let count = Int(value(argument)), count >= 0 else { fail("--explain takes a count") }
                 explain = count
             case "-h", "--help":
-                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--learn] [--fit] [--sweep] [--raw] [--explain N]")
+                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--family NAME] [--http-only] [--learn] [--fit] [--sweep] [--raw] [--explain N]")
                 return
             default: fail("unknown argument \(argument)")
             }

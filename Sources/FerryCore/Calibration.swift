@@ -43,6 +43,26 @@ package struct Calibration: Sendable, Hashable {
         return last.confidence
     }
 
+    /// The smallest posterior whose stated confidence reaches `confidence`: the posterior threshold that stands for a
+    /// minimum confidence (the inverse of ``confidence(forPosterior:)``). Where the calibration is flat, the start of
+    /// the flat stretch; 0 when every posterior is stated at least that sure; nil when none is (above the calibration's
+    /// highest confidence, 0.998 by default: no probabilistic match is that sure) or for NaN.
+    ///
+    /// Found by bisection on ``confidence(forPosterior:)`` itself, so that whatever its rounding,
+    /// `confidence(forPosterior: posterior(forConfidence: c)!) >= c` always holds.
+    package func posterior(forConfidence confidence: Double) -> Double? {
+        guard !confidence.isNaN else { return nil }
+        if self.confidence(forPosterior: 0) >= confidence { return 0 }
+        guard self.confidence(forPosterior: 1) >= confidence else { return nil }
+        // Below `low` the confidence falls short, from `high` on it reaches the minimum: halve until they are neighbours.
+        var low = 0.0, high = 1.0
+        while true {
+            let middle = low + (high - low) / 2
+            guard middle > low, middle < high else { return high }
+            if self.confidence(forPosterior: middle) >= confidence { high = middle } else { low = middle }
+        }
+    }
+
     package static func == (lhs: Calibration, rhs: Calibration) -> Bool {
         lhs.points.map(\.posterior) == rhs.points.map(\.posterior) && lhs.points.map(\.confidence) == rhs.points.map(\.confidence)
     }

@@ -53,24 +53,33 @@ package struct MatchRequest: Codable, Sendable, Hashable {
     package var clickToken: String?
     /// The Play Store install referrer string, on Android.
     package var referrer: String?
+    /// The least confidence a probabilistic match must state to be given (``minConfidenceRange``; 1: deterministic
+    /// matches only); nil for the app's default, else the server's own rule.
+    package var minConfidence: Double?
+
+    /// The minimum confidences a request (and an app's default) may ask for: from 0.4 to 1.
+    package static let minConfidenceRange: ClosedRange<Double> = 0.4...1
 
     /// Creates a match request.
-    package init(installID: String, signals: DeviceSignals, clickToken: String? = nil, referrer: String? = nil) {
+    package init(installID: String, signals: DeviceSignals, clickToken: String? = nil, referrer: String? = nil, minConfidence: Double? = nil) {
         self.installID = installID
         self.signals = signals
         self.clickToken = clickToken
         self.referrer = referrer
+        self.minConfidence = minConfidence
     }
 
-    private enum CodingKeys: String, CodingKey { case installID, signals, clickToken, referrer }
+    private enum CodingKeys: String, CodingKey { case installID, signals, clickToken, referrer, minConfidence }
 
-    /// Encodes every key, `clickToken` and `referrer` as `null` when absent, as the SDK documents the body.
+    /// Encodes every key, `clickToken` and `referrer` as `null` when absent, as the SDK documents the body;
+    /// `minConfidence` only when set.
     package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(installID, forKey: .installID)
         try c.encode(signals, forKey: .signals)
         try c.encode(clickToken, forKey: .clickToken)
         try c.encode(referrer, forKey: .referrer)
+        try c.encodeIfPresent(minConfidence, forKey: .minConfidence)
     }
 }
 

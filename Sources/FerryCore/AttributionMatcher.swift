@@ -101,13 +101,24 @@ package struct AttributionMatcher: Sendable {
 
     /// The decision for one install: the best click when its posterior reaches `acceptThreshold` (the model's by
     /// default) and no click of another link comes close.
-    package func match(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval, acceptThreshold: Double? = nil) -> MatchOutcome {
-        let threshold = acceptThreshold ?? model.acceptThreshold
+    ///
+    /// With `minConfidence`, the threshold is instead the smallest posterior the calibration states at least that sure
+    /// (`Calibration.posterior(forConfidence:)`), and `acceptThreshold` is not read: a match then always states a
+    /// confidence of at least `minConfidence`, and a minimum above the calibration's highest confidence matches nothing.
+    package func match(install: InstallEvidence, candidates: CandidateSet, window: TimeInterval, acceptThreshold: Double? = nil,
+                       minConfidence: Double? = nil) -> MatchOutcome {
         let weighed = weigh(install: install, candidates: candidates, window: window)
         // The likeliest click (the first of equals, in the candidates' order).
         guard var best = weighed.first else { return .declined(reason: .noCandidates) }
         for each in weighed.dropFirst() where each.posterior > best.posterior { best = each }
         guard best.posterior.isFinite else { return .declined(reason: .tooWeak) }
+        let threshold: Double
+        if let minConfidence {
+            guard let posterior = calibration.posterior(forConfidence: minConfidence) else { return .declined(reason: .tooWeak) }
+            threshold = posterior
+        } else {
+            threshold = acceptThreshold ?? model.acceptThreshold
+        }
         let clicks = candidates.clicks
         let bestLink = clicks[best.index].linkID
         // The strongest click of another link.
@@ -118,7 +129,11 @@ package struct AttributionMatcher: Sendable {
             return .declined(reason: best.posterior + rival >= threshold ? .ambiguous : .tooWeak)
         }
         if rival >= best.posterior * model.ambiguityRatio { return .declined(reason: .ambiguous) }
-        return .matched(clickID: clicks[best.index].clickID, linkID: bestLink, confidence: calibration.confidence(forPosterior: best.posterior))
+        let confidence = calibration.confidence(forPosterior: best.posterior)
+        // The calibration is monotone up to rounding where its segments meet: the stated confidence is what must reach
+        // the minimum.
+        if let minConfidence, confidence < minConfidence { return .declined(reason: .tooWeak) }
+        return .matched(clickID: clicks[best.index].clickID, linkID: bestLink, confidence: confidence)
     }
 
     /// What the whole candidate set says about the install, computed once.

@@ -119,6 +119,20 @@ package enum AttributionRules {
         return text
     }
 
+    /// A minimum confidence, of a match request or an app's default: a number in `MatchRequest.minConfidenceRange`.
+    package static func validateMinConfidence(_ value: Double, field: String = "minConfidence") throws(ValidationError) -> Double {
+        guard value.isFinite, MatchRequest.minConfidenceRange.contains(value) else {
+            throw ValidationError(field: field, "\(field) must be from \(minConfidenceRangeText)")
+        }
+        return value
+    }
+
+    /// `MatchRequest.minConfidenceRange` as people read it: `0.4 to 1`.
+    package static var minConfidenceRangeText: String {
+        func text(_ bound: Double) -> String { bound == bound.rounded() ? String(Int(bound)) : String(bound) }
+        return "\(text(MatchRequest.minConfidenceRange.lowerBound)) to \(text(MatchRequest.minConfidenceRange.upperBound))"
+    }
+
     /// Checks device signals; absurd values are refused by name.
     package static func validate(_ signals: DeviceSignals, field: String = "signals") throws(ValidationError) -> DeviceSignals {
         var clean = signals

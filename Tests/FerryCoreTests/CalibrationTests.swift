@@ -50,3 +50,71 @@ import Testing
         }
     }
 }
+
+/// The matcher with a minimum confidence: the threshold becomes the calibration's inverse of the minimum.
+@Suite struct AttributionMatcherMinimumTests {
+    static let now = Date(timeIntervalSince1970: 1_767_643_200)
+    static let install = InstallEvidence(
+        addressHash: "addr-home", networkHash: "net-home",
+        signals: DeviceSignals(platform: "ios", osVersion: "18.1", model: "iPhone16,1", screenWidth: 393, screenHeight: 852, screenScale: 3,
+                               timeZone: "America/New_York", timeZoneOffsetSeconds: -18000, languages: ["en-US"]),
+        at: now)
+
+    /// A click of the shared link from the household's address by an iPhone 15 on iOS 18.1 whose page reported `languages`.
+    static func click(_ id: String, languages: [String], secondsBefore: TimeInterval, link: String = "lnk_shared") -> ClickEvidence {
+        ClickEvidence(clickID: id, linkID: link, createdAt: now.addingTimeInterval(-secondsBefore), addressHash: "addr-home", networkHash: "net-home",
+                      osVersion: "18.1", appleDevice: "iphone", screenWidth: 393, screenHeight: 852, screenScale: 3, timeZone: "America/New_York",
+                      timeZoneOffsetSeconds: -18000, languages: languages)
+    }
+
+    /// Two iPhones of one household, the same model on the same iOS, clicked the same link: the installing one in
+    /// American English, its twin in British English (as `MinConfidenceTests` makes them over HTTP).
+    static func household(secondsBefore: TimeInterval) -> CandidateSet {
+        CandidateSet(clicks: [click("clk_mine", languages: ["en-US", "en"], secondsBefore: secondsBefore),
+                              click("clk_twin", languages: ["en-GB", "en"], secondsBefore: secondsBefore)],
+                     clicksInWindow: 2, sameAddressClicks: 2, sameNetworkClicks: 2)
+    }
+
+    let matcher = AttributionMatcher()
+
+    /// Likely the first phone's, at any delay, never sure enough for the model's threshold: a minimum of 0.5 takes it.
+    @Test(arguments: [1, 10, 60, 600, 3600, 6 * 3600, 23 * 3600] as [TimeInterval])
+    func aHouseholdInstallIsMatchedOnlyWhenAskedForLess(secondsBefore: TimeInterval) throws {
+        let candidates = Self.household(secondsBefore: secondsBefore)
+        let posteriors = matcher.posteriors(install: Self.install, candidates: candidates, window: 86400)
+        let mine = try #require(posteriors.first { $0.click.clickID == "clk_mine" }).posterior
+        #expect(mine > 0.5 && mine < 0.85, "\(mine)")
+        #expect(matcher.match(install: Self.install, candidates: candidates, window: 86400) == .declined(reason: .tooWeak))
+        let outcome = matcher.match(install: Self.install, candidates: candidates, window: 86400, minConfidence: 0.5)
+        #expect(outcome == .matched(clickID: "clk_mine", linkID: "lnk_shared", confidence: Calibration.default.confidence(forPosterior: mine)))
+        guard case .matched(_, _, let confidence) = outcome else { return }
+        #expect(confidence >= 0.5)
+        // A minimum just above what the match states declines it; one at what it states takes it.
+        #expect(matcher.match(install: Self.install, candidates: candidates, window: 86400, minConfidence: confidence.nextUp) == .declined(reason: .tooWeak))
+        #expect(matcher.match(install: Self.install, candidates: candidates, window: 86400, minConfidence: confidence) == outcome)
+        // A minimum replaces the threshold argument, which is then not read.
+        #expect(matcher.match(install: Self.install, candidates: candidates, window: 86400, acceptThreshold: 0.99, minConfidence: 0.5) == outcome)
+    }
+
+    @Test func theAmbiguityRuleHoldsAtAnyMinimum() {
+        // The twin clicked another link: two links, and no telling which.
+        let candidates = CandidateSet(clicks: [Self.click("clk_mine", languages: ["en-US", "en"], secondsBefore: 60),
+                                               Self.click("clk_twin", languages: ["en-GB", "en"], secondsBefore: 60, link: "lnk_other")],
+                                      clicksInWindow: 2, sameAddressClicks: 2, sameNetworkClicks: 2)
+        #expect(matcher.match(install: Self.install, candidates: candidates, window: 86400, minConfidence: 0.4) == .declined(reason: .ambiguous))
+    }
+
+    @Test func oneMatchesNothingProbabilistic() {
+        // One click of the installing phone, seconds before: as sure as a probabilistic match gets.
+        let candidates = CandidateSet(clicks: [Self.click("clk_mine", languages: ["en-US", "en"], secondsBefore: 300)],
+                                      clicksInWindow: 1, sameAddressClicks: 1, sameNetworkClicks: 1)
+        guard case .matched(_, _, let confidence) = matcher.match(install: Self.install, candidates: candidates, window: 86400) else {
+            Issue.record("expected a match by the model's threshold")
+            return
+        }
+        #expect(confidence > 0.95)
+        #expect(matcher.match(install: Self.install, candidates: candidates, window: 86400, minConfidence: 1) == .declined(reason: .tooWeak))
+        #expect(matcher.match(install: Self.install, candidates: CandidateSet(clicks: [], clicksInWindow: 0, sameAddressClicks: 0, sameNetworkClicks: 0),
+                              window: 86400, minConfidence: 1) == .declined(reason: .noCandidates))
+    }
+}

@@ -22,8 +22,9 @@ struct Attributor: Sendable {
         let signals = try AttributionRules.validate(body.signals)
         if let token = body.clickToken { try LinkRules.checkText(token, field: "clickToken", max: 64) }
         if let referrer = body.referrer { try LinkRules.checkText(referrer, field: "referrer", max: 2048) }
+        let minConfidence = try body.minConfidence.map { m throws(ValidationError) in try AttributionRules.validateMinConfidence(m) }
         let record = try await attribute(app: app, environment: environment, installID: installID, signals: signals,
-                                         clickToken: body.clickToken, referrer: body.referrer, address: address)
+                                         clickToken: body.clickToken, referrer: body.referrer, address: address, minConfidence: minConfidence)
         return try await answer(for: record, app: app)
     }
 
@@ -33,8 +34,26 @@ struct Attributor: Sendable {
     /// `acceptThreshold` lowers or raises the posterior a probabilistic match needs (the model's by default);
     /// `keepsMisses: false` leaves a "not matched" answer unstored, for callers whose install id is only a guess
     /// (a later click from the same device may then still be found).
+    ///
+    /// A minimum confidence (`minConfidence`) replaces `acceptThreshold`: a probabilistic
+    /// match is made only when it states at least that confidence, and a stored one that states less is answered "not
+    /// matched" (and stays stored, its click taken), so that the same request always gets the same answer.
     func attribute(app: App, environment: APIEnvironment, installID: String, signals: DeviceSignals, clickToken: String?, referrer: String?,
-                   address: IPAddress?, acceptThreshold: Double? = nil, keepsMisses: Bool = true) async throws -> AttributionRecord {
+                   address: IPAddress?, acceptThreshold: Double? = nil, minConfidence: Double? = nil,
+                   keepsMisses: Bool = true) async throws -> AttributionRecord {
+        let minimum = minConfidence
+        let record = try await findOrMatch(app: app, environment: environment, installID: installID, signals: signals, clickToken: clickToken,
+                                           referrer: referrer, address: address, acceptThreshold: acceptThreshold, minConfidence: minimum,
+                                           keepsMisses: keepsMisses)
+        guard let minimum, record.matchType == .probabilistic, (record.confidence ?? 0) < minimum else { return record }
+        logger.debug("stored match less sure than asked", metadata: ["confidence": "\(record.confidence ?? 0)", "minConfidence": "\(minimum)"])
+        return try await miss(app: app, environment: environment, installID: installID, at: record.createdAt, keep: false)
+    }
+
+    /// The stored answer for the install, else a new one, stored (see `attribute`).
+    private func findOrMatch(app: App, environment: APIEnvironment, installID: String, signals: DeviceSignals, clickToken: String?,
+                             referrer: String?, address: IPAddress?, acceptThreshold: Double?, minConfidence: Double?,
+                             keepsMisses: Bool) async throws -> AttributionRecord {
         if let previous = try await store.attribution(appID: app.id, environment: environment, installID: installID) {
             return previous
         }
@@ -73,7 +92,8 @@ struct Attributor: Sendable {
         for _ in 0..<3 {
             var candidates = try await store.candidates(CandidateQuery(appID: app.id, environment: environment, install: install, window: window), platform: platform)
             candidates.clicks.removeAll { excluded.contains($0.clickID) }
-            switch matcher.match(install: install, candidates: candidates, window: window, acceptThreshold: acceptThreshold) {
+            switch matcher.match(install: install, candidates: candidates, window: window, acceptThreshold: acceptThreshold,
+                                 minConfidence: minConfidence) {
             case .matched(let clickID, let linkID, let confidence):
                 let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: clickID,
                                                linkID: linkID, matchType: .probabilistic, confidence: confidence, createdAt: time)

@@ -55,11 +55,15 @@ package struct AttributionSettings: Sendable, Hashable, Codable {
     package var window: TimeInterval
     /// Whether the interstitial offers "copy and open", putting a click token on the pasteboard for the app to read.
     package var copyToOpen: Bool
+    /// The least confidence a probabilistic match must state for match requests that name none
+    /// (`MatchRequest.minConfidenceRange`); nil: the matcher's own threshold.
+    package var minConfidence: Double?
 
     /// Creates settings.
-    package init(window: TimeInterval = 86400, copyToOpen: Bool = false) {
+    package init(window: TimeInterval = 86400, copyToOpen: Bool = false, minConfidence: Double? = nil) {
         self.window = window
         self.copyToOpen = copyToOpen
+        self.minConfidence = minConfidence
     }
 }
 

@@ -123,6 +123,7 @@ package struct FerryAdmin: Sendable {
         guard window.isFinite, (AttributionSettings.minimumWindow...AttributionSettings.maximumWindow).contains(window) else {
             throw ValidationError(field: "attributionWindow", "the attribution window must be from 1 hour to 7 days")
         }
+        if let minimum = spec.attribution.minConfidence { _ = try AttributionRules.validateMinConfidence(minimum) }
         return App(
             id: id, name: trimmed, domains: domains, ios: ios, android: android,
             fallbackURL: spec.fallbackURL, social: spec.social, attribution: spec.attribution,

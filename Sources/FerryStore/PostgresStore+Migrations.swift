@@ -223,6 +223,7 @@ extension PostgresStore {
             "ALTER TABLE links ADD CONSTRAINT links_slug_check CHECK (\(TenancySchema.slugCheck(maxLength: 128)))",
         ]),
         ("v11-client-links", ClientLinksSchema.statements(bool: "BOOLEAN", false: "FALSE")),
+        ("v12-min-confidence", MinConfidenceSchema.statements(real: "DOUBLE PRECISION")),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

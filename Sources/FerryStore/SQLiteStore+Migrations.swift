@@ -215,6 +215,9 @@ extension SQLiteStore {
         migrator.registerMigration("v15-client-links") { db in
             for statement in ClientLinksSchema.statements(bool: "INTEGER", false: "0") { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v16-min-confidence") { db in
+            for statement in MinConfidenceSchema.statements(real: "REAL") { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -14,7 +14,7 @@ import Foundation
 enum AppColumn: Int, StoreColumn {
     case id, name, iosTeamID, iosBundleIDs, iosAppStoreID, iosURLScheme, androidPackage, androidSHA256, fallbackURL
     case socialTitle, socialDescription, socialImageURL, attributionWindow, copyToOpen, createdAt, allowedURLPatterns, pathPrefixes
-    case clientLinks
+    case clientLinks, minConfidence
 
     var columnName: String {
         switch self {
@@ -36,6 +36,7 @@ enum AppColumn: Int, StoreColumn {
         case .allowedURLPatterns: "allowed_url_patterns"
         case .pathPrefixes: "path_prefixes"
         case .clientLinks: "client_links"
+        case .minConfidence: "min_confidence"
         }
     }
 }
@@ -51,7 +52,7 @@ extension App {
             android: AndroidSettings(packageName: row[.androidPackage], sha256Fingerprints: JSONText.decode(row[.androidSHA256] as String) ?? []),
             fallbackURL: row[.fallbackURL],
             social: SocialMetadata(title: row[.socialTitle], description: row[.socialDescription], imageURL: row[.socialImageURL]),
-            attribution: AttributionSettings(window: row[.attributionWindow], copyToOpen: row[.copyToOpen]),
+            attribution: AttributionSettings(window: row[.attributionWindow], copyToOpen: row[.copyToOpen], minConfidence: row[.minConfidence]),
             allowedURLPatterns: JSONText.decode(row[.allowedURLPatterns] as String) ?? [],
             clientLinks: row[.clientLinks],
             pathPrefixes: JSONText.decode(row[.pathPrefixes] as String) ?? [:],
@@ -209,6 +210,15 @@ enum ClientLinksSchema {
             // The listing filtered to the links made in the app, and their bulk deletion, read only those.
             "CREATE INDEX links_created_in_app ON links(app_id, environment, seq) WHERE created_in_app",
         ]
+    }
+}
+
+/// The app's default minimum confidence of probabilistic matches (NULL: the matcher's own threshold). The schema
+/// holds it to a confidence; the rules (`AttributionRules.validateMinConfidence`) to the range a request may ask for.
+enum MinConfidenceSchema {
+    /// `real`: SQLite's `REAL` or PostgreSQL's `DOUBLE PRECISION`.
+    static func statements(real: String) -> [String] {
+        ["ALTER TABLE apps ADD COLUMN min_confidence \(real) CHECK (min_confidence BETWEEN 0 AND 1)"]
     }
 }
 

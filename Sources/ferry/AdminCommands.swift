@@ -9,6 +9,25 @@ import Foundation
 extension APIKeyKind: ExpressibleByArgument {}
 extension APIEnvironment: ExpressibleByArgument {}
 
+/// `--min-confidence`: a number (checked with the app's other settings), or `default` for the matcher's own threshold.
+struct MinConfidenceArgument: ExpressibleByArgument {
+    /// nil for `default`.
+    var value: Double?
+
+    init?(argument: String) {
+        if argument.lowercased() == "default" {
+            value = nil
+        } else if let number = Double(argument) {
+            value = number
+        } else {
+            return nil
+        }
+    }
+
+    static let help = ArgumentHelp("The least confidence (\(AttributionRules.minConfidenceRangeText)) a probabilistic match must state when "
+        + "the match request names none; 1 gives deterministic matches only; 'default' restores the matcher's own threshold.")
+}
+
 struct AppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "app", abstract: "Manage apps.", subcommands: [Create.self, Update.self, List.self])
 
@@ -31,12 +50,13 @@ struct AppCommand: AsyncParsableCommand {
         var attributionWindowHours: Double = 24
         @Flag(name: .customLong("copy-to-open"), help: "Offer 'copy and open' on the iOS interstitial (a click token on the pasteboard).")
         var copyToOpen = false
+        @Option(name: .customLong("min-confidence"), help: MinConfidenceArgument.help) var minConfidence: MinConfidenceArgument?
 
         func run() async throws {
             try await runReportingErrors {
                 let admin = FerryAdmin(store: try await database.open())
                 var spec = FerryAdmin.AppSpec(name: name, domains: domains)
-                spec.attribution = AttributionSettings(window: attributionWindowHours * 3600, copyToOpen: copyToOpen)
+                spec.attribution = AttributionSettings(window: attributionWindowHours * 3600, copyToOpen: copyToOpen, minConfidence: minConfidence?.value)
                 spec.bundleIDs = bundleIDs
                 spec.teamID = teamID
                 spec.appStoreID = appStoreID
@@ -73,6 +93,7 @@ struct AppCommand: AsyncParsableCommand {
         var attributionWindowHours: Double?
         @Option(name: .customLong("copy-to-open"), help: "on or off: offer 'copy and open' on the iOS interstitial.")
         var copyToOpen: Toggle?
+        @Option(name: .customLong("min-confidence"), help: MinConfidenceArgument.help) var minConfidence: MinConfidenceArgument?
         @Option(
             name: .customLong("allow-url-pattern"),
             help: "A regular expression long links' deep links and fallbacks must match in whole; repeatable; replaces the list."
@@ -128,6 +149,7 @@ struct AppCommand: AsyncParsableCommand {
                     if let imageURL { spec.social.imageURL = imageURL }
                     if let attributionWindowHours { spec.attribution.window = attributionWindowHours * 3600 }
                     if let copyToOpen { spec.attribution.copyToOpen = copyToOpen == .on }
+                    if let minConfidence { spec.attribution.minConfidence = minConfidence.value }
                     if clearURLPatterns { spec.allowedURLPatterns = [] }
                     if !allowedURLPatterns.isEmpty { spec.allowedURLPatterns = allowedURLPatterns }
                     if let clientLinks { spec.clientLinks = clientLinks == .on }

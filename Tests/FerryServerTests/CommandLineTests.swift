@@ -223,6 +223,46 @@ struct CommandLineTests {
         #expect(wrong.status != 0)
     }
 
+    /// An app's least match confidence is set on create and update, kept when not named, refused out of range, and
+    /// cleared back to the server's threshold with `default`.
+    @Test func anAppsMinimumMatchConfidenceIsSetAndClearedFromTheCommandLine() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("ferry.sqlite").path
+        let database = "sqlite:" + path
+        let refusedApp = try await FerryProcess.run(["app", "create", "--database", database, "--name", "Bad", "--domain", "bad.demo.test",
+                                                     "--min-confidence", "1.5"])
+        #expect(refusedApp.status == 1 && refusedApp.stderr.contains("minConfidence must be from 0.4 to 1"), "\(refusedApp.stderr)")
+        let created = try await FerryProcess.run(["app", "create", "--database", database, "--name", "Demo", "--domain", "go.demo.test",
+                                                  "--min-confidence", "0.7"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let appID = String(created.stdout.prefix { $0 != "\n" })
+        let store = try SQLiteStore(path: path)
+        #expect(try await store.listApps().map(\.name) == ["Demo"], "the refused app was not stored")
+        #expect(try await store.app(id: appID)?.attribution == AttributionSettings(window: 86400, minConfidence: 0.7))
+
+        func update(_ arguments: [String]) async throws -> FerryProcess.Result {
+            try await FerryProcess.run(["app", "update", appID, "--database", database] + arguments)
+        }
+        #expect(try await update(["--min-confidence", "0.5", "--attribution-window", "6"]).status == 0)
+        #expect(try await store.app(id: appID)?.attribution == AttributionSettings(window: 6 * 3600, minConfidence: 0.5))
+        #expect(try await update(["--name", "Renamed"]).status == 0)
+        #expect(try await store.app(id: appID)?.attribution.minConfidence == 0.5, "kept when not named")
+        for value in ["0.39", "1.01", "nan", "inf", "-1"] {
+            let refused = try await update(["--min-confidence=\(value)"])
+            #expect(refused.status == 1, "\(value)")
+            #expect(refused.stderr.contains("minConfidence must be from 0.4 to 1"), "\(value): \(refused.stderr)")
+        }
+        let unreadable = try await update(["--min-confidence", "high"])
+        #expect(unreadable.status != 0 && unreadable.stderr.contains("--min-confidence"), "\(unreadable.stderr)")
+        #expect(try await store.app(id: appID)?.attribution.minConfidence == 0.5, "nothing refused was stored")
+        #expect(try await update(["--min-confidence", "1"]).status == 0)
+        #expect(try await store.app(id: appID)?.attribution.minConfidence == 1)
+        #expect(try await update(["--min-confidence", "default"]).status == 0)
+        #expect(try await store.app(id: appID)?.attribution == AttributionSettings(window: 6 * 3600))
+    }
+
     @Test func serveBootstrapsOnceThenServesWhatTheCLIWrites() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

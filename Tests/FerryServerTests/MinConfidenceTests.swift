@@ -11,8 +11,8 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// The least confidence of a probabilistic match, asked by the match request (`minConfidence`), over real HTTP, on
-/// SQLite and on PostgreSQL.
+/// The least confidence of a probabilistic match: asked by the match request (`minConfidence`) or set as the app's
+/// default, over real HTTP, on SQLite and on PostgreSQL.
 @Suite("Minimum confidence of probabilistic matches")
 struct MinConfidenceTests {
     /// A store with one app (an App Store id, so that iPhones get the interstitial), its keys, and a link.
@@ -23,13 +23,14 @@ struct MinConfidenceTests {
         var publishable: String
         var close: @Sendable () async -> Void
 
-        static func make(_ backend: String) async throws -> Setup {
+        static func make(_ backend: String, minConfidence: Double? = nil) async throws -> Setup {
             let (stores, close) = try await TenantIsolationTests.open(backend, count: 1)
             let admin = FerryAdmin(store: stores[0])
             var spec = FerryAdmin.AppSpec(name: "Example", domains: ["go.example.com"])
             spec.teamID = "ABCDE12345"
             spec.bundleIDs = ["com.example.app"]
             spec.appStoreID = "1234567890"
+            spec.attribution.minConfidence = minConfidence
             let app = try await admin.createApp(spec)
             _ = try await admin.createLink(CreateLinkRequest(slug: "shared", destination: "https://example.com/shared", iosURL: "example://shared"),
                                            app: app, environment: .live)
@@ -141,6 +142,19 @@ struct MinConfidenceTests {
         }
     }
 
+    /// A request without `minConfidence` gets the app's default; a request's own value overrides it.
+    @Test(arguments: backends)
+    func theAppsDefaultAppliesUnlessTheRequestNamesItsOwn(backend: String) async throws {
+        let setup = try await Setup.make(backend, minConfidence: 0.5)
+        try await setup.run { client in
+            _ = try await Self.householdClicks(client, setup, address: "203.0.113.61")
+            #expect(try await Self.match(client, key: setup.publishable, installID: "strict", address: "203.0.113.61", minConfidence: 0.9) == .notMatched)
+            let answer = try await Self.match(client, key: setup.publishable, installID: "by-default", address: "203.0.113.61")
+            #expect(answer.matched && answer.matchType == .probabilistic)
+            #expect((answer.confidence ?? 0) >= 0.5 && (answer.confidence ?? 1) < 0.85)
+        }
+    }
+
     /// A match is stored once: asking again more strictly hides it without undoing it (the click stays taken), and
     /// asking as the first time did gives the first answer again.
     @Test(arguments: backends)
@@ -183,6 +197,34 @@ struct MinConfidenceTests {
             #expect(likely.matched && likely.matchType == .probabilistic && (likely.confidence ?? 0) >= 0.85)
             #expect(try await Self.match(client, key: setup.publishable, installID: "likely", address: "203.0.113.64", minConfidence: 1) == .notMatched)
             #expect(try await Self.match(client, key: setup.publishable, installID: "likely", address: "203.0.113.64") == likely)
+        }
+    }
+
+    /// The settings form sets the app's default, shows it, refuses what is out of range or not a number without
+    /// changing anything, and clears it when emptied.
+    @Test func theDashboardSetsAndClearsTheAppsDefault() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().testLive { client in
+            let (cookie, csrf) = try #require(try await DashboardTests.signIn(client, key: fixture.secret))
+            let page = try await client.execute(uri: "/dashboard/settings", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")]))
+            #expect(DashboardTests.field("minConfidence", in: page.text) == "")
+            let form = "csrf=\(csrf)&name=Example&attributionWindow=24&teamID=ABCDE12345&bundleIDs=com.example.app&appStoreID=1234567890&urlScheme=example"
+            let saved = try await DashboardTests.post(client, "/dashboard/settings", cookie: cookie, body: form + "&minConfidence=0.65")
+            #expect(saved.status == .ok && saved.text.contains("Settings saved."))
+            #expect(DashboardTests.field("minConfidence", in: saved.text) == "0.65")
+            #expect(try await fixture.store.app(id: fixture.app.id)?.attribution.minConfidence == 0.65)
+            for (value, message) in [("0.2", "minConfidence must be from 0.4 to 1"), ("1.5", "minConfidence must be from 0.4 to 1"),
+                                     ("high", "must be a number from 0.4 to 1"), ("nan", "minConfidence must be from 0.4 to 1")] {
+                let refused = try await DashboardTests.post(client, "/dashboard/settings", cookie: cookie, body: form + "&minConfidence=\(value)")
+                #expect(refused.status == .badRequest && refused.text.contains(message), "\(value)")
+                #expect(DashboardTests.field("minConfidence", in: refused.text) == value, "the form keeps what was typed")
+                #expect(try await fixture.store.app(id: fixture.app.id)?.attribution.minConfidence == 0.65, "\(value) changed nothing")
+            }
+            let cleared = try await DashboardTests.post(client, "/dashboard/settings", cookie: cookie, body: form + "&minConfidence=")
+            #expect(cleared.status == .ok)
+            let app = try #require(try await fixture.store.app(id: fixture.app.id))
+            #expect(app.attribution.minConfidence == nil && app.attribution.window == 86400)
         }
     }
 }

@@ -32,6 +32,8 @@ extension DashboardController {
         }
         let body = render("settings", [
             "csrf": viewer.csrf, "name": value("name", app.name), "windowHours": value("attributionWindow", String(Int(app.attribution.window / 3600))),
+            "minConfidence": value("minConfidence", app.attribution.minConfidence.map { String($0) } ?? ""),
+            "minConfidenceRange": AttributionRules.minConfidenceRangeText,
             "canEdit": Self.mayChangeSettings(viewer), "selfService": listing.selfService, "domains": domainRows,
             "teamID": value("teamID", app.ios.teamID ?? ""),
             "bundleIDs": value("bundleIDs", app.ios.bundleIDs.joined(separator: "\n")), "appStoreID": value("appStoreID", app.ios.appStoreID ?? ""),
@@ -79,6 +81,11 @@ extension DashboardController {
         guard let hours = Double(text("attributionWindow") ?? "24"), hours.isFinite else {
             return try await settingsPage(viewer, error: "The attribution window must be a number of hours from 1 to 168.", notice: nil, secret: nil, values: form)
         }
+        let minConfidence = text("minConfidence")
+        guard minConfidence.map({ Double($0) != nil }) ?? true else {
+            return try await settingsPage(viewer, error: "The least confidence of a probable match must be a number from \(AttributionRules.minConfidenceRangeText), or empty for the default.",
+                                          notice: nil, secret: nil, values: form)
+        }
         do {
             let app = try await domains.updateSettings(appID: viewer.auth.app.id) { spec in
                 spec.name = text("name") ?? ""
@@ -92,6 +99,7 @@ extension DashboardController {
                 spec.allowedURLPatterns = lines("allowedURLPatterns")
                 spec.clientLinks = form.value(of: "clientLinks") == "on"
                 spec.attribution.window = hours * 3600
+                spec.attribution.minConfidence = minConfidence.flatMap(Double.init)
             }
             var refreshed = viewer
             refreshed.auth.app = app

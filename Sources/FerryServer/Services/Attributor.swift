@@ -35,13 +35,13 @@ struct Attributor: Sendable {
     /// `keepsMisses: false` leaves a "not matched" answer unstored, for callers whose install id is only a guess
     /// (a later click from the same device may then still be found).
     ///
-    /// A minimum confidence (`minConfidence`) replaces `acceptThreshold`: a probabilistic
+    /// A minimum confidence (`minConfidence`, else the app's default) replaces `acceptThreshold`: a probabilistic
     /// match is made only when it states at least that confidence, and a stored one that states less is answered "not
     /// matched" (and stays stored, its click taken), so that the same request always gets the same answer.
     func attribute(app: App, environment: APIEnvironment, installID: String, signals: DeviceSignals, clickToken: String?, referrer: String?,
                    address: IPAddress?, acceptThreshold: Double? = nil, minConfidence: Double? = nil,
                    keepsMisses: Bool = true) async throws -> AttributionRecord {
-        let minimum = minConfidence
+        let minimum = minConfidence ?? app.attribution.minConfidence
         let record = try await findOrMatch(app: app, environment: environment, installID: installID, signals: signals, clickToken: clickToken,
                                            referrer: referrer, address: address, acceptThreshold: acceptThreshold, minConfidence: minimum,
                                            keepsMisses: keepsMisses)

@@ -80,6 +80,11 @@ public final class Ferry: Sendable {
         guard options.linkResolutionTimeout > 0, options.linkResolutionTimeout <= 60 else {
             throw FerryError(.invalidConfiguration, "the link resolution timeout must be more than 0 and at most 60 seconds")
         }
+        if let minimum = options.minimumMatchConfidence, !(minimum.isFinite && MatchRequest.minConfidenceRange.contains(minimum)) {
+            let range = MatchRequest.minConfidenceRange
+            throw FerryError(.invalidConfiguration, "the minimum match confidence must be from \(range.lowerBound) to \(range.upperBound)",
+                             field: "minimumMatchConfidence")
+        }
         self.apiKey = key
         self.options = options
         environment = format.environment

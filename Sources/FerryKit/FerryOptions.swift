@@ -102,6 +102,18 @@ public struct FerryOptions: Sendable {
     /// pasteboard shows iOS's paste prompt; see ``PasteboardClickTokenProvider`` (not on tvOS and watchOS, which
     /// have no pasteboard), or offer a paste button and call ``Ferry/checkDeferredDeepLink(pasted:)-swift.method``.
     public var clickTokenProvider: (any ClickTokenProvider)?
+    /// The least confidence a probabilistic deferred deep link match must state to be given to the app, from 0.4 to 1
+    /// (1: only deterministic matches, by a click token or the Play Store referrer). Default: nil, the app's setting on
+    /// the server (`ferry app update --min-confidence`), else the server's own threshold.
+    ///
+    /// A lower minimum gives more installs their link, and more of them the wrong one: a match stated at 0.6 is meant
+    /// to be wrong about four times in ten (docs/deferred-deep-links.md). The server answers an install once; asking
+    /// again with another minimum does not find another click.
+    ///
+    /// ```swift
+    /// options.minimumMatchConfidence = 0.6  // a welcome screen, where a wrong guess costs little
+    /// ```
+    public var minimumMatchConfidence: Double?
     /// Whether `configure` checks the key with the server in the background (at most once a day). Default: true.
     public var validatesKeyOnLaunch: Bool
     /// Seconds events wait before they are sent together. Default: 5.
@@ -124,6 +136,7 @@ public struct FerryOptions: Sendable {
         deviceSignalsProvider = nil
         deviceSignals = .all
         clickTokenProvider = nil
+        minimumMatchConfidence = nil
         validatesKeyOnLaunch = true
         eventFlushDelay = 5
         now = { Date() }

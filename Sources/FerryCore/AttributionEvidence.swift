@@ -2,7 +2,7 @@ import FerryAPI
 import Foundation
 
 /// What is known about one click when an install asks to be matched.
-package struct ClickEvidence: Sendable, Hashable {
+package struct ClickEvidence: Sendable, Hashable, Codable {
     /// The click.
     package var clickID: String
     /// The link clicked.
@@ -53,7 +53,7 @@ package struct ClickEvidence: Sendable, Hashable {
 }
 
 /// What an installed app says about itself on its first launch, plus where the request came from.
-package struct InstallEvidence: Sendable, Hashable {
+package struct InstallEvidence: Sendable, Hashable, Codable {
     /// Keyed hash of the request's address.
     package var addressHash: String?
     /// Keyed hash of its network.
@@ -73,7 +73,7 @@ package struct InstallEvidence: Sendable, Hashable {
 }
 
 /// The clicks worth comparing with one install, and how common its network is among all recent clicks.
-package struct CandidateSet: Sendable, Hashable {
+package struct CandidateSet: Sendable, Hashable, Codable {
     /// Unconsumed clicks in the window that share the install's address, network or device fingerprint.
     package var clicks: [ClickEvidence]
     /// All clicks of the app (and platform) in the window: the size of the crowd the install hides in.

@@ -3,8 +3,8 @@ import Foundation
 /// The numbers behind the probabilistic matcher. Each `p…` is how often a signal agrees between a click and the
 /// install it caused; each `q…` how often it agrees between unrelated devices. The defaults come from the
 /// attribution simulator (`Benchmarks/AttributionSimulator`), which also measures how well they are calibrated
-/// (docs/attribution.md).
-package struct MatchModel: Sendable, Hashable {
+/// (docs/attribution.md). A model learnt for an app is stored as JSON (every field, the optional ones when set).
+package struct MatchModel: Sendable, Hashable, Codable {
     /// Prior probability that an install reaching the probabilistic tier came from some click at all (the rest are
     /// organic).
     package var clickedShare = 0.52

@@ -58,12 +58,34 @@ package struct AttributionSettings: Sendable, Hashable, Codable {
     /// The least confidence a probabilistic match must state for match requests that name none
     /// (`MatchRequest.minConfidenceRange`); nil: the matcher's own threshold.
     package var minConfidence: Double?
+    /// Which model the probabilistic matcher answers with (default `fixed`).
+    package var model: Model
+
+    /// The probabilistic matcher's model.
+    package enum Model: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The numbers every app shares, measured on simulated populations.
+        case fixed
+        /// A model learnt from the app's own installs (its deterministic matches and the installs the matcher
+        /// answered), refitted every few hours; the shared starting point until the first one is fitted.
+        case learned
+    }
 
     /// Creates settings.
-    package init(window: TimeInterval = 86400, copyToOpen: Bool = false, minConfidence: Double? = nil) {
+    package init(window: TimeInterval = 86400, copyToOpen: Bool = false, minConfidence: Double? = nil, model: Model = .fixed) {
         self.window = window
         self.copyToOpen = copyToOpen
         self.minConfidence = minConfidence
+        self.model = model
+    }
+
+    private enum CodingKeys: String, CodingKey { case window, copyToOpen, minConfidence, model }
+
+    /// Settings written before `minConfidence` or `model` existed read as none and `fixed`.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(window: try container.decode(TimeInterval.self, forKey: .window), copyToOpen: try container.decode(Bool.self, forKey: .copyToOpen),
+                  minConfidence: try container.decodeIfPresent(Double.self, forKey: .minConfidence),
+                  model: try container.decodeIfPresent(Model.self, forKey: .model) ?? .fixed)
     }
 }
 

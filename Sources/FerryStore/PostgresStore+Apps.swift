@@ -11,12 +11,12 @@ extension PostgresStore {
             try await connection.query("""
                 INSERT INTO apps (id, name, ios_team_id, ios_bundle_ids, ios_app_store_id, ios_url_scheme, android_package, android_sha256,
                     fallback_url, social_title, social_description, social_image_url, attribution_window, copy_to_open,
-                    allowed_url_patterns, path_prefixes, client_links, min_confidence, created_at)
+                    allowed_url_patterns, path_prefixes, client_links, min_confidence, attribution_model, created_at)
                 VALUES (\(app.id), \(app.name), \(app.ios.teamID), \(JSONText.encode(app.ios.bundleIDs)), \(app.ios.appStoreID),
                     \(app.ios.urlScheme), \(app.android.packageName), \(JSONText.encode(app.android.sha256Fingerprints)), \(app.fallbackURL),
                     \(app.social.title), \(app.social.description), \(app.social.imageURL), \(app.attribution.window),
                     \(app.attribution.copyToOpen), \(JSONText.encode(app.allowedURLPatterns)), \(JSONText.encode(app.pathPrefixes)),
-                    \(app.clientLinks), \(app.attribution.minConfidence), \(app.createdAt.timeIntervalSince1970))
+                    \(app.clientLinks), \(app.attribution.minConfidence), \(app.attribution.model.rawValue), \(app.createdAt.timeIntervalSince1970))
                 """, logger: self.logger)
             try await Self.insertDomains(app, connection: connection, logger: self.logger)
         }
@@ -31,7 +31,7 @@ extension PostgresStore {
                     social_title = \(app.social.title), social_description = \(app.social.description), social_image_url = \(app.social.imageURL),
                     attribution_window = \(app.attribution.window), copy_to_open = \(app.attribution.copyToOpen),
                     allowed_url_patterns = \(JSONText.encode(app.allowedURLPatterns)), path_prefixes = \(JSONText.encode(app.pathPrefixes)),
-                    client_links = \(app.clientLinks), min_confidence = \(app.attribution.minConfidence)
+                    client_links = \(app.clientLinks), min_confidence = \(app.attribution.minConfidence), attribution_model = \(app.attribution.model.rawValue)
                 WHERE id = \(app.id) RETURNING id
                 """, logger: self.logger).collect()
             guard !updated.isEmpty else { return false }

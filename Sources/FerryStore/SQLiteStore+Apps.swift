@@ -10,8 +10,8 @@ extension SQLiteStore {
             try db.execute(sql: """
                 INSERT INTO apps (id, name, ios_team_id, ios_bundle_ids, ios_app_store_id, ios_url_scheme, android_package,
                     android_sha256, fallback_url, social_title, social_description, social_image_url, attribution_window,
-                    copy_to_open, allowed_url_patterns, path_prefixes, client_links, min_confidence, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    copy_to_open, allowed_url_patterns, path_prefixes, client_links, min_confidence, attribution_model, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [app.id] + Self.appArguments(app) + [app.createdAt.timeIntervalSince1970])
             try Self.insertDomains(app, db: db)
         }
@@ -23,7 +23,7 @@ extension SQLiteStore {
                 UPDATE apps SET name = ?, ios_team_id = ?, ios_bundle_ids = ?, ios_app_store_id = ?, ios_url_scheme = ?,
                     android_package = ?, android_sha256 = ?, fallback_url = ?, social_title = ?, social_description = ?,
                     social_image_url = ?, attribution_window = ?, copy_to_open = ?, allowed_url_patterns = ?, path_prefixes = ?,
-                    client_links = ?, min_confidence = ?
+                    client_links = ?, min_confidence = ?, attribution_model = ?
                 WHERE id = ?
                 """, arguments: Self.appArguments(app) + [app.id])
             guard db.changesCount > 0 else { return false }
@@ -58,6 +58,7 @@ extension SQLiteStore {
             app.android.packageName, JSONText.encode(app.android.sha256Fingerprints), app.fallbackURL,
             app.social.title, app.social.description, app.social.imageURL, app.attribution.window, app.attribution.copyToOpen,
             JSONText.encode(app.allowedURLPatterns), JSONText.encode(app.pathPrefixes), app.clientLinks, app.attribution.minConfidence,
+            app.attribution.model.rawValue,
         ]
     }
 

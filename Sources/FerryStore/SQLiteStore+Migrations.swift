@@ -218,6 +218,9 @@ extension SQLiteStore {
         migrator.registerMigration("v16-min-confidence") { db in
             for statement in MinConfidenceSchema.statements(real: "REAL") { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v17-attribution-learning") { db in
+            for statement in AttributionLearningSchema.statements(real: "REAL", identity: "INTEGER PRIMARY KEY") { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -205,6 +205,83 @@ package protocol AttributionStore: Sendable {
     func purgeAttributionSignals(now: Date) async throws -> Int
 }
 
+/// One install as the learner will see it (anonymised: see `LearningObservation.anonymised()`), with its app and when
+/// it was answered.
+package struct AttributionObservationRecord: Sendable, Equatable {
+    /// The app.
+    package var appID: String
+    /// Live or test.
+    package var environment: APIEnvironment
+    /// When the install was answered.
+    package var observedAt: Date
+    /// The observation.
+    package var observation: LearningObservation
+
+    /// Creates a record.
+    package init(appID: String, environment: APIEnvironment, observedAt: Date, observation: LearningObservation) {
+        self.appID = appID
+        self.environment = environment
+        self.observedAt = observedAt
+        self.observation = observation
+    }
+}
+
+/// One version of the model learnt for an app and environment, without the model.
+package struct AttributionModelVersion: Sendable, Hashable {
+    /// Whether the matcher answers with it.
+    package enum Status: String, Sendable, Hashable, Codable {
+        /// The one the app answers with.
+        case active
+        /// Replaced by a newer version.
+        case superseded
+    }
+
+    package var appID: String
+    package var environment: APIEnvironment
+    /// 1, 2, 3… per app and environment.
+    package var version: Int
+    /// When it was fitted.
+    package var createdAt: Date
+    package var status: Status
+    /// What it was fitted on and what it says.
+    package var summary: AttributionModelSummary
+
+    /// Creates a version.
+    package init(appID: String, environment: APIEnvironment, version: Int, createdAt: Date, status: Status, summary: AttributionModelSummary) {
+        self.appID = appID
+        self.environment = environment
+        self.version = version
+        self.createdAt = createdAt
+        self.status = status
+        self.summary = summary
+    }
+}
+
+/// What the server keeps to learn each app's matching model: the installs it answered, and the models fitted on them.
+package protocol AttributionLearningStore: Sendable {
+    /// Stores an observation.
+    func recordObservation(_ record: AttributionObservationRecord) async throws
+    /// The observations of an app and environment made at or after `since`, newest first, at most `limit` (an
+    /// observation that can no longer be read is left out).
+    func observations(appID: String, environment: APIEnvironment, since: Date, limit: Int) async throws -> [AttributionObservationRecord]
+    /// Stores a model as the app and environment's next version and makes it the active one, the previous active
+    /// version becoming superseded, in one transaction; returns the new version.
+    func insertModel(appID: String, environment: APIEnvironment, model: MatchModel, summary: AttributionModelSummary,
+                     createdAt: Date) async throws -> AttributionModelVersion
+    /// The active model of an app and environment, if one was ever fitted (nil too when it can no longer be read).
+    func activeModel(appID: String, environment: APIEnvironment) async throws -> (version: AttributionModelVersion, model: MatchModel)?
+    /// The versions of an app and environment's model, newest first, at most `limit`.
+    func modelVersions(appID: String, environment: APIEnvironment, limit: Int) async throws -> [AttributionModelVersion]
+    /// Forgets observations made before `cutoff`, and superseded models fitted before it; returns how many rows went.
+    func purgeAttributionLearning(before cutoff: Date) async throws -> Int
+    /// The clicks of an app and environment made at or after `since` on the platforms apps are installed on, as
+    /// evidence (with what their pages reported), newest first, at most `limit`: what value frequencies are counted on.
+    func clickEvidence(appID: String, environment: APIEnvironment, since: Date, limit: Int) async throws -> [ClickEvidence]
+    /// Runs `body` unless another process is running it for the same app and environment (then nil): refits of an
+    /// app's model take turns across the nodes sharing a database.
+    func whileRefitting<T: Sendable>(appID: String, environment: APIEnvironment, _ body: @escaping @Sendable () async throws -> T) async throws -> T?
+}
+
 /// Link domains apps asked for and have not proved they control yet.
 package protocol DomainClaimStore: Sendable {
     /// Stores a claim; when the app claimed the domain already, keeps and returns that claim (its token unchanged).
@@ -333,7 +410,7 @@ package struct LinkChanges: Sendable, Equatable {
 
 /// Everything the server keeps, behind one value.
 package protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore,
-    DomainClaimStore, SessionStore {
+    DomainClaimStore, SessionStore, AttributionLearningStore {
     /// A counter that changes whenever apps, domains or keys change, whoever changed them (another process
     /// included); caches compare it to know when to drop everything they hold. Links are followed one by one
     /// through ``linkChanges(since:)``.

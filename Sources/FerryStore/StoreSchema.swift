@@ -14,7 +14,7 @@ import Foundation
 enum AppColumn: Int, StoreColumn {
     case id, name, iosTeamID, iosBundleIDs, iosAppStoreID, iosURLScheme, androidPackage, androidSHA256, fallbackURL
     case socialTitle, socialDescription, socialImageURL, attributionWindow, copyToOpen, createdAt, allowedURLPatterns, pathPrefixes
-    case clientLinks, minConfidence
+    case clientLinks, minConfidence, attributionModel
 
     var columnName: String {
         switch self {
@@ -37,6 +37,7 @@ enum AppColumn: Int, StoreColumn {
         case .pathPrefixes: "path_prefixes"
         case .clientLinks: "client_links"
         case .minConfidence: "min_confidence"
+        case .attributionModel: "attribution_model"
         }
     }
 }
@@ -52,7 +53,8 @@ extension App {
             android: AndroidSettings(packageName: row[.androidPackage], sha256Fingerprints: JSONText.decode(row[.androidSHA256] as String) ?? []),
             fallbackURL: row[.fallbackURL],
             social: SocialMetadata(title: row[.socialTitle], description: row[.socialDescription], imageURL: row[.socialImageURL]),
-            attribution: AttributionSettings(window: row[.attributionWindow], copyToOpen: row[.copyToOpen], minConfidence: row[.minConfidence]),
+            attribution: AttributionSettings(window: row[.attributionWindow], copyToOpen: row[.copyToOpen], minConfidence: row[.minConfidence],
+                                             model: AttributionSettings.Model(rawValue: row[.attributionModel]) ?? .fixed),
             allowedURLPatterns: JSONText.decode(row[.allowedURLPatterns] as String) ?? [],
             clientLinks: row[.clientLinks],
             pathPrefixes: JSONText.decode(row[.pathPrefixes] as String) ?? [:],

@@ -191,4 +191,11 @@ import Testing
         #expect(abs(try #require(fitted.delayMixture).cumulative(median.seconds, window: Self.window) - 0.5) < 0.01)
         #expect(try Self.roundTrip(summary).0 == summary)
     }
+
+    @Test func appSettingsWrittenBeforeTheModelChoiceReadAsFixed() throws {
+        let old = #"{"window": 7200, "copyToOpen": true}"#
+        #expect(try JSONDecoder().decode(AttributionSettings.self, from: Data(old.utf8)) == AttributionSettings(window: 7200, copyToOpen: true, model: .fixed))
+        let learned = AttributionSettings(window: 3600, model: .learned)
+        #expect(try Self.roundTrip(learned).0 == learned)
+    }
 }

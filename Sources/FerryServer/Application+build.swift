@@ -49,6 +49,7 @@ package func buildApplication(
         allowPrivateDestinations: configuration.webhookAllowPrivateDestinations, settings: configuration.webhookDelivery)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
+    let learnt = LearntMatchers(store: store, now: admin.now, logger: logger)
     // Proof files are read by the client that delivers webhooks: the same checks of where a request may go, the
     // same limits.
     let domains = AppDomains(admin: admin, selfService: configuration.domainSelfService, cache: cache, prover: DomainProver(
@@ -58,7 +59,7 @@ package func buildApplication(
         store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox, domains: domains,
         addresses: addresses, hasher: hasher, maxBodyBytes: configuration.maxBodyBytes,
         lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(store: store), logger: logger,
-        metricsAllowed: configuration.metricsAllowed, rateLimits: configuration.rateLimits
+        metricsAllowed: configuration.metricsAllowed, rateLimits: configuration.rateLimits, learnt: learnt
     )
     return Application(
         router: router,
@@ -78,7 +79,7 @@ func buildRouter(
     store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, domains: AppDomains,
     addresses: ClientAddressResolver,
     hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger,
-    metricsAllowed: [IPNetwork] = [], rateLimits: RateLimitSettings = .defaults
+    metricsAllowed: [IPNetwork] = [], rateLimits: RateLimitSettings = .defaults, learnt: LearntMatchers? = nil
 ) throws -> (Router<FerryRequestContext>, EdgeController) {
     // HEAD on a route that has only GET is answered as that GET without its body (RFC 9110 asks it of every server).
     let router = Router(context: FerryRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -121,7 +122,7 @@ func buildRouter(
     let links = LinkEditor(admin: admin, cache: cache)
     let reports = Reports(links: links)
     let attributor = Attributor(store: store, recorder: recorder, matcher: AttributionMatcher(), hasher: hasher, now: admin.now, logger: logger,
-                                outbox: outbox)
+                                outbox: outbox, learnt: learnt)
     let edge = EdgeController(
         attributor: attributor, resolver: resolver, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
         now: admin.now, counters: edgeCounters, associations: AssociationFileSource(store: store, now: admin.now),

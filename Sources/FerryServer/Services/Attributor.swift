@@ -15,6 +15,8 @@ struct Attributor: Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
     let outbox: WebhookOutbox
+    /// The matchers of apps that learn their model (read from the store at each request when nil).
+    var learnt: LearntMatchers? = nil
 
     /// `POST /v1/attribution/match`: validates what the SDK sent, attributes the install and answers with its link.
     func match(_ body: MatchRequest, app: App, environment: APIEnvironment, address: IPAddress?) async throws -> MatchResponse {
@@ -60,6 +62,14 @@ struct Attributor: Sendable {
         let time = now()
         let window = app.attribution.window
         let install = InstallEvidence(addressHash: address.map(hasher.hash), networkHash: address.map(hasher.hashNetwork), signals: signals, at: time)
+        let query = CandidateQuery(appID: app.id, environment: environment, install: install, window: window)
+        let platform: ClientPlatform? = switch signals.platform {
+        case "ios", "iphone", "ipad", "ipados": .iOS
+        case "android": .android
+        default: nil
+        }
+        // Apps that learn their model record what each answer was made from (`observe`).
+        let learns = app.attribution.model != .fixed
 
         // Deterministic tiers: a pasteboard token, then the Play Store referrer.
         let tokens = [clickToken.flatMap(AttributionRules.clickID(fromToken:)), referrer.flatMap(AttributionRules.clickID(fromReferrer:))]
@@ -77,34 +87,51 @@ struct Attributor: Sendable {
             guard let click = found else {
                 continue  // another app's token, a replay, or too old: fall through to the other tiers
             }
+            // What the probabilistic tier would have been offered without the token (before the click is consumed).
+            let counterfactual = learns ? await candidatesToObserve(query, platform: platform) : nil
             let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: click.clickID,
                                            linkID: click.linkID, matchType: .deterministic, confidence: 1, createdAt: time)
-            if let stored = try await bind(record) { return stored }
+            if let stored = try await bind(record) {
+                if stored == record, let counterfactual { await observe(.click(click), install: install, candidates: counterfactual, app: app, environment: environment) }
+                return stored
+            }
         }
 
         // The probabilistic tier; a click taken by a concurrent install is left out and the match tried again.
-        let platform: ClientPlatform? = switch signals.platform {
-        case "ios", "iphone", "ipad", "ipados": .iOS
-        case "android": .android
-        default: nil
-        }
+        let matcher = learns ? await learntMatcher(app: app, environment: environment) : self.matcher
         var excluded = Set<String>()
+        var candidates = CandidateSet(clicks: [], clicksInWindow: 0, sameAddressClicks: 0, sameNetworkClicks: 0)
         for _ in 0..<3 {
-            var candidates = try await store.candidates(CandidateQuery(appID: app.id, environment: environment, install: install, window: window), platform: platform)
+            candidates = try await store.candidates(query, platform: platform)
             candidates.clicks.removeAll { excluded.contains($0.clickID) }
             switch matcher.match(install: install, candidates: candidates, window: window, acceptThreshold: acceptThreshold,
                                  minConfidence: minConfidence) {
             case .matched(let clickID, let linkID, let confidence):
                 let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: clickID,
                                                linkID: linkID, matchType: .probabilistic, confidence: confidence, createdAt: time)
-                if let stored = try await bind(record) { return stored }
+                if let stored = try await bind(record) {
+                    if learns, stored == record { await observe(.unlabelled, install: install, candidates: candidates, app: app, environment: environment) }
+                    return stored
+                }
                 excluded.insert(clickID)
             case .declined(let reason):
                 logger.debug("install not matched", metadata: ["reason": "\(reason.rawValue)", "candidates": "\(candidates.clicks.count)"])
-                return try await miss(app: app, environment: environment, installID: installID, at: time, keep: keepsMisses)
+                return try await missObserved(app: app, environment: environment, installID: installID, install: install, candidates: candidates,
+                                              keep: keepsMisses, learns: learns)
             }
         }
-        return try await miss(app: app, environment: environment, installID: installID, at: time, keep: keepsMisses)
+        return try await missObserved(app: app, environment: environment, installID: installID, install: install, candidates: candidates,
+                                      keep: keepsMisses, learns: learns)
+    }
+
+    /// A "not matched" answer (stored when `keep`), observed when it was stored and the app learns.
+    func missObserved(app: App, environment: APIEnvironment, installID: String, install: InstallEvidence, candidates: CandidateSet,
+                      keep: Bool, learns: Bool) async throws -> AttributionRecord {
+        let answer = try await miss(app: app, environment: environment, installID: installID, at: install.at, keep: keep)
+        if learns, keep, answer.clickID == nil, answer.createdAt == install.at {
+            await observe(.unlabelled, install: install, candidates: candidates, app: app, environment: environment)
+        }
+        return answer
     }
 
     func miss(app: App, environment: APIEnvironment, installID: String, at time: Date, keep: Bool) async throws -> AttributionRecord {

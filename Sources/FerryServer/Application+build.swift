@@ -48,8 +48,12 @@ package func buildApplication(
         store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger,
         allowPrivateDestinations: configuration.webhookAllowPrivateDestinations, settings: configuration.webhookDelivery)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
-    let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention, logger: logger)
+    let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention,
+                                     observationRetention: configuration.attributionObservationRetention, logger: logger)
     let learnt = LearntMatchers(store: store, now: admin.now, logger: logger)
+    let learner = AttributionLearnerService(
+        refitter: AttributionRefitter(store: store, now: admin.now, logger: logger) { learnt.forget(appID: $0.appID, environment: $0.environment) },
+        interval: configuration.attributionRefitInterval)
     // Proof files are read by the client that delivers webhooks: the same checks of where a request may go, the
     // same limits.
     let domains = AppDomains(admin: admin, selfService: configuration.domainSelfService, cache: cache, prover: DomainProver(
@@ -68,7 +72,7 @@ package func buildApplication(
         server: .ferry(edge: configuration.edgeFastPath ? edge : nil, serverName: "Ferry", readTimeout: configuration.readTimeout),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         // A store that is a service (PostgreSQL's pool) goes first, so that it is shut down last.
-        services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, dispatcher],
+        services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, learner, dispatcher],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

@@ -5,23 +5,27 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Purges click signals and client hashes once they are older than their app's attribution window.
+/// Purges click signals and client hashes once they are older than their app's attribution window, and the
+/// observations models are learnt from once they are older than their retention.
 package struct AttributionJanitor: Service {
     let store: any FerryDatabase
     let interval: Duration
     let clickRetention: Duration?
+    let observationRetention: Duration
     let logger: Logger
 
     /// Creates a janitor; `clickRetention` nil keeps clicks for ever.
-    package init(store: any FerryDatabase, interval: Duration, clickRetention: Duration? = nil, logger: Logger) {
+    package init(store: any FerryDatabase, interval: Duration, clickRetention: Duration? = nil,
+                 observationRetention: Duration = FerryConfiguration().attributionObservationRetention, logger: Logger) {
         self.store = store
         self.interval = interval
         self.clickRetention = clickRetention
+        self.observationRetention = observationRetention
         self.logger = logger
     }
 
     /// Purges at start and then every `interval` until shutdown: click signals past their window, clicks past the
-    /// retention; and readies the storage of the coming days' clicks.
+    /// retention, observations (and superseded models) past theirs; and readies the storage of the coming days' clicks.
     package func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let now = FerryAdmin.wallClock()
@@ -32,6 +36,8 @@ package struct AttributionJanitor: Service {
                 // Who visited is needed only to count a day's distinct visitors; late clicks of yesterday still count.
                 _ = try await store.purgeVisitors(beforeDay: StatsRollup.day(of: now) - 1)
                 _ = try await store.pruneLinkChanges(before: now.addingTimeInterval(-LinkChanges.retention))
+                let learning = try await store.purgeAttributionLearning(before: now.addingTimeInterval(-Double(observationRetention.components.seconds)))
+                if learning > 0 { logger.info("purged old attribution observations", metadata: ["rows": "\(learning)"]) }
                 if let clickRetention {
                     let seconds = Double(clickRetention.components.seconds)
                     let expired = try await store.expireClicks(before: now.addingTimeInterval(-seconds))

@@ -107,6 +107,12 @@ package struct FerryConfiguration: Sendable {
     package var purgeInterval: Duration = .seconds(600)
     /// How long clicks are kept (for statistics); nil keeps them for ever. Default: 400 days.
     package var clickRetention: Duration? = .seconds(400 * 86400)
+    /// How long the anonymised observations of installs are kept for apps that learn their attribution model
+    /// (`FERRY_ATTRIBUTION_OBSERVATION_RETENTION_DAYS`, 1 to 365). Default: 28 days, what a refit reads.
+    package var attributionObservationRetention: Duration = .seconds(28 * 86400)
+    /// How often each node looks for apps whose learnt attribution model is due for a refit
+    /// (`FERRY_ATTRIBUTION_REFIT_MINUTES`, 1 to 1440). Default: 15 minutes.
+    package var attributionRefitInterval: Duration = .seconds(15 * 60)
     /// Largest request body accepted, in bytes.
     package var maxBodyBytes = 64 * 1024
     /// How long a client may leave its connection silent while Ferry waits on it (a request head or body that stalls,
@@ -157,6 +163,18 @@ package struct FerryConfiguration: Sendable {
                 throw ConfigurationError("FERRY_CLICK_RETENTION_DAYS must be a number of days (0 keeps clicks for ever)")
             }
             clickRetention = days == 0 ? nil : .seconds(days * 86400)
+        }
+        if let value = environment["FERRY_ATTRIBUTION_OBSERVATION_RETENTION_DAYS"], !value.isEmpty {
+            guard let days = Int(value), (1...365).contains(days) else {
+                throw ConfigurationError("FERRY_ATTRIBUTION_OBSERVATION_RETENTION_DAYS must be a number of days from 1 to 365")
+            }
+            attributionObservationRetention = .seconds(days * 86400)
+        }
+        if let value = environment["FERRY_ATTRIBUTION_REFIT_MINUTES"], !value.isEmpty {
+            guard let minutes = Int(value), (1...1440).contains(minutes) else {
+                throw ConfigurationError("FERRY_ATTRIBUTION_REFIT_MINUTES must be a number of minutes from 1 to 1440")
+            }
+            attributionRefitInterval = .seconds(minutes * 60)
         }
         if let value = environment["FERRY_IP_HASH_KEY"], !value.isEmpty {
             guard value.utf8.count >= 16 else { throw ConfigurationError("FERRY_IP_HASH_KEY must be at least 16 characters") }

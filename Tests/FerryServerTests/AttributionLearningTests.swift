@@ -13,8 +13,8 @@ import NIOCore
 import Testing
 
 /// Apps that learn their attribution model: what the server records of the installs it answers (anonymised, labelled
-/// by the click of a deterministic match), how often a node reads an app's model, and that apps on the fixed model pay
-/// nothing and answer as before.
+/// by the click of a deterministic match), how a refit becomes the model the next answer uses, and that apps on the
+/// fixed model pay nothing and answer as before.
 @Suite("Attribution models learnt per app")
 struct AttributionLearningTests {
     static func match(_ client: some TestClientProtocol, key: String, installID: String, address: String, signals: DeviceSignals = iPhoneSignals,
@@ -112,6 +112,149 @@ struct AttributionLearningTests {
             #expect(try await !Self.match(client, key: fixture.publishable, installID: "c", address: "192.0.2.50", signals: Self.stranger).matched)
         }
         #expect(try await Self.observations(fixture).isEmpty)
+    }
+
+    /// 150 installs that came from no click (none of them had a candidate): a model fitted on them holds clicks for
+    /// rarer than the prior does.
+    static func seedOrganicObservations(_ fixture: Fixture, count: Int = 150, at time: Date) async throws {
+        for n in 0..<count {
+            let install = InstallEvidence(addressHash: "somewhere-\(n)", networkHash: "net-\(n)", signals: iPhoneSignals, at: time.addingTimeInterval(-Double(n) * 60))
+            let observation = LearningObservation(install: install, candidates: CandidateSet(clicks: [], clicksInWindow: 3, sameAddressClicks: 0,
+                                                                                             sameNetworkClicks: 0),
+                                                  window: 86_400, label: .unlabelled).anonymised()
+            try await fixture.store.recordObservation(AttributionObservationRecord(appID: fixture.app.id, environment: .live, observedAt: install.at,
+                                                                                   observation: observation))
+        }
+    }
+
+    @Test func aRefitBecomesTheModelOfTheNextAnswerAndStoredAnswersStay() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let app = try await Self.learning(fixture)
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: fixture.app, environment: .live)
+        var configuration = Fixture.configuration
+        configuration.attributionRefitInterval = .milliseconds(100)
+        try await fixture.application(configuration).testLive { client in
+            // Answered with the prior: no model yet (too few observations to fit one).
+            let first = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.30")
+            #expect(try await fixture.eventually { try await fixture.store.click(id: first) != nil })
+            let before = try await Self.match(client, key: fixture.publishable, installID: "IDFV-before", address: "203.0.113.30")
+            #expect(before.matchType == .probabilistic)
+            #expect(try await fixture.store.activeModel(appID: app.id, environment: .live) == nil)
+
+            // Enough observations: the server's service fits version 1 on its next pass.
+            try await Self.seedOrganicObservations(fixture, at: Date())
+            #expect(try await fixture.eventually { try await fixture.store.activeModel(appID: app.id, environment: .live) != nil })
+            let active = try #require(try await fixture.store.activeModel(appID: app.id, environment: .live))
+            // (The service may have fitted it before every observation was stored: from the hundredth on.)
+            let summary = active.version.summary
+            #expect(active.version.version == 1 && summary.observations >= 100 && summary.unlabelled == summary.observations)
+            #expect(active.model.clickedShare < 0.2)
+
+            // The next install is answered with it, exactly as its matcher answers (not as the prior's would): a phone
+            // that clicked, installing on the same network from another address (a weaker case than the same address,
+            // which every model matches with the highest confidence it states).
+            let second = try await clickOnIPhone(client, slug: "promo", address: "198.51.100.31")
+            #expect(try await fixture.eventually { try await fixture.store.click(id: second) != nil })
+            let hasher = AddressHasher(key: try #require(Fixture.configuration.ipHashKey))
+            let address = try #require(IPAddress("198.51.100.77"))
+            let probe = InstallEvidence(addressHash: hasher.hash(address), networkHash: hasher.hashNetwork(address), signals: iPhoneSignals, at: Date())
+            let candidates = try await fixture.store.candidates(CandidateQuery(appID: app.id, environment: .live, install: probe, window: app.attribution.window),
+                                                                platform: .iOS)
+            #expect(candidates.clicks.contains { $0.clickID == second })
+            let after = try await Self.match(client, key: fixture.publishable, installID: "IDFV-after", address: "198.51.100.77")
+            let stored = try #require(try await fixture.store.attribution(appID: app.id, environment: .live, installID: "IDFV-after"))
+            var install = probe
+            install.at = stored.createdAt
+            let learnt = AttributionMatcher(model: active.model, calibration: LearntMatchers.calibration)
+                .match(install: install, candidates: candidates, window: app.attribution.window)
+            let prior = LearntMatchers.prior.match(install: install, candidates: candidates, window: app.attribution.window)
+            #expect(learnt != prior)
+            switch learnt {
+            case .matched(let clickID, _, let confidence):
+                #expect(after.matched && after.confidence == confidence && stored.clickID == clickID)
+            case .declined:
+                #expect(!after.matched)
+            }
+
+            // The answer stored before the refit is given again as it was.
+            #expect(try await Self.match(client, key: fixture.publishable, installID: "IDFV-before", address: "192.0.2.9", signals: Self.stranger) == before)
+        }
+    }
+
+    @Test func theServiceRefitsOnlyLearningAppsWithEnoughObservationsAndOldModels() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let clock = TestClock(start)
+        let app = try await Self.learning(fixture)
+        let refitter = AttributionRefitter(store: fixture.store, now: clock.now, logger: Logger(label: "ferry-test"))
+        // 99 observations: below the minimum, nothing is fitted.
+        try await Self.seedOrganicObservations(fixture, count: 99, at: start)
+        var outcomes = await refitter.refitDueModels()
+        #expect(outcomes.map(\.appID) == [app.id, app.id] && outcomes.map(\.environment) == [.live, .test])
+        #expect(outcomes.map(\.outcome) == [.tooFewObservations(99), .tooFewObservations(0)])
+        #expect(try await fixture.store.modelVersions(appID: app.id, environment: .live, limit: 10).isEmpty)
+
+        // The hundredth makes a model; the app on the fixed model is never refitted, whatever it has.
+        try await Self.seedOrganicObservations(fixture, count: 1, at: start.addingTimeInterval(1))
+        for n in 0..<120 {
+            let install = InstallEvidence(addressHash: "x\(n)", networkHash: nil, signals: iPhoneSignals, at: start)
+            try await fixture.store.recordObservation(AttributionObservationRecord(
+                appID: fixture.otherApp.id, environment: .live, observedAt: start,
+                observation: LearningObservation(install: install, candidates: CandidateSet(clicks: [], clicksInWindow: 0, sameAddressClicks: 0, sameNetworkClicks: 0),
+                                                 window: 86_400, label: .unlabelled)))
+        }
+        outcomes = await refitter.refitDueModels()
+        guard case .refitted(let one) = outcomes.first?.outcome else {
+            Issue.record("no refit: \(outcomes)")
+            return
+        }
+        #expect(one.version == 1 && one.createdAt == start && one.summary.observations == 100)
+        #expect(try await fixture.store.activeModel(appID: fixture.otherApp.id, environment: .live) == nil)
+
+        // A model younger than six hours is not refitted; an older one is, from where it was.
+        clock.set(start.addingTimeInterval(6 * 3600 - 1))
+        #expect(await refitter.refitDueModels().first?.outcome == .notDue)
+        clock.set(start.addingTimeInterval(6 * 3600 + 1))
+        guard case .refitted(let two) = await refitter.refitDueModels().first?.outcome else {
+            Issue.record("no second refit")
+            return
+        }
+        #expect(two.version == 2)
+        #expect(try await fixture.store.modelVersions(appID: app.id, environment: .live, limit: 10).map(\.status) == [.active, .superseded])
+        // Observations older than 28 days are left out of a refit.
+        clock.set(start.addingTimeInterval(29 * 86400))
+        #expect(await refitter.refitDueModels().first?.outcome == .tooFewObservations(0))
+    }
+
+    @Test func theJanitorPurgesObservationsPastTheirRetention() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await Self.seedOrganicObservations(fixture, count: 1, at: Date().addingTimeInterval(-2 * 86400))
+        try await Self.seedOrganicObservations(fixture, count: 1, at: Date())
+        let janitor = AttributionJanitor(store: fixture.store, interval: .seconds(3600), observationRetention: .seconds(86400),
+                                         logger: Logger(label: "ferry-test"))
+        let running = Task { try await janitor.run() }
+        #expect(try await fixture.eventually { try await Self.observations(fixture).count == 1 })
+        running.cancel()
+        #expect(try await Self.observations(fixture).map(\.observedAt.timeIntervalSinceNow).allSatisfy { $0 > -3600 })
+    }
+
+    @Test func retentionAndRefitIntervalAreSettings() throws {
+        var configuration = FerryConfiguration()
+        #expect(configuration.attributionObservationRetention == .seconds(28 * 86400) && configuration.attributionRefitInterval == .seconds(900))
+        try configuration.apply(environment: ["FERRY_ATTRIBUTION_OBSERVATION_RETENTION_DAYS": "7", "FERRY_ATTRIBUTION_REFIT_MINUTES": "60"])
+        #expect(configuration.attributionObservationRetention == .seconds(7 * 86400) && configuration.attributionRefitInterval == .seconds(3600))
+        for value in ["0", "366", "-1", "seven", "1e3"] {
+            #expect(throws: ConfigurationError.self, "\(value)") {
+                try configuration.apply(environment: ["FERRY_ATTRIBUTION_OBSERVATION_RETENTION_DAYS": value])
+            }
+        }
+        for value in ["0", "1441", "15m"] {
+            #expect(throws: ConfigurationError.self, "\(value)") { try configuration.apply(environment: ["FERRY_ATTRIBUTION_REFIT_MINUTES": value]) }
+        }
+        #expect(configuration.attributionObservationRetention == .seconds(7 * 86400))
     }
 
     @Test func learntMatchersAreReadAgainAfterAMinute() async throws {

@@ -8,6 +8,7 @@ import Foundation
 
 extension APIKeyKind: ExpressibleByArgument {}
 extension APIEnvironment: ExpressibleByArgument {}
+extension AttributionSettings.Model: ExpressibleByArgument {}
 
 /// `--min-confidence`: a number (checked with the app's other settings), or `default` for the matcher's own threshold.
 struct MinConfidenceArgument: ExpressibleByArgument {
@@ -51,12 +52,15 @@ struct AppCommand: AsyncParsableCommand {
         @Flag(name: .customLong("copy-to-open"), help: "Offer 'copy and open' on the iOS interstitial (a click token on the pasteboard).")
         var copyToOpen = false
         @Option(name: .customLong("min-confidence"), help: MinConfidenceArgument.help) var minConfidence: MinConfidenceArgument?
+        @Option(name: .customLong("attribution-model"), help: AppCommand.attributionModelHelp)
+        var attributionModel: AttributionSettings.Model = .fixed
 
         func run() async throws {
             try await runReportingErrors {
                 let admin = FerryAdmin(store: try await database.open())
                 var spec = FerryAdmin.AppSpec(name: name, domains: domains)
-                spec.attribution = AttributionSettings(window: attributionWindowHours * 3600, copyToOpen: copyToOpen, minConfidence: minConfidence?.value)
+                spec.attribution = AttributionSettings(window: attributionWindowHours * 3600, copyToOpen: copyToOpen, minConfidence: minConfidence?.value,
+                                                       model: attributionModel)
                 spec.bundleIDs = bundleIDs
                 spec.teamID = teamID
                 spec.appStoreID = appStoreID
@@ -94,6 +98,8 @@ struct AppCommand: AsyncParsableCommand {
         @Option(name: .customLong("copy-to-open"), help: "on or off: offer 'copy and open' on the iOS interstitial.")
         var copyToOpen: Toggle?
         @Option(name: .customLong("min-confidence"), help: MinConfidenceArgument.help) var minConfidence: MinConfidenceArgument?
+        @Option(name: .customLong("attribution-model"), help: AppCommand.attributionModelHelp)
+        var attributionModel: AttributionSettings.Model?
         @Option(
             name: .customLong("allow-url-pattern"),
             help: "A regular expression long links' deep links and fallbacks must match in whole; repeatable; replaces the list."
@@ -150,6 +156,7 @@ struct AppCommand: AsyncParsableCommand {
                     if let attributionWindowHours { spec.attribution.window = attributionWindowHours * 3600 }
                     if let copyToOpen { spec.attribution.copyToOpen = copyToOpen == .on }
                     if let minConfidence { spec.attribution.minConfidence = minConfidence.value }
+                    if let attributionModel { spec.attribution.model = attributionModel }
                     if clearURLPatterns { spec.allowedURLPatterns = [] }
                     if !allowedURLPatterns.isEmpty { spec.allowedURLPatterns = allowedURLPatterns }
                     if let clientLinks { spec.clientLinks = clientLinks == .on }
@@ -158,6 +165,11 @@ struct AppCommand: AsyncParsableCommand {
             }
         }
     }
+
+    static var attributionModelHelp: ArgumentHelp { """
+        fixed or learned: answer probabilistic matches with the model every app shares (fixed), or with one learnt from \
+        this app's own installs (learned: anonymised observations are kept, and the model refitted every 6 hours).
+        """ }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List apps: id, name, domains.")

@@ -1,0 +1,76 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+import Testing
+
+/// `ferry app create|update --attribution-model`, `ferry attribution refit` and `ferry attribution model`, run as the
+/// real executable.
+@Suite("The ferry command: attribution models", .serialized)
+struct AttributionCommandLineTests {
+    @Test func theModelIsChosenRefittedAndShown() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("learn.sqlite").path
+        let database = "sqlite:" + path
+
+        let created = try await FerryProcess.run(["app", "create", "--database", database, "--name", "Demo", "--domain", "go.demo.test",
+                                                  "--attribution-model", "learned"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let appID = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        func model() async throws -> AttributionSettings.Model? {
+            let store = try SQLiteStore(path: path)
+            let model = try await store.app(id: appID)?.attribution.model
+            try await store.close()
+            return model
+        }
+        #expect(try await model() == .learned)
+        #expect(try await FerryProcess.run(["app", "update", "--database", database, appID, "--attribution-model", "fixed"]).status == 0)
+        #expect(try await model() == .fixed)
+        let refused = try await FerryProcess.run(["app", "update", "--database", database, appID, "--attribution-model", "maybe"])
+        #expect(refused.status == 64 && refused.stderr.contains("attribution-model") && refused.stdout.isEmpty)
+        #expect(try await model() == .fixed)
+        #expect(try await FerryProcess.run(["app", "update", "--database", database, appID, "--attribution-model", "learned"]).status == 0)
+
+        // Nothing to show or fit yet.
+        let none = try await FerryProcess.run(["attribution", "model", "--database", database, "--app", appID])
+        #expect(none.status == 1 && none.stderr.contains("no model was fitted") && none.stdout.isEmpty)
+        let empty = try await FerryProcess.run(["attribution", "refit", "--database", database, "--app", appID])
+        #expect(empty.status == 1 && empty.stderr.contains("no observations") && empty.stdout.isEmpty)
+        let unknown = try await FerryProcess.run(["attribution", "refit", "--database", database, "--app", "app_nope"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no app with id"))
+
+        // Three observations of this hour: a refit now is version 1, the next version 2.
+        do {
+            let store = try SQLiteStore(path: path)
+            for n in 0..<3 {
+                let at = Date().addingTimeInterval(-Double(n) * 600)
+                let install = InstallEvidence(addressHash: "h\(n)", networkHash: "n\(n)", signals: iPhoneSignals, at: at)
+                let click = ClickEvidence(clickID: "clk_\(n)", linkID: "lnk_1", createdAt: at.addingTimeInterval(-300), addressHash: "h\(n)", networkHash: "n\(n)")
+                let observation = LearningObservation(install: install, candidates: CandidateSet(clicks: [click], clicksInWindow: 10, sameAddressClicks: 1,
+                                                                                                 sameNetworkClicks: 1),
+                                                      window: 86_400, label: n == 0 ? .click(click) : .unlabelled).anonymised()
+                try await store.recordObservation(AttributionObservationRecord(appID: appID, environment: .live, observedAt: at, observation: observation))
+            }
+            try await store.close()
+        }
+        let refit = try await FerryProcess.run(["attribution", "refit", "--database", database, "--app", appID])
+        #expect(refit.status == 0, "\(refit.stderr)")
+        #expect(refit.stdout == "1\n")
+        #expect(try await FerryProcess.run(["attribution", "refit", "--database", database, "--app", appID, "--environment", "live"]).stdout == "2\n")
+        let test = try await FerryProcess.run(["attribution", "refit", "--database", database, "--app", appID, "--environment", "test"])
+        #expect(test.status == 1 && test.stderr.contains("(test)"))
+
+        let shown = try await FerryProcess.run(["attribution", "model", "--database", database, "--app", appID])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        #expect(json["version"] as? Int == 2 && json["answersWithIt"] as? Bool == true)
+        let summary = try #require(json["summary"] as? [String: Any])
+        #expect(summary["observations"] as? Int == 3 && summary["labelled"] as? Int == 1 && summary["unlabelled"] as? Int == 2)
+        #expect((summary["delayQuantiles"] as? [Any])?.count == 5)
+        #expect((summary["clickedShare"] as? Double).map { $0 > 0 && $0 < 1 } == true)
+    }
+}
+#endif

@@ -281,5 +281,26 @@ struct AttributionLearningTests {
         // Each environment has its own.
         #expect(await matchers.matcher(appID: fixture.app.id, environment: .test).version == nil)
     }
+
+    @Test func theDashboardSwitchesTheModel() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().testLive { client in
+            let (cookie, csrf) = try #require(try await DashboardTests.signIn(client, key: fixture.secret))
+            let page = try await client.execute(uri: "/dashboard/settings", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")])).text
+            #expect(page.contains(#"<option value="fixed" selected>"#))
+            let settings = "csrf=\(csrf)&name=Example&attributionWindow=24&teamID=ABCDE12345&bundleIDs=com.example.app"
+            let saved = try await DashboardTests.post(client, "/dashboard/settings", cookie: cookie, body: settings + "&attributionModel=learned")
+            #expect(saved.status == .ok && saved.text.contains(#"<option value="learned" selected>"#))
+            #expect(try await fixture.store.app(id: fixture.app.id)?.attribution.model == .learned)
+            // A form without the field keeps the model; a made-up one is refused and changes nothing.
+            #expect(try await DashboardTests.post(client, "/dashboard/settings", cookie: cookie, body: settings).status == .ok)
+            #expect(try await fixture.store.app(id: fixture.app.id)?.attribution.model == .learned)
+            let refused = try await DashboardTests.post(client, "/dashboard/settings", cookie: cookie,
+                                                        body: settings + "&attributionModel=%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+            #expect(refused.status == .badRequest && refused.text.contains("fixed or learned") && !refused.text.contains("<script>alert"))
+            #expect(try await fixture.store.app(id: fixture.app.id)?.attribution.model == .learned)
+        }
+    }
 }
 #endif

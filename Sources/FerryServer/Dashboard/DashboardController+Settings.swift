@@ -42,6 +42,8 @@ extension DashboardController {
             "fallbackURL": value("fallbackURL", app.fallbackURL ?? ""),
             "allowedURLPatterns": value("allowedURLPatterns", app.allowedURLPatterns.joined(separator: "\n")), "newSecret": secret as Any,
             "clientLinks": values.map { $0.value(of: "clientLinks") == "on" } ?? app.clientLinks,
+            "modelFixed": value("attributionModel", app.attribution.model.rawValue) != AttributionSettings.Model.learned.rawValue,
+            "modelLearned": value("attributionModel", app.attribution.model.rawValue) == AttributionSettings.Model.learned.rawValue,
             "webhooks": webhooks.map { ["id": $0.id, "url": $0.url, "events": $0.events.map(\.rawValue).joined(separator: ", "), "csrf": viewer.csrf] as [String: Any] },
         ])
         return html(status: status ?? (error == nil ? .ok : .badRequest), title: "Settings", body: body, viewer: viewer, error: error, notice: notice)
@@ -86,6 +88,11 @@ extension DashboardController {
             return try await settingsPage(viewer, error: "The least confidence of a probable match must be a number from \(AttributionRules.minConfidenceRangeText), or empty for the default.",
                                           notice: nil, secret: nil, values: form)
         }
+        // A form without the field (an older page) keeps the app's model.
+        let model = text("attributionModel").map { AttributionSettings.Model(rawValue: $0) }
+        if let model, model == nil {
+            return try await settingsPage(viewer, error: "The attribution model must be fixed or learned.", notice: nil, secret: nil, values: form)
+        }
         do {
             let app = try await domains.updateSettings(appID: viewer.auth.app.id) { spec in
                 spec.name = text("name") ?? ""
@@ -100,6 +107,7 @@ extension DashboardController {
                 spec.clientLinks = form.value(of: "clientLinks") == "on"
                 spec.attribution.window = hours * 3600
                 spec.attribution.minConfidence = minConfidence.flatMap(Double.init)
+                if let model = model ?? nil { spec.attribution.model = model }
             }
             var refreshed = viewer
             refreshed.auth.app = app

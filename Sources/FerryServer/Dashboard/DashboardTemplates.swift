@@ -150,6 +150,7 @@ enum DashboardTemplates {
           <label>App name <input name="name" value="{{name}}" required></label>
           <label>Attribution window (hours) <input name="attributionWindow" value="{{windowHours}}" inputmode="numeric"></label>
           <label>Least confidence of a probable match ({{minConfidenceRange}}; 1: certain matches only; empty: the server's default) <input name="minConfidence" value="{{minConfidence}}" id="min-confidence" inputmode="decimal" placeholder="default"></label>
+          <label>Attribution model <select name="attributionModel" id="attribution-model"><option value="fixed"{{#modelFixed}} selected{{/modelFixed}}>Fixed: the numbers every app shares</option><option value="learned"{{#modelLearned}} selected{{/modelLearned}}>Learned from this app's installs</option></select></label>
           <label>Apple team id <input name="teamID" value="{{teamID}}"></label>
           <label>iOS bundle ids (one per line) <textarea name="bundleIDs" rows="2">{{bundleIDs}}</textarea></label>
           <label>App Store id <input name="appStoreID" value="{{appStoreID}}"></label>

@@ -37,9 +37,9 @@ enum RawHTTPClient {
 
     /// Sends bytes and reads until the server closes; a read that waits 10 s without the server closing fails. With
     /// `pieces`, the bytes go in writes of that many bytes, `pause` microseconds apart (a slow client, split heads).
-    static func exchange(port: Int, bytes: [UInt8], pieces: Int? = nil, pause: UInt32 = 3000) throws -> [UInt8] {
+    static func exchange(port: Int, bytes: [UInt8], pieces: Int? = nil, pause: UInt32 = 3000, receiveTimeout: Int = 10) throws -> [UInt8] {
         let fd = try connected(port: port) { fd in
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
         defer { close(fd) }

@@ -31,6 +31,12 @@ struct LearnedModelReport {
                 Format.number(model.pSameLanguage), Format.number(model.pNoSharedKey),
             ])
         }
-        return "The model learnt online (refitted every 6 simulated hours)\n" + table.render()
+        var lines = ["The model learnt online (refitted every 6 simulated hours)", table.render()]
+        if let table = models.last?.model.clickedShareByAddress, table.count == 2 {
+            lines.append("  click share by the clicks of the install's address (none, 1, 2, 3–5, 6–20, more), last refit:")
+            lines.append("    iOS     " + table[0].map { Format.number($0) }.joined(separator: "  "))
+            lines.append("    Android " + table[1].map { Format.number($0) }.joined(separator: "  "))
+        }
+        return lines.joined(separator: "\n")
     }
 }

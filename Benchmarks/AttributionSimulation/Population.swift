@@ -23,6 +23,10 @@ struct SimulationConfig: Sendable {
     var copyToOpenShare = 0.15
     /// Share of Android click-caused installs whose Play Store referrer carries the click id.
     var androidReferrerShare = 0.95
+    /// Share of organic Android installs whose Play Store referrer arrives (naming no campaign of the app: Play's
+    /// `utm_medium=organic`). Used only by replays with a learnt model, which take such an install as organic; drawn
+    /// from its own stream, so the populations are the same whatever it is.
+    var androidOrganicReferrerShare = 0.95
     /// Share of iOS clicks whose page never reported its signals (scripts off, page left at once).
     var missingPageSignalsShare = 0.10
     /// Share of converting clickers who clicked once more before (the same link or another).

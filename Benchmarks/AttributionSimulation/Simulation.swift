@@ -73,6 +73,7 @@ struct Simulation {
         var observations: [(t: Double, observation: LearningObservation)] = []
         var nextRefit = population.installs.first?.t ?? 0
         if let learning { matcher = AttributionMatcher(model: learning.learner.prior, calibration: learning.calibration) }
+        var organicReferrers = SimulationRandom(seed: config.seed, stream: "play organic referrer")
 
         for (position, install) in population.installs.enumerated() {
             let at = population.date(install.t)
@@ -139,6 +140,15 @@ struct Simulation {
                 continue
             }
             if learning != nil {
+                // An organic Android install whose Play Store referrer arrived names no campaign of the app: the server
+                // takes it as organic (labelled, and not matched).
+                if case .organic = install.truth, population.devices[install.device].platform == .android, install.deterministic == nil,
+                   organicReferrers.chance(config.androidOrganicReferrerShare) {
+                    observations.append((install.t, LearningObservation(install: evidence, candidates: candidates, window: config.window, label: .organic)))
+                    outcome.decline = .tooWeak
+                    outcomes.append(outcome)
+                    continue
+                }
                 observations.append((install.t, LearningObservation(install: evidence, candidates: candidates, window: config.window, label: .unlabelled)))
             }
             switch matcher.match(install: evidence, candidates: candidates, window: config.window) {

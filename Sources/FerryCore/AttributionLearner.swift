@@ -88,6 +88,7 @@ package struct AttributionLearner: Sendable {
         if model.delayMixture == nil { model.delayMixture = prior.delayMixture ?? .prior }
         let labelled = LabelledStatistics(observations)
         labelled.apply(to: &model, prior: prior)
+        labelled.applyReferrerShares(to: &model, prior: prior)
         let unlabelled = observations.filter { $0.label == .unlabelled }
         for _ in 0..<max(0, iterations) {
             let matcher = AttributionMatcher(model: model, calibration: .identity)
@@ -120,6 +121,7 @@ package struct AttributionLearner: Sendable {
             model.clickedShareByAddress = (0..<2).map { platform in
                 (0..<buckets).map { Self.clamp((clickedByAddress[platform][$0] + m * shares[platform]) / (totalByAddress[platform][$0] + m), 0.02...0.98) }
             }
+            labelled.applyReferrerShares(to: &model, prior: prior)
             model.delayMixture = Self.fitDelays(samples, start: model.delayMixture ?? .prior, prior: prior.delayMixture ?? .prior)
         }
         return model
@@ -206,9 +208,25 @@ struct LabelledStatistics {
     /// another address.
     var stayed: [(delay: TimeInterval, yes: Bool, weight: Double)] = []
     var movedAddress: [(delay: TimeInterval, yes: Bool, weight: Double)] = []
+    /// Android installs whose Play Store referrer arrived, by `MatchModel.addressBucket`: those it tied to a click, and
+    /// those it named no click for (organic).
+    var androidReferred = [Double](repeating: 0, count: MatchModel.addressBuckets)
+    var androidOrganic = [Double](repeating: 0, count: MatchModel.addressBuckets)
+
+    /// How many referred Android installs it takes before their shares replace what the unlabelled installs say.
+    static let referrerMinimum = 50.0
 
     init(_ observations: [LearningObservation]) {
         for observation in observations {
+            let bucket = MatchModel.addressBucket(observation.candidates.sameAddressClicks)
+            let counted = observation.weight.isFinite && observation.weight > 0 ? observation.weight : 0
+            if observation.isAndroid {
+                switch observation.label {
+                case .click: androidReferred[bucket] += counted
+                case .organic: androidOrganic[bucket] += counted
+                case .unlabelled: break
+                }
+            }
             guard case .click(let click) = observation.label else { continue }
             let install = observation.install, weight = observation.weight
             let delay = install.at.timeIntervalSince(click.createdAt)
@@ -244,6 +262,25 @@ struct LabelledStatistics {
                 if a == b { language.agreed += weight }
             }
         }
+    }
+
+    /// The Android click shares from the Play Store referrer. Among installs whose referrer arrived, those caused by a
+    /// click are exactly those it tied to one; whether a referrer arrives does not depend on where the install came
+    /// from, so the same shares hold for the installs without one, which the probabilistic tier answers. Expectation–
+    /// maximisation cannot find them there: Android's signals hardly tell a household member's click from the
+    /// installer's own. Kept to what the unlabelled installs say until enough referrers have arrived.
+    func applyReferrerShares(to model: inout MatchModel, prior: MatchModel) {
+        let referred = androidReferred.reduce(0, +), organic = androidOrganic.reduce(0, +)
+        guard organic > 0, referred + organic >= Self.referrerMinimum else { return }
+        let m = AttributionLearner.clickedSharePriorWeight
+        let share = AttributionLearner.clamp((referred + m * prior.androidClickedShare) / (referred + organic + m), 0.02...0.98)
+        model.androidClickedShare = share
+        var table = model.clickedShareByAddress ?? [Array(repeating: model.clickedShare, count: MatchModel.addressBuckets),
+                                                    Array(repeating: share, count: MatchModel.addressBuckets)]
+        table[1] = (0..<MatchModel.addressBuckets).map {
+            AttributionLearner.clamp((androidReferred[$0] + m * share) / (androidReferred[$0] + androidOrganic[$0] + m), 0.02...0.98)
+        }
+        model.clickedShareByAddress = table
     }
 
     /// Sets the parameters the labels decide: agreement rates, the share of clicks sharing nothing with their install,

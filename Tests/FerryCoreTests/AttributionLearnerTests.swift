@@ -99,6 +99,40 @@ import Testing
         #expect(byAddress[MatchModel.addressBucket(1)] > 0.9 && byAddress[MatchModel.addressBucket(0)] < 0.1, "\(byAddress)")
     }
 
+    @Test func playReferrersGiveTheAndroidClickShareTheUnlabelledInstallsHide() {
+        // Android installs at addresses with one recent click: the Play Store referrer arrived for 400, tying 48 of
+        // them to a click (12%) and naming none for the rest. 300 more came without a referrer, each beside a click
+        // a minute old, which the matcher cannot tell from their own.
+        var observations: [LearningObservation] = []
+        func android(_ n: Int) -> (InstallEvidence, ClickEvidence) {
+            var (install, click) = Self.pair(n, delay: 60)
+            install.signals = DeviceSignals(platform: "android", osVersion: "14", model: nil, languages: ["en-US"])
+            click.osVersion = "10"
+            click.appleDevice = nil
+            return (install, click)
+        }
+        for n in 0..<700 {
+            let (install, click) = android(n)
+            let label: LearningObservation.Label = n < 48 ? .click(click) : n < 400 ? .organic : .unlabelled
+            observations.append(LearningObservation(install: install, candidates: Self.candidates([click]), window: Self.window, label: label))
+        }
+        let fitted = AttributionLearner().fit(observations, frequencies: nil)
+        let bucket = MatchModel.addressBucket(1)
+        let share = try! #require(fitted.clickedShareByAddress?[1][bucket])
+        // 48 of 400, pulled a little towards the prior's 0.1 by 20 pseudo-installs.
+        #expect(abs(share - (48 + 20 * fitted.androidClickedShare) / 420) < 1e-9 && share > 0.1 && share < 0.13, "\(share)")
+        #expect(abs(fitted.androidClickedShare - (48 + 20 * 0.1) / 420) < 1e-9)
+
+        // Without referrers, the same unlabelled installs alone say most came from their click.
+        let unlabelled = observations.map { observation -> LearningObservation in
+            var observation = observation
+            observation.label = .unlabelled
+            return observation
+        }
+        let guessed = try! #require(AttributionLearner().fit(unlabelled, frequencies: nil).clickedShareByAddress?[1][bucket])
+        #expect(guessed > 0.5, "\(guessed)")
+    }
+
     @Test func labelledPairsGiveHowInstallsLeaveTheirClicksNetwork() {
         // Half of the installs come from another network a few hours on (time constant 2 h).
         var random = Random(state: 3)

@@ -18,10 +18,10 @@ import Testing
 @Suite("Attribution models learnt per app")
 struct AttributionLearningTests {
     static func match(_ client: some TestClientProtocol, key: String, installID: String, address: String, signals: DeviceSignals = iPhoneSignals,
-                      token: String? = nil) async throws -> MatchResponse {
+                      token: String? = nil, referrer: String? = nil) async throws -> MatchResponse {
         let response = try await client.execute(
             uri: "/v1/attribution/match", method: .post, headers: headers(key: key, json: true, extra: [(.forwardedFor, address)]),
-            body: jsonBody(MatchRequest(installID: installID, signals: signals, clickToken: token)))
+            body: jsonBody(MatchRequest(installID: installID, signals: signals, clickToken: token, referrer: referrer)))
         #expect(response.status == .ok, "\(response.text)")
         return try response.decode(MatchResponse.self)
     }
@@ -95,6 +95,39 @@ struct AttributionLearningTests {
         #expect(bodies.count == 3 && secrets.count == 9)
         for secret in secrets + ["IDFV-token", "IDFV-near", "IDFV-organic"] {
             #expect(!bodies.contains { $0.contains(secret) }, "\(secret) was stored")
+        }
+    }
+
+    /// An Android install whose Play Store referrer names no click of the app came from the Play Store itself: a
+    /// learning app answers it not matched, even beside a click from its address, and labels it organic.
+    @Test func aPlayReferrerWithoutAClickIsAnOrganicLabel() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "droid", destination: "https://example.com/d"), app: fixture.app, environment: .live)
+        let android = DeviceSignals(platform: "android", osVersion: "14", languages: ["en-US"])
+        let organic = "utm_source=google-play&utm_medium=organic"
+        try await fixture.application().testLive { client in
+            for address in ["203.0.113.20", "203.0.113.21"] {
+                let click = try await client.execute(uri: "/droid", method: .get, headers: headers(userAgent: UA.android, extra: [(.forwardedFor, address)]))
+                #expect(click.status == .found)
+            }
+            let link = try #require(try await fixture.store.listLinks(appID: fixture.app.id, environment: .live, limit: 1, after: nil).links.first)
+            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: link.id) == 2 })
+            // On the fixed model nothing is recorded.
+            _ = try await Self.match(client, key: fixture.publishable, installID: "fixed", address: "203.0.113.20", signals: android, referrer: organic)
+            #expect(try await Self.observations(fixture).isEmpty)
+
+            _ = try await Self.learning(fixture)
+            let learnt = try await Self.match(client, key: fixture.publishable, installID: "learnt", address: "203.0.113.21", signals: android, referrer: organic)
+            #expect(!learnt.matched)
+            let recorded = try await Self.observations(fixture)
+            #expect(recorded.map(\.observation.label.kind) == [.organic])
+            // Its candidates: the clicks of its address and of its network (the other address of the /24).
+            #expect(recorded.first?.observation.candidates.clicks.count == 2)
+            #expect(recorded.first?.observation.candidates.sameAddressClicks == 1)
+            // Asked again, the same answer.
+            #expect(try await Self.match(client, key: fixture.publishable, installID: "again", address: "203.0.113.21", signals: android,
+                                         referrer: organic) == learnt)
         }
     }
 

@@ -97,6 +97,17 @@ struct Attributor: Sendable {
             }
         }
 
+        // A learning app takes a Play Store referrer that arrived and names no click of its as the Play Store's own
+        // install (Play's `utm_medium=organic`): not matched, and an organic label for its model.
+        if learns, platform == .android, let referrer, !referrer.isEmpty, AttributionRules.clickID(fromReferrer: referrer) == nil {
+            let candidates = await candidatesToObserve(query, platform: platform)
+            let answer = try await miss(app: app, environment: environment, installID: installID, at: time, keep: keepsMisses)
+            if keepsMisses, answer.clickID == nil, answer.createdAt == time, let candidates {
+                await observe(.organic, install: install, candidates: candidates, app: app, environment: environment)
+            }
+            return answer
+        }
+
         // The probabilistic tier; a click taken by a concurrent install is left out and the match tried again.
         let matcher = learns ? await learntMatcher(app: app, environment: environment) : self.matcher
         var excluded = Set<String>()

@@ -154,6 +154,9 @@ public final class FerryObjCOptions: NSObject {
     /// Whether the first launch reads a "copy to open" token from the pasteboard (``PasteboardClickTokenProvider``,
     /// which may show iOS's paste prompt). Default: NO. Ignored where there is no pasteboard (tvOS, watchOS).
     @objc public var readsPasteboardClickToken = false
+    /// The least confidence a probable match of the deferred check must state (0.4 to 1; 1: certain matches only), or
+    /// nil for the server's default (``FerryOptions/minimumMatchConfidence``). Objective-C: `@(0.6)`.
+    @objc public var minimumMatchConfidence: NSNumber?
 
     /// Options for the Ferry server at `serverURL`. Objective-C: `initWithServerURL:`.
     @objc(initWithServerURL:)
@@ -165,7 +168,7 @@ public final class FerryObjCOptions: NSObject {
     var values: ObjectiveCOptions {
         ObjectiveCOptions(serverURL: serverURL, linkDomains: linkDomains, urlSchemes: urlSchemes, logLevel: logLevel.rawValue,
                           networkTimeout: networkTimeout, validatesKeyOnLaunch: validatesKeyOnLaunch,
-                          readsPasteboardClickToken: readsPasteboardClickToken)
+                          readsPasteboardClickToken: readsPasteboardClickToken, minimumMatchConfidence: minimumMatchConfidence?.doubleValue)
     }
 }
 

@@ -101,6 +101,8 @@ struct ObjectiveCOptions: Sendable {
     var validatesKeyOnLaunch = true
     /// Whether to read a "copy to open" token from the pasteboard (``PasteboardClickTokenProvider``), where there is one.
     var readsPasteboardClickToken = false
+    /// ``FerryOptions/minimumMatchConfidence``.
+    var minimumMatchConfidence: Double?
 
     /// The options, or ``FerryError/Code/invalidConfiguration`` for a log level that is not one.
     func ferryOptions() throws(FerryError) -> FerryOptions {
@@ -111,6 +113,7 @@ struct ObjectiveCOptions: Sendable {
         options.logLevel = level
         options.networkTimeout = networkTimeout
         options.validatesKeyOnLaunch = validatesKeyOnLaunch
+        options.minimumMatchConfidence = minimumMatchConfidence
         #if canImport(UIKit) && !os(watchOS) && !os(tvOS)
         if readsPasteboardClickToken { options.clickTokenProvider = PasteboardClickTokenProvider() }
         #endif

@@ -85,7 +85,13 @@ struct ObjectiveCBridgeTests {
         #expect(options.serverURL.absoluteString == "https://links.example.com")
         #expect(options.linkDomains == ["go.example.com"] && options.urlSchemes == ["myapp"])
         #expect(options.logLevel == .debug && options.networkTimeout == 4 && !options.validatesKeyOnLaunch)
-        #expect(options.clickTokenProvider == nil)
+        #expect(options.clickTokenProvider == nil && options.minimumMatchConfidence == nil)
+        values.minimumMatchConfidence = 0.6
+        #expect(try values.ferryOptions().minimumMatchConfidence == 0.6)
+        // Refused by configure, as in Swift.
+        values.minimumMatchConfidence = 0.39
+        #expect(throws: FerryError.self) { try Ferry(apiKey: Kit.key, options: values.ferryOptions()) }
+        values.minimumMatchConfidence = nil
         let defaults = try ObjectiveCOptions(serverURL: URL(string: "https://links.example.com")!).ferryOptions()
         #expect(defaults.logLevel == .warning && defaults.networkTimeout == 10 && defaults.validatesKeyOnLaunch)
         for level in [-1, 5, Int.max] {

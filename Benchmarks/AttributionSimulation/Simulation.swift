@@ -45,10 +45,6 @@ struct Simulation {
         var learner = AttributionLearner()
         /// Simulated time between refits.
         var refitInterval: TimeInterval = 6 * 3600
-        /// Installs older than this are forgotten.
-        var memory: TimeInterval = 28 * 86400
-        /// Clicks counted for the value frequencies: those of the last `frequencyMemory`.
-        var frequencyMemory: TimeInterval = 7 * 86400
         /// The calibration of a learnt model's posteriors.
         var calibration = Calibration(points: [(0, 0), (0.998, 0.998), (1, 0.998)])
     }
@@ -173,18 +169,18 @@ struct Simulation {
         return outcomes
     }
 
-    /// The model fitted on the installs before `now` (the most recent `memory`, older ones weighing less), with the
-    /// value frequencies of the clicks of the last `frequencyMemory`.
+    /// The model fitted on the installs before `now`, as the server refits (`AttributionRefitter`): those of the
+    /// learner's `observationMemory`, older ones weighing less, with the value frequencies of the window's clicks (the
+    /// server keeps no click's signals longer).
     private func refit(_ learning: Learning, observations: [(t: Double, observation: LearningObservation)], now: Double, current: MatchModel) -> MatchModel {
         var frequencies = ValueFrequencies()
-        for click in population.clicks where click.t < now && click.t >= now - learning.frequencyMemory && click.platform != .desktop {
+        for click in population.clicks where click.t < now && click.t >= now - population.config.window && click.platform != .desktop {
             frequencies.add(click.evidence)
         }
-        frequencies.keepMostCommon(500)
-        let halfLife = 14 * 86400.0
-        let kept = observations.filter { $0.t < now && $0.t >= now - learning.memory }.map { entry -> LearningObservation in
+        frequencies.keepMostCommon(AttributionLearner.frequencyValues)
+        let kept = observations.filter { $0.t < now && $0.t >= now - AttributionLearner.observationMemory }.map { entry -> LearningObservation in
             var observation = entry.observation
-            observation.weight = Foundation.pow(2, -(now - entry.t) / halfLife)
+            observation.weight = AttributionLearner.weight(age: now - entry.t)
             return observation
         }
         return learning.learner.fit(kept, frequencies: frequencies, start: current)

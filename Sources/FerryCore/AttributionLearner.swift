@@ -51,6 +51,18 @@ package struct AttributionLearner: Sendable {
     /// Rounds of expectation–maximisation.
     package var iterations: Int
 
+    /// How far back a refit reads an app's observations…
+    package static let observationMemory: TimeInterval = 28 * 86400
+    /// …each counting half as much every `observationHalfLife`.
+    package static let observationHalfLife: TimeInterval = 14 * 86400
+    /// How many of the most common values of each signal a refit's `ValueFrequencies` keep.
+    package static let frequencyValues = 500
+
+    /// How much an observation `age` seconds old counts.
+    package static func weight(age: TimeInterval) -> Double {
+        Foundation.pow(2, -max(0, age) / observationHalfLife)
+    }
+
     /// Pseudo-counts: how many installs' worth of evidence each prior carries.
     package static let clickedSharePriorWeight = 20.0
     package static let agreementPriorWeight = 50.0

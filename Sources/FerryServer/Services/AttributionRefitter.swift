@@ -17,16 +17,10 @@ package struct AttributionRefitter: Sendable {
     package static let refitAge: TimeInterval = 6 * 3600
     /// The service refits only with at least this many observations.
     package static let minimumObservations = 100
-    /// How far back observations are read…
-    package static let memory: TimeInterval = 28 * 86400
-    /// …at most this many, newest first…
+    /// At most this many observations are read (of the learner's `observationMemory`), newest first.
     package static let maximumObservations = 100_000
-    /// …each weighing half as much every `halfLife`.
-    package static let halfLife: TimeInterval = 14 * 86400
-    /// At most this many of the window's clicks are counted for value frequencies, newest first…
+    /// At most this many of the window's clicks are counted for value frequencies, newest first.
     package static let maximumFrequencyClicks = 200_000
-    /// …keeping the most common values of each signal.
-    package static let frequencyValues = 500
 
     let store: any FerryDatabase
     let now: @Sendable () -> Date
@@ -101,12 +95,12 @@ package struct AttributionRefitter: Sendable {
         // Read again under the turn: another node may have just stored a version.
         let active = try await store.activeModel(appID: app.id, environment: environment)
         if !force, let active, time.timeIntervalSince(active.version.createdAt) < Self.refitAge { return .notDue }
-        let records = try await store.observations(appID: app.id, environment: environment, since: time.addingTimeInterval(-Self.memory),
+        let records = try await store.observations(appID: app.id, environment: environment, since: time.addingTimeInterval(-AttributionLearner.observationMemory),
                                                    limit: Self.maximumObservations)
         guard records.count >= (force ? 1 : Self.minimumObservations) else { return .tooFewObservations(records.count) }
         let observations = records.map { record -> LearningObservation in
             var observation = record.observation
-            observation.weight = Foundation.pow(2, -max(0, time.timeIntervalSince(record.observedAt)) / Self.halfLife)
+            observation.weight = AttributionLearner.weight(age: time.timeIntervalSince(record.observedAt))
             return observation
         }
         var frequencies = ValueFrequencies()
@@ -114,7 +108,7 @@ package struct AttributionRefitter: Sendable {
                                                    limit: Self.maximumFrequencyClicks) {
             frequencies.add(click)
         }
-        frequencies.keepMostCommon(Self.frequencyValues)
+        frequencies.keepMostCommon(AttributionLearner.frequencyValues)
         let model = await Self.fit(observations, frequencies: frequencies, start: active?.model)
         let summary = AttributionModelSummary(model: model, observations: observations, window: app.attribution.window)
         let version = try await store.insertModel(appID: app.id, environment: environment, model: model, summary: summary, createdAt: time)

@@ -149,13 +149,13 @@ struct CrashSafetyTests {
         _ = try await onItsOwnThread { stopped.wait() }
     }
 
-    @Test(.timeLimit(.minutes(2))) func sqliteLosesNoCreatedLinkAndOnlyUnwrittenClicks() async throws {
+    @Test(.timeLimit(.minutes(10))) func sqliteLosesNoCreatedLinkAndOnlyUnwrittenClicks() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await Self.run(database: "sqlite:" + directory.appendingPathComponent("crash.sqlite").path, directory: directory)
     }
 
-    @Test(.enabled(if: MultiNodeTests.postgresURL != nil, "needs FERRY_TEST_POSTGRES_URL"), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: MultiNodeTests.postgresURL != nil, "needs FERRY_TEST_POSTGRES_URL"), .timeLimit(.minutes(10)))
     func postgresLosesNoCreatedLinkAndOnlyUnwrittenClicks() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

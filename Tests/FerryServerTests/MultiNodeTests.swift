@@ -23,6 +23,11 @@ struct MultiNodeTests {
         return base + (base.contains("?") ? "&" : "?") + "search_path=n_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
+    /// How long a change may take to reach another node before a test fails: far above the second it takes on an idle
+    /// machine (a test run on two busy cores can stall a task for seconds) and far below the hour of the polling that
+    /// the notice tests turn all but off.
+    static let deadline = 20.0
+
     /// What node B answers for a link, polled until `accept` holds or `deadline` seconds pass; returns the seconds it took.
     func until(_ client: some TestClientProtocol, slug: String, deadline: Double, _ accept: (TestResponse) -> Bool) async throws -> Double? {
         let start = ContinuousClock.now
@@ -60,7 +65,7 @@ struct MultiNodeTests {
     }
 
     @Test(.enabled(if: postgresURL != nil, "needs FERRY_TEST_POSTGRES_URL"))
-    func aLinkChangedThroughOneNodeIsServedByEveryOtherWithinASecond() async throws {
+    func aLinkChangedThroughOneNodeIsServedByEveryOther() async throws {
         let url = try Self.schemaURL()
         let storeA = try await PostgresStore(url: url), storeB = try await PostgresStore(url: url)
         let admin = FerryAdmin(store: storeA)
@@ -78,28 +83,32 @@ struct MultiNodeTests {
                                                   body: jsonBody(#"{"slug": "promo", "destination": "https://example.com/one"}"#))
                 #expect(created.status == .created)
                 let id = try created.decode(LinkResponse.self).id
-                let seen = try await until(b, slug: "promo", deadline: 3) { $0.headers[.location] == "https://example.com/one" }
-                #expect(seen != nil && seen! <= 1.5, "created through A, served by B after \(seen ?? -1) s")
+                // The notice (or, failing it, the poll each second) makes this about a second on an idle machine; the bound
+                // is loose because a fully loaded test run can stall any task for seconds. That notices alone carry a
+                // change is checked below, with polling all but off.
+                let seen = try await until(b, slug: "promo", deadline: Self.deadline) { $0.headers[.location] == "https://example.com/one" }
+                #expect(seen != nil, "created through A, never served by B")
 
                 let changed = try await a.execute(uri: "/v1/links/\(id)", method: .patch, headers: headers(key: secret, json: true),
                                                   body: jsonBody(#"{"destination": "https://example.com/two"}"#))
                 #expect(changed.status == .ok)
-                let updated = try await until(b, slug: "promo", deadline: 3) { $0.headers[.location] == "https://example.com/two" }
-                #expect(updated != nil && updated! <= 1.5, "changed through A, served by B after \(updated ?? -1) s")
+                let updated = try await until(b, slug: "promo", deadline: Self.deadline) { $0.headers[.location] == "https://example.com/two" }
+                #expect(updated != nil, "changed through A, B still serves the old destination")
 
                 #expect(try await a.execute(uri: "/v1/links/\(id)", method: .delete, headers: headers(key: secret)).status == .noContent)
-                let gone = try await until(b, slug: "promo", deadline: 3) { $0.status == .notFound }
-                #expect(gone != nil && gone! <= 1.5, "deleted through A, still served by B after \(gone ?? -1) s")
+                let gone = try await until(b, slug: "promo", deadline: Self.deadline) { $0.status == .notFound }
+                #expect(gone != nil, "deleted through A, still served by B")
 
                 // Clicks made on either node land in the one database.
                 _ = try await admin.createLink(CreateLinkRequest(slug: "both", destination: "https://example.com/both"), app: app, environment: .live)
-                _ = try await until(a, slug: "both", deadline: 3) { $0.status == .found }
-                _ = try await until(b, slug: "both", deadline: 3) { $0.status == .found }
+                _ = try await until(a, slug: "both", deadline: Self.deadline) { $0.status == .found }
+                _ = try await until(b, slug: "both", deadline: Self.deadline) { $0.status == .found }
                 let link = try #require(try await storeB.link(domain: "go.example.com", slug: "both"))
                 var clicks = 0
-                for _ in 0..<100 where clicks < 2 {
+                let start = ContinuousClock.now
+                while clicks < 2, ContinuousClock.now - start < .seconds(Self.deadline) {
                     clicks = try await storeA.clickCount(linkID: link.id)
-                    try await Task.sleep(nanoseconds: 20_000_000)
+                    if clicks < 2 { try await Task.sleep(nanoseconds: 50_000_000) }
                 }
                 #expect(clicks >= 2)
             }
@@ -120,11 +129,12 @@ struct MultiNodeTests {
         let nodeB = try await buildApplication(configuration, store: storeB)
         try await nodeB.testLive { b in
             var link = created
-            _ = try await until(b, slug: "promo", deadline: 3) { $0.headers[.location] == "https://example.com/one" }
+            _ = try await until(b, slug: "promo", deadline: Self.deadline) { $0.headers[.location] == "https://example.com/one" }
             link.destination = "https://example.com/two"
             #expect(try await storeA.updateLink(link))
-            let seen = try await until(b, slug: "promo", deadline: 3) { $0.headers[.location] == "https://example.com/two" }
-            #expect(seen != nil && seen! <= 1.5, "changed on the database, served by B after \(seen ?? -1) s")
+            // B polls once an hour: seeing the change within the deadline can only come from the notice.
+            let seen = try await until(b, slug: "promo", deadline: Self.deadline) { $0.headers[.location] == "https://example.com/two" }
+            #expect(seen != nil, "changed on the database, never served by B")
 
             // Cut B's listening connection, change the link while B is not listening: the notice is lost, and B must
             // catch up from the log of changes when it listens again (it polls only once an hour here).
@@ -134,7 +144,7 @@ struct MultiNodeTests {
             try await Task.sleep(nanoseconds: 200_000_000)  // the backend is gone (B listens again only a second after losing it)
             link.destination = "https://example.com/three"
             #expect(try await storeA.updateLink(link))
-            let recovered = try await until(b, slug: "promo", deadline: 6) { $0.headers[.location] == "https://example.com/three" }
+            let recovered = try await until(b, slug: "promo", deadline: Self.deadline) { $0.headers[.location] == "https://example.com/three" }
             #expect(recovered != nil, "B never forgot the link it cached while its listener was gone")
             try await admin.close()
         }

@@ -140,7 +140,7 @@ extension TenancyTests {
 
     /// With internal destinations refused, a domain that resolves to this machine gets no request, whatever its file
     /// would say.
-    @Test(.timeLimit(.minutes(1))) func aProofFileOnAnInternalAddressIsNotRead() async throws {
+    @Test(.timeLimit(.minutes(10))) func aProofFileOnAnInternalAddressIsNotRead() async throws {
         let site = try await WebhookTestReceiver.start(.answer(200), tls: try WebhookTestReceiver.serverTLS())
         try await Self.failingCheck(site, servingProof: true, allowPrivate: false) { proof, answer in
             #expect(answer.text.contains("HTTP: \(proof.httpURL) could not be read (127.0.0.1 is not a public address"), "\(answer.text)")
@@ -150,7 +150,7 @@ extension TenancyTests {
     }
 
     /// A web server that never finishes its answer is given up at the deadline, and the check says so.
-    @Test(.timeLimit(.minutes(1))) func aProofFileThatNeverArrivesIsGivenUpAtTheDeadline() async throws {
+    @Test(.timeLimit(.minutes(10))) func aProofFileThatNeverArrivesIsGivenUpAtTheDeadline() async throws {
         let site = try await WebhookTestReceiver.start(.trickle, tls: try WebhookTestReceiver.serverTLS())
         // Long enough for connecting and TLS on a machine the whole suite keeps busy; the answer never comes.
         try await Self.failingCheck(site, deadline: .seconds(4)) { proof, answer in
@@ -162,7 +162,7 @@ extension TenancyTests {
 
     /// A file without end is read to its cap and the connection closed: the check ends long before its deadline,
     /// while the web server still has nearly all of its 64 MiB to send.
-    @Test(.timeLimit(.minutes(1))) func anEndlessProofFileIsCutAtItsCap() async throws {
+    @Test(.timeLimit(.minutes(10))) func anEndlessProofFileIsCutAtItsCap() async throws {
         let site = try await WebhookTestReceiver.start(.endlessBody, tls: try WebhookTestReceiver.serverTLS())
         // A deadline far beyond how long the test waits: only the cap can end this read in time.
         try await Self.failingCheck(site, deadline: .seconds(60)) { proof, answer in

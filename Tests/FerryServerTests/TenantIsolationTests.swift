@@ -217,7 +217,13 @@ struct TenantIsolationTests {
                     let token = try await client.execute(uri: "/v1/attribution/match", method: .post,
                                                          headers: headers(key: publishable, json: true, extra: [(.forwardedFor, "192.0.2.\(100 + index)")]),
                                                          body: jsonBody(MatchRequest(installID: "a-token-\(environment.rawValue)-\(index)", signals: iPhoneSignals, clickToken: "ferry:\(clickID)")))
-                    #expect(try token.decode(MatchResponse.self) == .notMatched, "\(what) matched \(clickID) by its token")
+                    // The token is not A's: it is ignored, and the install is matched by its signals alone, as one
+                    // without a token is. A's own click of this environment came from an iPhone with these very
+                    // signals, so A may match it (how likely depends on how long after the click the test gets
+                    // here): never by the token, and never anything else.
+                    let answer = try token.decode(MatchResponse.self)
+                    #expect(answer == .notMatched || (answer.matchType == .probabilistic && answer.link?.slug == own.slug),
+                            "\(what) matched \(clickID) by its token: \(token.text)")
                 }
                 for (index, address) in [b.addresses[.live]!, b.addresses[.test]!, a.addresses[other]!].enumerated() {
                     let probable = try await client.execute(uri: "/v1/attribution/match", method: .post,

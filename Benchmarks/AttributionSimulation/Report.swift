@@ -4,15 +4,7 @@ import Foundation
 
 /// The figures of one run, over the installs after the warm-up day.
 struct Metrics {
-    struct Band {
-        var low: Double
-        var high: Double
-        var count = 0
-        var confidenceSum = 0.0
-        var correct = 0
-        var meanConfidence: Double { count == 0 ? .nan : confidenceSum / Double(count) }
-        var precision: Double { count == 0 ? .nan : Double(correct) / Double(count) }
-    }
+    typealias Band = CalibrationError.Band
 
     struct Tally {
         var installs = 0
@@ -151,49 +143,6 @@ struct Metrics {
     }
 }
 
-extension [Metrics.Band] {
-    /// Counts a match in the band its confidence falls in; false when it falls in none.
-    @discardableResult
-    mutating func add(confidence: Double, correct: Bool) -> Bool {
-        guard let band = firstIndex(where: { confidence >= $0.low && confidence < $0.high }) else { return false }
-        self[band].count += 1
-        self[band].confidenceSum += confidence
-        if correct { self[band].correct += 1 }
-        return true
-    }
-}
-
-/// Expected calibration error (ECE) of stated confidences: `Σ_b (n_b/n)·|mean stated_b − observed precision_b|`
-/// over bands of 0.05 of stated confidence from 0.40 (the lowest an app may ask for) to 1.0, where `n_b` is the
-/// band's matches and `n` all the matches in the bands.
-struct CalibrationError {
-    /// Below this many matches the figure says too little to count for or against a goal.
-    static let minimumCount = 100
-    /// 0.40, 0.45, …, 0.95 and just above 1, so that 1.0 falls in the last band.
-    static let edges: [Double] = (8...19).map { Double($0) / 20 } + [1.0000001]
-
-    var bands: [Metrics.Band] = zip(Self.edges, Self.edges.dropFirst()).map { Metrics.Band(low: $0, high: $1) }
-    /// Matches stated below 0.40, counted nowhere else.
-    var belowBands = 0
-
-    mutating func add(confidence: Double, correct: Bool) {
-        if !bands.add(confidence: confidence, correct: correct) { belowBands += 1 }
-    }
-
-    /// Matches in the bands.
-    var count: Int { bands.reduce(0) { $0 + $1.count } }
-
-    /// The error, NaN without matches.
-    var value: Double {
-        let n = count
-        guard n > 0 else { return .nan }
-        return bands.filter { $0.count > 0 }.reduce(0) { $0 + Double($1.count) / Double(n) * abs($1.meanConfidence - $1.precision) }
-    }
-
-    /// Whether there are enough matches for the figure to count.
-    var isMeasured: Bool { count >= Self.minimumCount }
-}
-
 /// The true kinds of install that calibration is judged on, beside all matches together.
 enum CalibrationSegment: String, CaseIterable, Sendable {
     case household, carrierNAT = "CGNAT", office, switchers
@@ -206,28 +155,6 @@ enum CalibrationSegment: String, CaseIterable, Sendable {
         case .office: .office
         case .switchers: .networkSwitch
         }
-    }
-}
-
-/// Plain-text tables.
-struct TextTable {
-    var header: [String]
-    var rows: [[String]] = []
-    /// The columns aligned left (text); the others are right-aligned (figures).
-    var leftAligned: Set<Int> = [0]
-    func render(indent: String = "  ") -> String {
-        var widths = header.map(\.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        func line(_ cells: [String]) -> String {
-            var text = indent + cells.enumerated().map { i, cell in
-                let pad = String(repeating: " ", count: widths[i] - cell.count)
-                return leftAligned.contains(i) ? cell + pad : pad + cell
-            }.joined(separator: "  ")
-            while text.hasSuffix(" ") { text.removeLast() }
-            return text
-        }
-        let rule = indent + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
-        return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
     }
 }
 

@@ -10,7 +10,7 @@ import Logging
 struct AttributionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attribution", abstract: "Look at and refit the attribution models learnt for apps (--attribution-model learned).",
-        subcommands: [Refit.self, Model.self])
+        subcommands: [Report.self, Refit.self, Model.self])
 
     /// `--app` and `--environment`, shared by the subcommands.
     struct Target: ParsableArguments {
@@ -25,6 +25,48 @@ struct AttributionCommand: AsyncParsableCommand {
                 throw FerryCore.ValidationError(code: .notFound, field: "app", "no app with id '\(app)'")
             }
             return (store, found)
+        }
+    }
+
+    struct Report: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print how an app's attribution model does: its parameters, accuracy on its labelled installs, calibration.",
+            discussion: """
+                Each install a click token or the Play Store referrer tied to its click is answered again as if it had \
+                carried neither, by the model the app answers with, and the answer is compared with its click: precision \
+                and recall at the app's minimum confidence, and a calibration curve of every match stated at 0.40 or \
+                more, all together and by segment (household address, shared address, same network, changed network). \
+                --svg writes the curve as a chart.
+                """)
+        @OptionGroup var target: Target
+        @Option(help: "Also write the calibration chart, as SVG, to this file.") var svg: String?
+        @Flag(help: "Print the report as JSON instead of text.") var json = false
+        @Option(help: "Evaluate at most this many observations, the newest first.") var observations = AttributionRefitter.maximumObservations
+
+        func validate() throws {
+            guard observations > 0 else { throw ValidationError("--observations must be a positive number") }
+        }
+
+        func run() async throws {
+            try await runReportingErrors {
+                let (store, app) = try await target.open()
+                let report = try await AttributionReporter(store: store).report(app: app, environment: target.environment, limit: observations,
+                                                                                now: FerryAdmin.wallClock())
+                if let svg {
+                    do {
+                        try Data(CalibrationChart.svg(report.evaluation).utf8).write(to: URL(fileURLWithPath: svg))
+                    } catch {
+                        throw FerryCore.ValidationError(field: "svg", "cannot write \(svg): \(error.localizedDescription)")
+                    }
+                }
+                if json {
+                    let encoder = FerryJSON.makeEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                    print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                } else {
+                    print(report.text, terminator: "")
+                }
+            }
         }
     }
 

@@ -6,8 +6,8 @@ import FerryStore
 import Foundation
 import Testing
 
-/// `ferry app create|update --attribution-model`, `ferry attribution refit` and `ferry attribution model`, run as the
-/// real executable.
+/// `ferry app create|update --attribution-model`, `ferry attribution refit`, `model` and `report`, run as the real
+/// executable.
 @Suite("The ferry command: attribution models", .serialized)
 struct AttributionCommandLineTests {
     @Test func theModelIsChosenRefittedAndShown() async throws {
@@ -71,6 +71,30 @@ struct AttributionCommandLineTests {
         #expect(summary["observations"] as? Int == 3 && summary["labelled"] as? Int == 1 && summary["unlabelled"] as? Int == 2)
         #expect((summary["delayQuantiles"] as? [Any])?.count == 5)
         #expect((summary["clickedShare"] as? Double).map { $0 > 0 && $0 < 1 } == true)
+
+        // The report: the active version, what was read, the labelled install answered again without its token.
+        let chart = directory.appendingPathComponent("calibration.svg").path
+        let report = try await FerryProcess.run(["attribution", "report", "--database", database, "--app", appID, "--svg", chart])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout.hasPrefix("Attribution model of \(appID) (live): answers with the learned model; version 2, fitted "))
+        #expect(report.stdout.contains("— labelled 1, organic 0, unlabelled 2") && report.stdout.contains("Accuracy on labelled installs at the app's default"))
+        #expect(report.stdout.contains("Parameters") && report.stdout.contains("Versions") && report.stdout.contains("superseded"))
+        let svg = try String(contentsOfFile: chart, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.hasSuffix("</svg>"))
+        let reportJSON = try await FerryProcess.run(["attribution", "report", "--database", database, "--app", appID, "--json", "--env", "live"])
+        let reported = try #require(try JSONSerialization.jsonObject(with: Data(reportJSON.stdout.utf8)) as? [String: Any])
+        let evaluation = try #require(reported["evaluation"] as? [String: Any])
+        #expect((evaluation["overall"] as? [String: Any])?["labelled"] as? Int == 1)
+        #expect((evaluation["segments"] as? [String: Any])?.keys.sorted() == ["household"])
+        #expect((reported["active"] as? [String: Any])?["version"] as? Int == 2)
+        // Bad input: no observations to read, an unknown app, a file that cannot be written.
+        let zero = try await FerryProcess.run(["attribution", "report", "--database", database, "--app", appID, "--observations", "0"])
+        #expect(zero.status == 64 && zero.stderr.contains("--observations") && zero.stdout.isEmpty)
+        let nobody = try await FerryProcess.run(["attribution", "report", "--database", database, "--app", "app_nope"])
+        #expect(nobody.status == 1 && nobody.stderr.contains("no app with id"))
+        let unwritable = try await FerryProcess.run(["attribution", "report", "--database", database, "--app", appID, "--svg",
+                                                     directory.appendingPathComponent("missing/chart.svg").path])
+        #expect(unwritable.status == 1 && unwritable.stderr.contains("cannot write") && unwritable.stdout.isEmpty)
     }
 }
 #endif

@@ -143,7 +143,10 @@ func buildRouter(
     DomainsController(domains: domains, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
     try DashboardController(links: links, reports: reports, admin: admin, authenticator: authenticator, outbox: outbox, domains: domains,
                             sessions: dashboardSessions,
-                            library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes, limits: limits).register(on: router)
+                            library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes, limits: limits,
+                            reporter: AttributionReporter(store: store, fixed: attributor.matcher),
+                            refitter: AttributionRefitter(store: store, now: admin.now, logger: logger) { learnt?.forget(appID: $0.appID, environment: $0.environment) })
+        .register(on: router)
     CompatibilityController(
         opener: opener, attributor: attributor, links: links, classifier: edge.classifier, authenticator: authenticator, addresses: addresses,
         maxBodyBytes: maxBodyBytes, errors: errors

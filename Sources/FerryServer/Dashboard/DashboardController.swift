@@ -21,6 +21,9 @@ struct DashboardController: Sendable {
     let maxBodyBytes: Int
     /// Failed sign-ins and link creations per client address.
     let limits: RequestLimits
+    /// The attribution page's report, and its refits.
+    let reporter: AttributionReporter
+    let refitter: AttributionRefitter
 
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -93,6 +96,8 @@ struct DashboardController: Sendable {
                 try QRCodeController.response(try await link(context, viewer), app: viewer.auth.app, png: true, pixels: 1024, level: .quartile, disposition: "attachment")
             }
         }
+        group.get("/attribution") { request, _ in try await guarded(request) { viewer, _ in try await attributionPage(viewer) } }
+        group.post("/attribution/refit") { request, _ in try await guarded(request) { viewer, _ in try await refitAttribution(viewer) } }
         group.get("/settings") { request, _ in try await guarded(request) { viewer, _ in try await settingsPage(viewer, error: nil, notice: nil, secret: nil) } }
         group.post("/settings") { request, _ in try await guarded(request) { viewer, form in try await saveSettings(viewer, form) } }
         group.post("/webhooks") { request, _ in try await guarded(request) { viewer, form in try await addWebhook(viewer, form) } }

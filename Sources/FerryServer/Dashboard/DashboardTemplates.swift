@@ -19,7 +19,7 @@ enum DashboardTemplates {
         {{#signedIn}}
         <header class="top">
           <a class="brand" href="/dashboard">Ferry</a>
-          <nav><a href="/dashboard">Links</a> <a href="/dashboard/settings">Settings</a></nav>
+          <nav><a href="/dashboard">Links</a> <a href="/dashboard/attribution">Attribution</a> <a href="/dashboard/settings">Settings</a></nav>
           <span class="app">{{appName}} <span class="env env-{{environment}}">{{environment}}</span></span>
           <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="{{csrf}}"><button class="link">Sign out</button></form>
         </header>
@@ -199,6 +199,53 @@ enum DashboardTemplates {
         </form>
         """
 
+    static let attribution = """
+        <h1>Attribution</h1>
+        <p id="model">The app's {{environment}} installs are matched with the <strong>{{model}}</strong> model{{#active}}: version {{version}}, fitted {{fitted}} on {{observations}} observations{{/active}}{{^active}}; no version was fitted yet{{/active}}.</p>
+        {{#isFixed}}<p class="muted">The fixed model is the same for every app. Choose <em>Learned from this app's installs</em> in <a href="/dashboard/settings">Settings</a> to have the app's own model fitted from its installs every few hours; until then the figures below judge the fixed model.</p>{{/isFixed}}
+        <p class="muted">Observations of the last 28 days read (the newest {{limit}} at most): {{observations}}; labelled by a click token or the Play Store referrer {{labelled}}, organic {{organicLabels}}, answered by the probabilistic tier {{unlabelled}}.</p>
+        <form method="post" action="/dashboard/attribution/refit" class="inline">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <button type="submit" id="refit">Refit the {{environment}} model now</button>
+        </form>
+        <h2>Accuracy on labelled installs</h2>
+        <p class="muted">Each install a click token or the Play Store referrer tied to its click is answered again as if it had carried neither, at {{threshold}}.</p>
+        <table class="list" id="accuracy">
+          <thead><tr><th>Segment</th><th class="num">Labelled</th><th class="num">Matched</th><th class="num">Right</th><th class="num">Precision</th><th class="num">Recall</th><th class="num">Matches at 0.40+</th><th class="num">ECE</th></tr></thead>
+          <tbody>
+          {{#cells}}<tr><td>{{name}}</td><td class="num">{{labelled}}</td><td class="num">{{answered}}</td><td class="num">{{correct}}</td><td class="num">{{precision}}</td><td class="num">{{recall}}</td><td class="num">{{matches}}</td><td class="num">{{ece}}</td></tr>
+          {{/cells}}
+          </tbody>
+        </table>
+        {{#organic}}<p id="organic">Organic installs (a Play Store referrer without a click) attributed to a click: {{attributed}} of {{of}} ({{rate}}).</p>{{/organic}}
+        <h2>Calibration</h2>
+        <p class="muted">Share of matches right against the confidence stated, for every match stated at 0.40 or more; a calibrated model follows the dashed line.</p>
+        <figure class="chart-box" id="calibration-chart">{{{chart}}}</figure>
+        {{#hasBands}}<table class="list" id="calibration">
+          <thead><tr><th>Stated</th><th class="num">Matches</th><th class="num">Mean stated</th><th class="num">Observed</th></tr></thead>
+          <tbody>
+          {{#bands}}<tr><td>{{range}}</td><td class="num">{{count}}</td><td class="num">{{stated}}</td><td class="num">{{observed}}</td></tr>
+          {{/bands}}
+          </tbody>
+        </table>{{/hasBands}}
+        {{#hasParameters}}<h2>Parameters</h2>
+        <table class="list" id="parameters">
+          <thead><tr><th>Parameter</th><th class="num">Prior</th><th class="num">Fitted</th></tr></thead>
+          <tbody>
+          {{#parameters}}<tr><td>{{name}}</td><td class="num">{{prior}}</td><td class="num">{{fitted}}</td></tr>
+          {{/parameters}}
+          </tbody>
+        </table>{{/hasParameters}}
+        {{#hasVersions}}<h2>Versions</h2>
+        <table class="list" id="versions">
+          <thead><tr><th>Version</th><th>Fitted</th><th class="num">Observations</th><th>Status</th></tr></thead>
+          <tbody>
+          {{#versions}}<tr><td>{{version}}</td><td>{{fitted}}</td><td class="num">{{observations}}</td><td>{{status}}</td></tr>
+          {{/versions}}
+          </tbody>
+        </table>{{/hasVersions}}
+        """
+
     static let stylesheet = """
         :root { --ink: #1f2933; --muted: #5b6470; --line: #e3e6ea; --accent: #2563eb; --bg: #f7f8fa; }
         * { box-sizing: border-box; }
@@ -255,7 +302,7 @@ enum DashboardTemplates {
     /// The templates, parsed once.
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        for (name, text) in [("layout", layout), ("signIn", signIn), ("links", links), ("linkForm", linkForm), ("link", link), ("settings", settings)] {
+        for (name, text) in [("layout", layout), ("signIn", signIn), ("links", links), ("linkForm", linkForm), ("link", link), ("settings", settings), ("attribution", attribution)] {
             try library.register(text, named: name)
         }
         return library

@@ -1,0 +1,109 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
+import FerryAPI
+import FerryCore
+import FerryServer
+import FerryStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The dashboard's attribution page: the report of the model the app answers with in the session's environment, its
+/// calibration chart, and a refit on demand.
+@Suite("Attribution report")
+struct AttributionReportTests {
+    /// Households that installed 20 minutes to 5 hours after their click, each tied to it by a click token, and
+    /// Android installs whose Play Store referrer named no click, observed over the last day.
+    static func seed(_ fixture: Fixture, households: Int = 20, organic: Int = 2) async throws {
+        let now = Date()
+        for n in 0..<households {
+            let at = now.addingTimeInterval(-Double(n) * 3_000)
+            let delay = 1_200 + Double(n) * 900
+            let install = InstallEvidence(addressHash: "home-\(n)", networkHash: "net-\(n)", signals: iPhoneSignals, at: at)
+            let click = ClickEvidence(clickID: "clk_\(n)", linkID: "lnk_1", createdAt: at.addingTimeInterval(-delay), addressHash: "home-\(n)",
+                                      networkHash: "net-\(n)", osVersion: iPhoneSignals.osVersion, appleDevice: "iphone",
+                                      screenWidth: iPhoneSignals.screenWidth, screenHeight: iPhoneSignals.screenHeight, screenScale: iPhoneSignals.screenScale,
+                                      timeZone: iPhoneSignals.timeZone, timeZoneOffsetSeconds: iPhoneSignals.timeZoneOffsetSeconds, languages: iPhoneSignals.languages ?? [])
+            let observation = LearningObservation(install: install, candidates: CandidateSet(clicks: [click], clicksInWindow: 400, sameAddressClicks: 1,
+                                                                                             sameNetworkClicks: 1),
+                                                  window: 86_400, label: .click(click)).anonymised()
+            try await fixture.store.recordObservation(AttributionObservationRecord(appID: fixture.app.id, environment: .live, observedAt: at, observation: observation))
+        }
+        var android = iPhoneSignals
+        android.platform = "android"
+        for n in 0..<organic {
+            let install = InstallEvidence(addressHash: "elsewhere-\(n)", networkHash: "far-\(n)", signals: android, at: now.addingTimeInterval(-Double(n) * 600))
+            let observation = LearningObservation(install: install, candidates: CandidateSet(clicks: [], clicksInWindow: 400, sameAddressClicks: 0, sameNetworkClicks: 0),
+                                                  window: 86_400, label: .organic).anonymised()
+            try await fixture.store.recordObservation(AttributionObservationRecord(appID: fixture.app.id, environment: .live, observedAt: install.at,
+                                                                                   observation: observation))
+        }
+    }
+
+    static func page(_ client: some TestClientProtocol, cookie: String) async throws -> TestResponse {
+        try await client.execute(uri: "/dashboard/attribution", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")]))
+    }
+
+    @Test func theDashboardShowsTheReportAndRefitsOnDemand() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let app = try await fixture.admin.updateApp(id: fixture.app.id) { $0.attribution.model = .learned }
+        try await Self.seed(fixture)
+        try await fixture.application().testLive { client in
+            let (cookie, csrf) = try #require(try await DashboardTests.signIn(client, key: fixture.secret))
+            let before = try await Self.page(client, cookie: cookie)
+            #expect(before.status == .ok)
+            #expect(before.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("default-src 'none'") == true)
+            #expect(before.text.contains("<strong>learned</strong> model; no version was fitted yet"))
+            #expect(before.text.contains(#"<a href="/dashboard/attribution">Attribution</a>"#))
+            // Every household is labelled; the prior finds each of them, alone on its address, at the default.
+            #expect(before.text.contains(#"<td>all</td><td class="num">20</td><td class="num">20</td><td class="num">20</td><td class="num">100.0%</td><td class="num">100.0%</td>"#),
+                    "\(before.text)")
+            #expect(before.text.contains(#"<td>household address</td><td class="num">20</td>"#))
+            #expect(before.text.contains("attributed to a click: 0 of 2 (0.0%)"))
+            #expect(before.text.contains(#"<svg xmlns="http://www.w3.org/2000/svg" class="chart""#) && !before.text.contains("<script"))
+            #expect(!before.text.contains(#"id="parameters""#), "no fitted model, no parameters")
+
+            // A refit needs the session's token, like every form.
+            #expect(try await DashboardTests.post(client, "/dashboard/attribution/refit", cookie: cookie, body: "csrf=wrong").status == .forbidden)
+            #expect(try await fixture.store.activeModel(appID: app.id, environment: .live) == nil)
+            let refit = try await DashboardTests.post(client, "/dashboard/attribution/refit", cookie: cookie, body: "csrf=\(csrf)")
+            #expect(refit.status == .ok && refit.text.contains("Version 1 fitted on 22 observations."), "\(refit.text)")
+            #expect(try await fixture.store.activeModel(appID: app.id, environment: .live)?.version.version == 1)
+            let after = try await Self.page(client, cookie: cookie)
+            #expect(after.text.contains("<strong>learned</strong> model: version 1, fitted ") && after.text.contains(#"id="parameters""#))
+            #expect(after.text.contains(#"id="versions""#) && after.text.contains("<td>1</td>"))
+            // Once a minute at most.
+            let again = try await DashboardTests.post(client, "/dashboard/attribution/refit", cookie: cookie, body: "csrf=\(csrf)")
+            #expect(again.status == .tooManyRequests && again.text.contains("less than a minute ago"))
+            #expect(try await fixture.store.modelVersions(appID: app.id, environment: .live, limit: 10).count == 1)
+
+            // A test key's session sees the test environment, which has observed nothing, and has nothing to refit.
+            let (testCookie, testCSRF) = try #require(try await DashboardTests.signIn(client, key: fixture.testSecret))
+            let test = try await Self.page(client, cookie: testCookie)
+            #expect(test.text.contains("no version was fitted yet") && test.text.contains(#"<td>all</td><td class="num">0</td>"#))
+            let empty = try await DashboardTests.post(client, "/dashboard/attribution/refit", cookie: testCookie, body: "csrf=\(testCSRF)")
+            #expect(empty.status == .conflict && empty.text.contains("Nothing to fit yet"))
+            // Another app's session sees none of this app's observations.
+            let (otherCookie, _) = try #require(try await DashboardTests.signIn(client, key: fixture.otherSecret))
+            let other = try await Self.page(client, cookie: otherCookie)
+            #expect(other.text.contains("<strong>fixed</strong> model") && other.text.contains(#"<td>all</td><td class="num">0</td>"#))
+        }
+    }
+
+    @Test func anAppOnTheFixedModelIsJudgedOnTheFixedModel() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await Self.seed(fixture, households: 5, organic: 0)
+        let report = try await AttributionReporter(store: fixture.store).report(app: fixture.app, environment: .live, now: Date())
+        let matcher = AttributionMatcher()
+        let observations = try await fixture.store.observations(appID: fixture.app.id, environment: .live, since: .distantPast, limit: 100).map(\.observation)
+        #expect(report.model == .fixed && report.active == nil && report.parameters.isEmpty)
+        #expect(report.evaluation == AttributionEvaluation(matcher: matcher, observations: observations, minConfidence: nil))
+        #expect(report.observations.labelled == 5 && report.observations.total == 5)
+        #expect(report.text.contains("(the app answers with the fixed model until --attribution-model learned"))
+    }
+}
+#endif

@@ -177,6 +177,47 @@ struct MinConfidenceTests {
         }
     }
 
+    /// A user bound to an install is told its attribution as the match route would tell it: once the app's default
+    /// minimum rises above a stored probabilistic match, neither the binding route nor the LinkTrace-style route gives
+    /// it (nothing stored changes), while a deterministic match is still given.
+    @Test(arguments: backends)
+    func aUsersAttributionFollowsTheAppsMinimum(backend: String) async throws {
+        let setup = try await Setup.make(backend)
+        let secret = try await setup.admin.createKey(appID: setup.app.id, kind: .secret, environment: .live).key
+        try await setup.run { client in
+            let (mine, _) = try await Self.householdClicks(client, setup, address: "203.0.113.65")
+            let probable = try await Self.match(client, key: setup.publishable, installID: "probable", address: "203.0.113.65", minConfidence: 0.5)
+            #expect(probable.matched && probable.matchType == .probabilistic && (probable.confidence ?? 1) < 1)
+            let tapped = try await clickOnIPhone(client, slug: "shared", address: "198.51.100.65")
+            #expect(try await setup.eventually { try await setup.store.click(id: tapped) != nil })
+            let certain = try await Self.match(client, key: setup.publishable, installID: "certain", address: "198.51.100.66", token: "ferry:\(tapped)")
+            #expect(certain.matchType == .deterministic)
+            func bind(_ installID: String, _ userID: String) async throws -> AttributeUserResponse {
+                try await client.execute(uri: "/v1/attribution/user", method: .post, headers: headers(key: secret, json: true),
+                                         body: jsonBody(AttributeUserRequest(installID: installID, userID: userID))).decode(AttributeUserResponse.self)
+            }
+            func linkTrace(_ userID: String) async throws -> String {
+                try await client.execute(uri: "/api/v1/attributions", method: .post, headers: headers(key: secret, json: true),
+                                         body: jsonBody(#"{"userId": "\#(userID)"}"#)).text
+            }
+            #expect(try await bind("probable", "user-p").attributed)
+            #expect(try await bind("certain", "user-c").attributed)
+            #expect(try await linkTrace("user-p").contains(#""attributed":true"#))
+
+            _ = try await setup.admin.updateApp(id: setup.app.id) { $0.attribution.minConfidence = 1 }
+            let stored = try await setup.store.attribution(appID: setup.app.id, environment: .live, installID: "probable")
+            #expect(stored?.clickID == mine)
+            #expect(try await setup.eventually { try await !bind("probable", "user-p").attributed }, "the binding route follows the app's minimum")
+            let hidden = try await bind("probable", "user-p")
+            #expect(hidden.link == nil && hidden.confidence == nil)
+            #expect(try await linkTrace("user-p").contains(#""attributed":false"#))
+            let kept = try await bind("certain", "user-c")
+            #expect(kept.attributed && kept.matchType == .deterministic)
+            #expect(try await linkTrace("user-c").contains(#""attributed":true"#))
+            #expect(try await setup.store.attribution(appID: setup.app.id, environment: .live, installID: "probable") == stored, "nothing stored changed")
+        }
+    }
+
     /// 1 asks for deterministic matches only: the likeliest probabilistic match is declined (its click left for a token),
     /// a click token still matches, and a stored probabilistic match is hidden while a stored deterministic one is not.
     @Test(arguments: backends)

@@ -189,7 +189,7 @@ struct Attributor: Sendable {
         guard bound || authority == .server else {
             return AttributeUserResponse(userID: userID, attributed: false, boundToThisInstall: false)
         }
-        let matched = try await answer(for: binding.attribution, app: app)
+        let matched = Self.meetsAppMinimum(binding.attribution, app: app) ? try await answer(for: binding.attribution, app: app) : .notMatched
         return AttributeUserResponse(userID: binding.userID, attributed: matched.matched, matchType: matched.matchType, confidence: matched.confidence,
                                      link: matched.link, boundToThisInstall: bound)
     }
@@ -241,8 +241,18 @@ struct Attributor: Sendable {
                                               now: now()).attribution
         }
         var link: Link?
-        if let record, record.matched, let linkID = record.linkID { link = try await store.link(id: linkID, appID: app.id) }
+        if let record, record.matched, Self.meetsAppMinimum(record, app: app), let linkID = record.linkID {
+            link = try await store.link(id: linkID, appID: app.id)
+        }
         return (record, link)
+    }
+
+    /// Whether a stored answer may be given where no request names a minimum confidence (a user's binding): not a
+    /// probabilistic match stating less than the app's default minimum, which may have been raised since the match,
+    /// as the match route would not give it either.
+    static func meetsAppMinimum(_ record: AttributionRecord, app: App) -> Bool {
+        guard let minimum = app.attribution.minConfidence, record.matched, record.matchType == .probabilistic else { return true }
+        return (record.confidence ?? 0) >= minimum
     }
 
     /// What the interstitial's script reports about the device of a click: stored as evidence for the matcher. Only a

@@ -136,7 +136,65 @@ package struct AttributionLearner: Sendable {
             labelled.applyReferrerShares(to: &model, prior: prior)
             model.delayMixture = Self.fitDelays(samples, start: model.delayMixture ?? .prior, prior: prior.delayMixture ?? .prior)
         }
+        model.learntThresholds = Self.thresholds(unlabelled, model: model)
         return model
+    }
+
+    /// The precision the default decision of a learnt model aims at: the matches it makes, by their own posteriors,
+    /// are right this often on average (the fixed model's precision on the simulator's populations).
+    package static let targetPrecision = 0.97
+    /// The learnt thresholds stay within these bounds, for installs whose likeliest click came with page signals and
+    /// for the others: never below the fixed threshold, since the organic installs the simulator's training families
+    /// add just below it are more than the model's own posteriors expect (lowering it to 0.75 for HTTP-only clicks
+    /// found 1.5–2 points more installs and took the office family's organic installs past 1%)…
+    package static let thresholdBounds = [0.85...0.95, 0.85...0.95]
+    /// …and are learnt only from at least this many installs whose likeliest click could be matched.
+    package static let thresholdMinimumInstalls = 100.0
+
+    /// The threshold of each class (installs whose likeliest click came with page signals, and the others), from the
+    /// matches the model would make among `observations` (those not ambiguous), walking down from the surest: the
+    /// lowest posterior at which those matches are, by their posteriors, right `targetPrecision` of the time on
+    /// average, within `thresholdBounds`. A class with too few installs keeps the fixed threshold; nil when both have
+    /// too few.
+    static func thresholds(_ observations: [LearningObservation], model: MatchModel) -> [Double]? {
+        var model = model
+        model.learntThresholds = nil
+        let matcher = AttributionMatcher(model: model, calibration: .identity)
+        var best: [[(posterior: Double, weight: Double)]] = [[], []]
+        for observation in observations {
+            let weights = matcher.weights(install: observation.install, candidates: observation.candidates, window: observation.window)
+            let total = weights.total
+            guard total.isFinite, total > 0, var top = weights.clicks.first else { continue }
+            for each in weights.clicks.dropFirst() where each.weight > top.weight { top = each }
+            let clicks = observation.candidates.clicks
+            var rival = 0.0
+            for each in weights.clicks where each.weight > rival && clicks[each.index].linkID != clicks[top.index].linkID { rival = each.weight }
+            // An ambiguous install is declined whatever the threshold.
+            guard rival < top.weight * model.ambiguityRatio else { continue }
+            let rich = DeviceFingerprint.Parts(of: clicks[top.index]) != nil
+            best[rich ? 0 : 1].append((top.weight / total, observation.weight))
+        }
+        let enough = best.map { $0.reduce(0) { $0 + $1.weight } >= thresholdMinimumInstalls }
+        guard enough.contains(true) else { return nil }
+        return zip(zip(best, enough), thresholdBounds).map { classOf, bounds in
+            classOf.1 ? threshold(classOf.0, bounds: bounds) : model.acceptThreshold
+        }
+    }
+
+    /// The lowest of the best posteriors of `installs` at which all those at or above it average `targetPrecision`
+    /// (walking down from the surest, installs of equal posterior together), held to `bounds`.
+    static func threshold(_ installs: [(posterior: Double, weight: Double)], bounds: ClosedRange<Double>) -> Double {
+        let sorted = installs.sorted { $0.posterior > $1.posterior }
+        var right = 0.0, all = 0.0, threshold = bounds.upperBound
+        for (index, install) in sorted.enumerated() {
+            right += install.weight * install.posterior
+            all += install.weight
+            // A threshold keeps every install at its posterior: judge only once the last of them is counted.
+            if index + 1 < sorted.count, sorted[index + 1].posterior == install.posterior { continue }
+            guard right / all >= targetPrecision else { break }
+            threshold = install.posterior
+        }
+        return clamp(threshold, bounds)
     }
 
     /// One delay between a click and a launch, as evidence for the delay model.

@@ -100,7 +100,7 @@ package struct AttributionMatcher: Sendable {
     }
 
     /// The decision for one install: the best click when its posterior reaches `acceptThreshold` (the model's by
-    /// default) and no click of another link comes close.
+    /// default, `MatchModel.acceptThreshold(rich:)`) and no click of another link comes close.
     ///
     /// With `minConfidence`, the threshold is instead the smallest posterior the calibration states at least that sure
     /// (`Calibration.posterior(forConfidence:)`), and `acceptThreshold` is not read: a match then always states a
@@ -117,7 +117,7 @@ package struct AttributionMatcher: Sendable {
             guard let posterior = calibration.posterior(forConfidence: minConfidence) else { return .declined(reason: .tooWeak) }
             threshold = posterior
         } else {
-            threshold = acceptThreshold ?? model.acceptThreshold
+            threshold = acceptThreshold ?? model.acceptThreshold(rich: DeviceFingerprint.Parts(of: candidates.clicks[best.index]) != nil)
         }
         let clicks = candidates.clicks
         let bestLink = clicks[best.index].linkID

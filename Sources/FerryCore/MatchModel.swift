@@ -68,6 +68,10 @@ package struct MatchModel: Sendable, Hashable, Codable {
     package var delayMixture: DelayMixture?
     /// How common each signal value is among the app's clicks, in place of the `q…` shares above; nil: those.
     package var frequencies: ValueFrequencies?
+    /// The posterior a match needs, learnt for an app (`AttributionLearner.targetPrecision`): index 0 for installs
+    /// whose likeliest click came with the interstitial's page signals (screen and time zone), 1 for the others (the
+    /// click was an HTTP request only); nil: `acceptThreshold` for all.
+    package var learntThresholds: [Double]?
 
     /// The defaults.
     package init() {}
@@ -87,6 +91,14 @@ package struct MatchModel: Sendable, Hashable, Codable {
 
     /// How many buckets `addressBucket` has.
     package static let addressBuckets = 6
+
+    /// The posterior a match needs by default, for an install whose likeliest click came with page signals (`rich`)
+    /// or not.
+    package func acceptThreshold(rich: Bool) -> Double {
+        guard let thresholds = learntThresholds, thresholds.count == 2 else { return acceptThreshold }
+        let threshold = thresholds[rich ? 0 : 1]
+        return threshold.isFinite ? threshold : acceptThreshold
+    }
 
     /// The prior share of click-caused installs for this platform and address.
     package func clickedShare(android: Bool, sameAddressClicks: Int) -> Double {

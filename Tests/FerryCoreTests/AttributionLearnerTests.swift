@@ -57,6 +57,93 @@ import Testing
         #expect(fitted == prior)
     }
 
+    /// Installs from homes with one recent click and from addresses with up to three clicks of the same link (which
+    /// of them caused the install is unsure), half of them on clicks that were HTTP requests only.
+    static func crowdedPopulation(count: Int, seed: UInt64) -> [LearningObservation] {
+        var random = Random(state: seed)
+        var observations: [LearningObservation] = []
+        for n in 0..<count {
+            let (install, click) = Self.pair(n, delay: min(random.delay(median: 900, spread: 1.3), Self.window - 1))
+            var clicks = [click]
+            for extra in 0..<Int(random.next() * 4) {
+                var other = click
+                other.clickID = "clk_\(n)_\(extra)"
+                other.createdAt = M.now.addingTimeInterval(-min(random.delay(median: 3_600, spread: 1.3), Self.window - 1))
+                clicks.append(other)
+            }
+            if n % 2 == 1 {
+                for index in clicks.indices {
+                    clicks[index].screenWidth = nil
+                    clicks[index].screenHeight = nil
+                    clicks[index].screenScale = nil
+                    clicks[index].timeZone = nil
+                }
+            }
+            observations.append(LearningObservation(install: install, candidates: Self.candidates(clicks), window: Self.window, label: .unlabelled))
+        }
+        return observations
+    }
+
+    @Test func theDefaultThresholdKeepsTheModelsOwnPrecision() throws {
+        let observations = Self.crowdedPopulation(count: 3_000, seed: 5)
+        let fitted = AttributionLearner().fit(observations, frequencies: nil)
+        let thresholds = try #require(fitted.learntThresholds)
+        #expect(thresholds.count == 2 && zip(thresholds, AttributionLearner.thresholdBounds).allSatisfy { $1.contains($0) }, "\(thresholds)")
+        // By the model's own posteriors, the matches it makes by default are right 97% of the time on average, in each
+        // class; one more install below the threshold would bring the mean under that.
+        var matcher = AttributionMatcher(model: fitted, calibration: .identity)
+        matcher.model.learntThresholds = nil
+        for rich in [true, false] {
+            var posteriors: [Double] = []
+            for observation in observations where (observation.candidates.clicks.first?.screenWidth != nil) == rich {
+                let weighed = matcher.posteriors(install: observation.install, candidates: observation.candidates, window: observation.window)
+                if let best = weighed.map(\.posterior).max() { posteriors.append(best) }
+            }
+            let threshold = fitted.acceptThreshold(rich: rich)
+            let kept = posteriors.filter { $0 >= threshold }
+            let mean = kept.reduce(0, +) / Double(kept.count)
+            #expect(mean >= AttributionLearner.targetPrecision, "rich \(rich): \(mean) at \(threshold)")
+            if threshold > AttributionLearner.thresholdBounds[rich ? 0 : 1].lowerBound, let next = posteriors.filter({ $0 < threshold }).max() {
+                #expect((kept.reduce(0, +) + next) / Double(kept.count + 1) < AttributionLearner.targetPrecision, "rich \(rich): \(threshold) is the lowest")
+            }
+        }
+        // The default decision follows them: each install is matched exactly when its best posterior reaches its
+        // class's threshold (no install here is ambiguous: every click of an address is on the one link).
+        let learnt = AttributionMatcher(model: fitted, calibration: .identity)
+        var disagreements = 0
+        for observation in observations {
+            guard let best = matcher.posteriors(install: observation.install, candidates: observation.candidates, window: observation.window)
+                .map(\.posterior).max() else { continue }
+            let rich = observation.candidates.clicks.first?.screenWidth != nil
+            if case .matched = learnt.match(install: observation.install, candidates: observation.candidates, window: observation.window) {
+                if best < fitted.acceptThreshold(rich: rich) { disagreements += 1 }
+            } else if best >= fitted.acceptThreshold(rich: rich) {
+                disagreements += 1
+            }
+        }
+        #expect(disagreements == 0)
+        // Too few installs to say: the fixed threshold.
+        #expect(AttributionLearner().fit(Array(observations.prefix(150)), frequencies: nil).learntThresholds == nil)
+        #expect(AttributionLearner().fit([], frequencies: nil).acceptThreshold(rich: true) == MatchModel().acceptThreshold)
+    }
+
+    @Test func theThresholdRisesUntilTheMatchesAverageTheTargetAndNeverFallsBelowTheFixedOne() {
+        func installs(_ groups: [(Double, Int)]) -> [(posterior: Double, weight: Double)] {
+            groups.flatMap { posterior, count in Array(repeating: (posterior: posterior, weight: 1.0), count: count) }
+        }
+        let bounds = AttributionLearner.thresholdBounds[0]
+        // 500 at 0.99 and 100 at 0.9 average 0.975: all are kept, and the threshold is the lowest of them.
+        #expect(AttributionLearner.threshold(installs([(0.99, 500), (0.9, 100)]), bounds: bounds) == 0.9)
+        // 300 at 0.99 and 100 at 0.9 average 0.9675: the doubtful ones go, and the threshold rises to its bound.
+        #expect(AttributionLearner.threshold(installs([(0.99, 300), (0.9, 100)]), bounds: bounds) == bounds.upperBound)
+        // Matches sure enough below the fixed threshold stay out (the organic installs there are underestimated).
+        #expect(AttributionLearner.threshold(installs([(0.999, 900), (0.7, 10)]), bounds: bounds) == bounds.lowerBound)
+        #expect(bounds.lowerBound == MatchModel().acceptThreshold)
+        // Weights count as installs.
+        #expect(AttributionLearner.threshold([(0.99, 3), (0.9, 1)], bounds: bounds) == bounds.upperBound)
+        #expect(AttributionLearner.threshold([(0.99, 5), (0.9, 1)], bounds: bounds) == 0.9)
+    }
+
     @Test func labelledDelaysMoveTheDelayModelWhereThePopulationIs() {
         // Most of this app's users open it within a minute of the click.
         var random = Random(state: 7)

@@ -144,7 +144,7 @@ func buildRouter(
     try DashboardController(links: links, reports: reports, admin: admin, authenticator: authenticator, outbox: outbox, domains: domains,
                             sessions: dashboardSessions,
                             library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes, limits: limits,
-                            reporter: AttributionReporter(store: store, fixed: attributor.matcher),
+                            attributionReports: AttributionReports(reporter: AttributionReporter(store: store, fixed: attributor.matcher)),
                             refitter: AttributionRefitter(store: store, now: admin.now, logger: logger) { learnt?.forget(appID: $0.appID, environment: $0.environment) })
         .register(on: router)
     CompatibilityController(

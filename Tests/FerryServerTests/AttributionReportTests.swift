@@ -93,6 +93,29 @@ struct AttributionReportTests {
         }
     }
 
+    @Test func theDashboardKeepsAReportForAMinuteAndForgetsItAfterARefit() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await Self.seed(fixture, households: 3, organic: 0)
+        let reports = AttributionReports(reporter: AttributionReporter(store: fixture.store))
+        let now = Date()
+        #expect(try await reports.report(app: fixture.app, environment: .live, now: now).observations.labelled == 3)
+        try await Self.seed(fixture, households: 5, organic: 0)
+        // Within the minute the same report; after it, or once forgotten, or with other settings, a new one.
+        #expect(try await reports.report(app: fixture.app, environment: .live, now: now.addingTimeInterval(59)).observations.labelled == 3)
+        #expect(try await reports.report(app: fixture.app, environment: .live, now: now.addingTimeInterval(61)).observations.labelled == 8)
+        try await Self.seed(fixture, households: 1, organic: 0)
+        var stricter = fixture.app
+        stricter.attribution.minConfidence = 0.9
+        let other = try await reports.report(app: stricter, environment: .live, now: now.addingTimeInterval(62))
+        #expect(other.observations.labelled == 9 && other.evaluation.minConfidence == 0.9)
+        #expect(try await reports.report(app: fixture.app, environment: .live, now: now.addingTimeInterval(62)).observations.labelled == 8)
+        reports.forget(appID: fixture.app.id, environment: .live)
+        #expect(try await reports.report(app: fixture.app, environment: .live, now: now.addingTimeInterval(62)).observations.labelled == 9)
+        // Each environment has its own.
+        #expect(try await reports.report(app: fixture.app, environment: .test, now: now.addingTimeInterval(62)).observations.labelled == 0)
+    }
+
     @Test func anAppOnTheFixedModelIsJudgedOnTheFixedModel() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }

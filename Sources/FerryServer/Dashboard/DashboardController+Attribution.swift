@@ -14,7 +14,7 @@ extension DashboardController {
 
     func attributionPage(_ viewer: Viewer, error: String? = nil, notice: String? = nil, status: HTTPResponse.Status? = nil) async throws -> Response {
         let app = viewer.auth.app, environment = viewer.auth.key.environment
-        let report = try await reporter.report(app: app, environment: environment, limit: AttributionReporter.dashboardObservations, now: admin.now())
+        let report = try await attributionReports.report(app: app, environment: environment, now: admin.now())
         func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "—" }
         func cellRow(_ name: String, _ cell: AttributionEvaluation.Cell) -> [String: Any] {
             ["name": name, "labelled": cell.labelled, "answered": cell.answered, "correct": cell.correct,
@@ -61,6 +61,7 @@ extension DashboardController {
         }
         switch try await refitter.refit(app: app, environment: environment, force: true) {
         case .refitted(let version):
+            attributionReports.forget(appID: app.id, environment: environment)
             let note = app.attribution.model == .fixed ? " The app answers with the fixed model until Settings say learned." : ""
             return try await attributionPage(viewer, notice: "Version \(version.version) fitted on \(version.summary.observations) observations.\(note)")
         case .tooFewObservations:

@@ -21,8 +21,8 @@ struct DashboardController: Sendable {
     let maxBodyBytes: Int
     /// Failed sign-ins and link creations per client address.
     let limits: RequestLimits
-    /// The attribution page's report, and its refits.
-    let reporter: AttributionReporter
+    /// The attribution page's reports, and its refits.
+    let attributionReports: AttributionReports
     let refitter: AttributionRefitter
 
     static let contentSecurityPolicy =

@@ -4,6 +4,7 @@ import FerryAPI
 import FerryCore
 import FerryStore
 import Foundation
+import Synchronization
 
 /// Builds an app's `AttributionReport` from the store: `ferry attribution report` and the dashboard's attribution page
 /// the same way. The model evaluated is the one the app answers with: its active learnt model (the learner's prior
@@ -52,6 +53,47 @@ package struct AttributionReporter: Sendable {
             parameters: active.map { AttributionReport.parameters(prior: AttributionLearner.defaultPrior, fitted: $0.model, window: app.attribution.window) } ?? [],
             observations: AttributionReport.Counts(observations, oldest: records.map(\.observedAt).min()),
             evaluation: evaluation, versions: versions.map(line))
+    }
+}
+
+/// The dashboard's reports, each kept for `lifetime` (a minute) per app, environment and attribution settings: a report
+/// replays up to 20,000 installs, seconds of work that a page reloaded, or opened by several colleagues, must not
+/// repeat. A refit made from the page forgets the app's.
+package final class AttributionReports: Sendable {
+    struct Key: Hashable {
+        var appID: String
+        var environment: APIEnvironment
+        var settings: AttributionSettings
+    }
+
+    let reporter: AttributionReporter
+    let lifetime: TimeInterval
+    let capacity: Int
+    private let entries = Mutex<[Key: (report: AttributionReport, madeAt: Date)]>([:])
+
+    /// Creates an empty cache.
+    package init(reporter: AttributionReporter, lifetime: TimeInterval = 60, capacity: Int = 100) {
+        self.reporter = reporter
+        self.lifetime = lifetime
+        self.capacity = capacity
+    }
+
+    /// The dashboard's report of an app in one environment, made at most `lifetime` before `now`.
+    package func report(app: App, environment: APIEnvironment, now: Date) async throws -> AttributionReport {
+        let key = Key(appID: app.id, environment: environment, settings: app.attribution)
+        if let entry = entries.withLock({ $0[key] }), now.timeIntervalSince(entry.madeAt) < lifetime, entry.madeAt <= now { return entry.report }
+        let report = try await reporter.report(app: app, environment: environment, limit: AttributionReporter.dashboardObservations, now: now)
+        entries.withLock { entries in
+            entries = entries.filter { now.timeIntervalSince($0.value.madeAt) < lifetime }
+            if entries.count >= capacity, let oldest = entries.min(by: { $0.value.madeAt < $1.value.madeAt })?.key { entries[oldest] = nil }
+            entries[key] = (report, now)
+        }
+        return report
+    }
+
+    /// Forgets an app's reports in one environment (a new version was fitted).
+    package func forget(appID: String, environment: APIEnvironment) {
+        entries.withLock { $0 = $0.filter { $0.key.appID != appID || $0.key.environment != environment } }
     }
 }
 #endif

@@ -84,6 +84,17 @@ struct DashboardBrowserTests {
                 let (gone, body) = try await FerryKitEndToEndTests.http("GET", base.appendingPathComponent("spring"), headers: ["User-Agent": "Mozilla/5.0 (X11; Linux x86_64)"])
                 #expect(gone == 404 && String(decoding: body, as: UTF8.self).contains("no longer available"))
 
+                // The attribution page: its chart is drawn inline under the page's CSP, and a refit with nothing
+                // observed says so.
+                try await page.goto(base.appendingPathComponent("dashboard/attribution").absoluteString)
+                #expect(try await page.text("#model").contains("fixed"))
+                #expect(try await page.evaluate("document.querySelectorAll('#calibration-chart svg line').length > 10 ? 'yes' : 'no'") == "yes")
+                try await page.clickAndWaitForNavigation("#refit")
+                #expect(try await page.text("#error").contains("Nothing to fit yet"))
+                let attribution = Self.artifacts.appendingPathComponent("dashboard-attribution.png")
+                try await page.screenshot(to: attribution.path)
+                print("attribution screenshot: \(attribution.path)")
+
                 #expect(page.consoleErrors().isEmpty, "no script errors and no CSP violations: \(page.consoleErrors())")
             } catch {
                 await browser.close()

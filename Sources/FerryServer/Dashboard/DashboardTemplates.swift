@@ -296,7 +296,7 @@ enum DashboardTemplates {
         .breakdowns section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
         .breakdowns h3 { margin: 0 0 8px; font-size: 14px; }
         .breakdowns td { padding: 3px 0; border-bottom: 1px solid var(--line); }
-        .num { text-align: right; }
+        .num, .list .num { text-align: right; font-variant-numeric: tabular-nums; }
         """
 
     /// The templates, parsed once.

@@ -47,8 +47,8 @@ struct Attributor: Sendable {
         let record = try await findOrMatch(app: app, environment: environment, installID: installID, signals: signals, clickToken: clickToken,
                                            referrer: referrer, address: address, acceptThreshold: acceptThreshold, minConfidence: minimum,
                                            keepsMisses: keepsMisses)
-        guard let minimum, record.matchType == .probabilistic, (record.confidence ?? 0) < minimum else { return record }
-        logger.debug("stored match less sure than asked", metadata: ["confidence": "\(record.confidence ?? 0)", "minConfidence": "\(minimum)"])
+        guard !Self.meetsMinimum(record, minimum) else { return record }
+        logger.debug("stored match less sure than asked", metadata: ["confidence": "\(record.confidence ?? 0)", "minConfidence": "\(minimum ?? 0)"])
         return try await miss(app: app, environment: environment, installID: installID, at: record.createdAt, keep: false)
     }
 
@@ -189,7 +189,7 @@ struct Attributor: Sendable {
         guard bound || authority == .server else {
             return AttributeUserResponse(userID: userID, attributed: false, boundToThisInstall: false)
         }
-        let matched = Self.meetsAppMinimum(binding.attribution, app: app) ? try await answer(for: binding.attribution, app: app) : .notMatched
+        let matched = Self.meetsMinimum(binding.attribution, app.attribution.minConfidence) ? try await answer(for: binding.attribution, app: app) : .notMatched
         return AttributeUserResponse(userID: binding.userID, attributed: matched.matched, matchType: matched.matchType, confidence: matched.confidence,
                                      link: matched.link, boundToThisInstall: bound)
     }
@@ -241,17 +241,17 @@ struct Attributor: Sendable {
                                               now: now()).attribution
         }
         var link: Link?
-        if let record, record.matched, Self.meetsAppMinimum(record, app: app), let linkID = record.linkID {
+        if let record, record.matched, Self.meetsMinimum(record, app.attribution.minConfidence), let linkID = record.linkID {
             link = try await store.link(id: linkID, appID: app.id)
         }
         return (record, link)
     }
 
-    /// Whether a stored answer may be given where no request names a minimum confidence (a user's binding): not a
-    /// probabilistic match stating less than the app's default minimum, which may have been raised since the match,
-    /// as the match route would not give it either.
-    static func meetsAppMinimum(_ record: AttributionRecord, app: App) -> Bool {
-        guard let minimum = app.attribution.minConfidence, record.matched, record.matchType == .probabilistic else { return true }
+    /// Whether a stored answer may be given at a minimum confidence: anything but a probabilistic match stating less.
+    /// The match route asks it with the request's minimum (else the app's); a user's binding, where no request names
+    /// one, with the app's, which may have been raised since the match.
+    static func meetsMinimum(_ record: AttributionRecord, _ minimum: Double?) -> Bool {
+        guard let minimum, record.matched, record.matchType == .probabilistic else { return true }
         return (record.confidence ?? 0) >= minimum
     }
 

@@ -173,8 +173,7 @@ package struct AttributionReport: Sendable, Hashable, Codable {
         var errors = TextTable(header: ["segment", "matches", "ECE"])
         for (name, calibration) in [("all", evaluation.overall.calibration)] + segmentCells.map({ ($0.segment.title, $0.cell.calibration) })
         where name == "all" || calibration.count > 0 {
-            errors.rows.append([name, Self.count(calibration.count),
-                                calibration.count == 0 ? "—" : Self.number(calibration.value) + (calibration.isMeasured ? "" : " (fewer than \(CalibrationError.minimumCount) matches)")])
+            errors.rows.append([name, Self.count(calibration.count), Self.errorText(calibration)])
         }
         lines.append("")
         lines.append(errors.render())
@@ -186,6 +185,12 @@ package struct AttributionReport: Sendable, Hashable, Codable {
                                    leftAligned: [1, 3]).render())
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A calibration error as read: `0.012`, with a warning below `CalibrationError.minimumCount` matches, `—` without.
+    package static func errorText(_ calibration: CalibrationError) -> String {
+        guard calibration.count > 0 else { return "—" }
+        return number(calibration.value) + (calibration.isMeasured ? "" : " (fewer than \(CalibrationError.minimumCount) matches)")
     }
 
     package static func percent(_ value: Double) -> String { value.isFinite ? String(format: "%.1f%%", value * 100) : "—" }

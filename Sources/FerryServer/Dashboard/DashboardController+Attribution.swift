@@ -15,17 +15,16 @@ extension DashboardController {
     func attributionPage(_ viewer: Viewer, error: String? = nil, notice: String? = nil, status: HTTPResponse.Status? = nil) async throws -> Response {
         let app = viewer.auth.app, environment = viewer.auth.key.environment
         let report = try await attributionReports.report(app: app, environment: environment, now: admin.now())
-        func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "—" }
+        func percent(_ value: Double?) -> String { value.map(AttributionReport.percent) ?? "—" }
         func cellRow(_ name: String, _ cell: AttributionEvaluation.Cell) -> [String: Any] {
             ["name": name, "labelled": cell.labelled, "answered": cell.answered, "correct": cell.correct,
              "precision": percent(cell.precision), "recall": percent(cell.recall),
-             "matches": cell.calibration.count,
-             "ece": cell.calibration.count == 0 ? "—" : String(format: "%.3f", cell.calibration.value) + (cell.calibration.isMeasured ? "" : " (few matches)")]
+             "matches": cell.calibration.count, "ece": AttributionReport.errorText(cell.calibration)]
         }
         let cells = [cellRow("all", report.evaluation.overall)] + report.segmentCells.map { cellRow($0.segment.title, $0.cell) }
         let bands: [[String: Any]] = report.evaluation.overall.calibration.bands.filter { $0.count > 0 }.map { band in
-            ["range": String(format: "%.2f–%.2f", band.low, min(1, band.high)), "count": band.count,
-             "stated": String(format: "%.3f", band.meanConfidence), "observed": String(format: "%.3f", band.precision)]
+            ["range": AttributionReport.number(band.low, digits: 2) + "–" + AttributionReport.number(min(1, band.high), digits: 2), "count": band.count,
+             "stated": AttributionReport.number(band.meanConfidence), "observed": AttributionReport.number(band.precision)]
         }
         var values: [String: Any] = [
             "csrf": viewer.csrf, "environment": environment.rawValue, "model": report.model.rawValue, "isFixed": report.model == .fixed,

@@ -144,6 +144,36 @@ import Testing
         #expect(AttributionLearner.threshold([(0.99, 5), (0.9, 1)], bounds: bounds) == 0.9)
     }
 
+    @Test func theDefaultDecisionUsesTheThresholdOfTheInstallsClass() throws {
+        // One install alone with its click on a home address, once with the page's signals and once from the HTTP
+        // request only.
+        let (install, click) = Self.pair(1, delay: 1_800)
+        var plain = click
+        plain.screenWidth = nil
+        plain.screenHeight = nil
+        plain.screenScale = nil
+        plain.timeZone = nil
+        var model = AttributionLearner.defaultPrior
+        func decide(_ click: ClickEvidence) -> (posterior: Double, matched: Bool) {
+            let matcher = AttributionMatcher(model: model, calibration: .identity)
+            let posterior = matcher.posteriors(install: install, candidates: Self.candidates([click]), window: Self.window).first?.posterior ?? 0
+            if case .matched = matcher.match(install: install, candidates: Self.candidates([click]), window: Self.window) { return (posterior, true) }
+            return (posterior, false)
+        }
+        let rich = decide(click), poor = decide(plain)
+        #expect(rich.matched && poor.matched, "\(rich) \(poor)")
+        // A class's threshold just above its install's posterior declines it, and leaves the other class alone.
+        model.learntThresholds = [rich.posterior.nextUp, model.acceptThreshold]
+        #expect(!decide(click).matched && decide(plain).matched)
+        model.learntThresholds = [model.acceptThreshold, poor.posterior.nextUp]
+        #expect(decide(click).matched && !decide(plain).matched)
+        // A request's own threshold replaces the learnt one.
+        let matcher = AttributionMatcher(model: model, calibration: .identity)
+        if case .matched = matcher.match(install: install, candidates: Self.candidates([plain]), window: Self.window, acceptThreshold: 0.5) {} else {
+            Issue.record("an explicit threshold did not replace the learnt one")
+        }
+    }
+
     @Test func labelledDelaysMoveTheDelayModelWhereThePopulationIs() {
         // Most of this app's users open it within a minute of the click.
         var random = Random(state: 7)

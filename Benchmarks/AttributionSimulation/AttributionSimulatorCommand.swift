@@ -17,12 +17,13 @@ import Foundation
 ///   `MatchModel` and `Calibration.default`; fit on one seed, report on another).
 /// - `--sweep` reruns the population at several acceptance thresholds.
 /// - `--raw` states posteriors as they are (identity calibration).
+/// - `--misses` (with `--learn`) counts where the learnt model and the unambiguous-only rule part ways.
 /// - `--explain N` lists N wrong matches with what the install and the chosen click had in common.
 package enum AttributionSimulatorCommand {
     /// Runs the command with its arguments (the program's, without its name).
     package static func main(arguments: [String]) {
         var config = SimulationConfig()
-        var fit = false, sweep = false, raw = false, learn = false, explain = 0
+        var fit = false, sweep = false, raw = false, learn = false, misses = false, explain = 0
         var families: [PopulationFamily]?
         var arguments = arguments[...]
         func value(_ name: String) -> String {
@@ -60,11 +61,12 @@ package enum AttributionSimulatorCommand {
             case "--sweep": sweep = true
             case "--raw": raw = true
             case "--learn": learn = true
+            case "--misses": misses = true
             case "--explain":
                 guard let count = Int(value(argument)), count >= 0 else { fail("--explain takes a count") }
                 explain = count
             case "-h", "--help":
-                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--family NAME] [--http-only] [--learn] [--fit] [--sweep] [--raw] [--explain N]")
+                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--family NAME] [--http-only] [--learn] [--misses] [--fit] [--sweep] [--raw] [--explain N]")
                 return
             default: fail("unknown argument \(argument)")
             }
@@ -83,6 +85,11 @@ package enum AttributionSimulatorCommand {
             print(Report(population: population, metrics: Metrics(population: population, outcomes: outcomes),
                          matcher: AttributionMatcher(model: final, calibration: Simulation.Learning().calibration)).render())
             print(LearnedModelReport(models: models, window: config.window).render())
+            if misses {
+                let rule = Simulation(population: population, matcher: matcher).runRule()
+                print("")
+                print(MissAnalysis(population: population, ferry: outcomes, rule: rule).render())
+            }
             return
         }
         let outcomes = Simulation(population: population, matcher: matcher).run()
@@ -98,7 +105,7 @@ package enum AttributionSimulatorCommand {
             print("")
             print(ModelEstimate(population: population).render())
             let samples = outcomes.compactMap { outcome -> (posterior: Double, correct: Bool)? in
-                guard population.installs[outcome.install].t >= 0, outcome.tier == .probabilistic, let posterior = outcome.posterior else { return nil }
+                guard population.installs[outcome.install].t >= 0, outcome.tier == .probabilistic, outcome.matchedClick != nil, let posterior = outcome.posterior else { return nil }
                 return (posterior, outcome.correct)
             }
             let points = CalibrationFit.fit(samples)

@@ -37,6 +37,11 @@ struct LearnedModelReport {
             lines.append("    iOS     " + table[0].map { Format.number($0) }.joined(separator: "  "))
             lines.append("    Android " + table[1].map { Format.number($0) }.joined(separator: "  "))
         }
+        if let mixture = models.last?.model.delayMixture {
+            lines.append("  delay components, last refit (weight, median, spread): " + mixture.components.map {
+                "\(Format.number($0.weight)) \(Self.duration($0.median)) \(Format.number($0.spread))"
+            }.joined(separator: "; ") + "; floor \(Format.number(mixture.floorWeight))")
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -13,7 +13,7 @@ struct InstallOutcome: Sendable {
     var matchedClick: Int?
     /// The stated confidence of a match.
     var confidence: Double?
-    /// The model's posterior for the matched click, before calibration.
+    /// The model's posterior for the matched click, before calibration (for a decline, the likeliest click's).
     var posterior: Double?
     var decline: MatchOutcome.DeclineReason?
     /// A match to a click the installing device made on the link that caused the install.
@@ -163,6 +163,7 @@ struct Simulation {
                 }
             case .declined(let reason):
                 outcome.decline = reason
+                outcome.posterior = matcher.posteriors(install: evidence, candidates: candidates, window: config.window).map(\.posterior).max()
             }
             outcomes.append(outcome)
         }

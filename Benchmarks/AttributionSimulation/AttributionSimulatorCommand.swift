@@ -80,7 +80,7 @@ package enum AttributionSimulatorCommand {
         let population = generator.generate()
         let matcher = AttributionMatcher(calibration: raw ? .identity : .default)
         if learn {
-            let (outcomes, models) = Simulation(population: population, matcher: matcher).runLearning()
+            let (outcomes, models) = Simulation(population: population, matcher: matcher, keepsDeclinedPosteriors: misses).runLearning()
             let final = models.last?.model ?? AttributionLearner.defaultPrior
             print(Report(population: population, metrics: Metrics(population: population, outcomes: outcomes),
                          matcher: AttributionMatcher(model: final, calibration: Simulation.Learning().calibration)).render())
@@ -105,7 +105,7 @@ package enum AttributionSimulatorCommand {
             print("")
             print(ModelEstimate(population: population).render())
             let samples = outcomes.compactMap { outcome -> (posterior: Double, correct: Bool)? in
-                guard population.installs[outcome.install].t >= 0, outcome.tier == .probabilistic, outcome.matchedClick != nil, let posterior = outcome.posterior else { return nil }
+                guard population.installs[outcome.install].t >= 0, outcome.tier == .probabilistic, let posterior = outcome.posterior else { return nil }
                 return (posterior, outcome.correct)
             }
             let points = CalibrationFit.fit(samples)

@@ -13,8 +13,11 @@ struct InstallOutcome: Sendable {
     var matchedClick: Int?
     /// The stated confidence of a match.
     var confidence: Double?
-    /// The model's posterior for the matched click, before calibration (for a decline, the likeliest click's).
+    /// The model's posterior for the matched click, before calibration.
     var posterior: Double?
+    /// For a decline, the likeliest candidate's posterior (kept only when the replay is asked to:
+    /// `Simulation.keepsDeclinedPosteriors`).
+    var declinedPosterior: Double?
     var decline: MatchOutcome.DeclineReason?
     /// A match to a click the installing device made on the link that caused the install.
     var correct = false
@@ -31,6 +34,8 @@ struct InstallOutcome: Sendable {
 struct Simulation {
     let population: Population
     let matcher: AttributionMatcher
+    /// Whether a declined install keeps its likeliest candidate's posterior (which weighs its candidates again).
+    var keepsDeclinedPosteriors = false
 
     /// The replay with Ferry's matcher.
     func run() -> [InstallOutcome] { run(rule: false) }
@@ -163,7 +168,9 @@ struct Simulation {
                 }
             case .declined(let reason):
                 outcome.decline = reason
-                outcome.posterior = matcher.posteriors(install: evidence, candidates: candidates, window: config.window).map(\.posterior).max()
+                if keepsDeclinedPosteriors {
+                    outcome.declinedPosterior = matcher.posteriors(install: evidence, candidates: candidates, window: config.window).map(\.posterior).max()
+                }
             }
             outcomes.append(outcome)
         }

@@ -36,10 +36,20 @@ package final class PostgresStore: FerryDatabase {
     /// What the store knows of its server. Every probe and operation takes a ticket when it starts; what it finds
     /// counts only if nothing that started later has already reported (a probe stuck since before the server came
     /// back must not mark it away again).
+    ///
+    /// A refused or lost connection marks the server away at once. A probe that merely gets no answer in time does
+    /// only when the probe before it got none either: a server busy enough to keep one `SELECT 1` waiting two seconds
+    /// (a pool opening connections on a loaded machine) is slow, not gone, and refusing every operation for it would
+    /// fail requests that would have been answered.
     struct Health {
         var away = false
         var nextTicket: UInt64 = 0
         var lastReport: UInt64 = 0
+        /// Probes in a row that got no answer in time.
+        var silentProbes = 0
+
+        /// How many probes in a row must go unanswered before the server is taken for away.
+        static let silentProbesBeforeAway = 2
 
         mutating func ticket() -> UInt64 {
             nextTicket += 1
@@ -50,6 +60,15 @@ package final class PostgresStore: FerryDatabase {
             guard ticket > lastReport else { return }
             lastReport = ticket
             self.away = away
+            silentProbes = 0
+        }
+
+        /// A probe got no answer within its deadline.
+        mutating func reportSilence(ticket: UInt64) {
+            guard ticket > lastReport else { return }
+            lastReport = ticket
+            silentProbes += 1
+            if silentProbes >= Self.silentProbesBeforeAway { away = true }
         }
     }
 
@@ -183,17 +202,29 @@ package final class PostgresStore: FerryDatabase {
     // MARK: Health
 
     /// Throws when the database does not answer `SELECT 1` within two seconds (a readiness probe must not hang).
-    /// Whatever it finds decides whether the store's operations are tried (see ``isAway``).
+    /// Whatever it finds decides whether the store's operations are tried (see ``isAway`` and ``Health``).
     package func checkHealth() async throws {
         let ticket = health.withLock { $0.ticket() }
+        let deadline = Self.probeDeadline
         do {
-            try await Self.withDeadline(.seconds(2)) { try await self.client.query("SELECT 1", logger: self.logger) }
+            try await FerryStore.withDeadline(deadline, timeoutError: { SilentProbe() }) {
+                try await self.client.query("SELECT 1", logger: self.logger)
+            }
             health.withLock { $0.report(away: false, ticket: ticket) }
+        } catch is SilentProbe {
+            health.withLock { $0.reportSilence(ticket: ticket) }
+            throw PostgresUnavailable(message: "no answer from the server within \(deadline)")
         } catch {
             health.withLock { $0.report(away: true, ticket: ticket) }
             throw error
         }
     }
+
+    /// How long a probe waits for `SELECT 1`.
+    static let probeDeadline = Duration.seconds(2)
+
+    /// A probe's deadline passed.
+    private struct SilentProbe: Error {}
 
     /// Runs `operation`, throwing `PostgresUnavailable` when it has not finished after `deadline`.
     static func withDeadline(_ deadline: Duration, _ operation: @escaping @Sendable () async throws -> Void) async throws {

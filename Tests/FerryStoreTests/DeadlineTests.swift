@@ -49,6 +49,29 @@ struct DeadlineTests {
         await #expect(throws: CancellationError.self) { try await caller.value }
     }
 
+    /// One probe left without an answer on a busy machine does not turn every operation away; two in a row do, and
+    /// a refused connection does at once. A probe that started before a later report says nothing.
+    @Test func aSlowProbeIsNotAnOutageButTwoInARowAre() {
+        var health = PostgresStore.Health()
+        let first = health.ticket()
+        health.reportSilence(ticket: first)
+        #expect(!health.away, "one probe without an answer in time")
+        health.report(away: false, ticket: health.ticket())
+        health.reportSilence(ticket: health.ticket())
+        #expect(!health.away, "an answer in between starts the count again")
+        health.reportSilence(ticket: health.ticket())
+        #expect(health.away, "two in a row")
+        health.report(away: false, ticket: health.ticket())
+        #expect(!health.away)
+
+        let stale = health.ticket()
+        health.report(away: true, ticket: health.ticket())
+        #expect(health.away, "a refused connection counts at once")
+        health.reportSilence(ticket: stale)
+        health.report(away: false, ticket: stale)
+        #expect(health.away, "reports older than the last one are ignored")
+    }
+
     /// A statement sent on a connection whose server then stops answering (the network dropping packets, say,
     /// without closing anything) fails after the store's deadline instead of holding its caller for ever; the
     /// store notes the server away, and answers again once the server does.

@@ -18,12 +18,14 @@ import Foundation
 /// - `--sweep` reruns the population at several acceptance thresholds.
 /// - `--raw` states posteriors as they are (identity calibration).
 /// - `--misses` (with `--learn`) counts where the learnt model and the unambiguous-only rule part ways.
+/// - `--frontier` (with `--learn`) replays the population at several thresholds with the learnt model and with an oracle
+///   model fitted to the truth, to show what any threshold could reach (`Frontier`).
 /// - `--explain N` lists N wrong matches with what the install and the chosen click had in common.
 package enum AttributionSimulatorCommand {
     /// Runs the command with its arguments (the program's, without its name).
     package static func main(arguments: [String]) {
         var config = SimulationConfig()
-        var fit = false, sweep = false, raw = false, learn = false, misses = false, explain = 0
+        var fit = false, sweep = false, raw = false, learn = false, misses = false, frontier = false, explain = 0
         var families: [PopulationFamily]?
         var arguments = arguments[...]
         func value(_ name: String) -> String {
@@ -62,11 +64,12 @@ package enum AttributionSimulatorCommand {
             case "--raw": raw = true
             case "--learn": learn = true
             case "--misses": misses = true
+            case "--frontier": frontier = true
             case "--explain":
                 guard let count = Int(value(argument)), count >= 0 else { fail("--explain takes a count") }
                 explain = count
             case "-h", "--help":
-                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--family NAME] [--http-only] [--learn] [--misses] [--fit] [--sweep] [--raw] [--explain N]")
+                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--family NAME] [--http-only] [--learn] [--misses] [--frontier] [--fit] [--sweep] [--raw] [--explain N]")
                 return
             default: fail("unknown argument \(argument)")
             }
@@ -89,6 +92,10 @@ package enum AttributionSimulatorCommand {
                 let rule = Simulation(population: population, matcher: matcher).runRule()
                 print("")
                 print(MissAnalysis(population: population, ferry: outcomes, rule: rule).render())
+            }
+            if frontier {
+                print("")
+                print(Frontier(population: population, learnt: final).render())
             }
             return
         }

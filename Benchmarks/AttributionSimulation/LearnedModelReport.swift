@@ -12,6 +12,7 @@ struct LearnedModelReport {
 
     var models: [(t: Double, model: MatchModel)]
     var window: TimeInterval
+    var title = "The model learnt online (refitted every 6 simulated hours)"
 
     func render() -> String {
         var table = TextTable(header: ["refit at", "π iOS", "π Android", "delay ≤30 s", "≤1 min", "median", "≥6 h",
@@ -31,7 +32,7 @@ struct LearnedModelReport {
                 Format.number(model.pSameLanguage), Format.number(model.pNoSharedKey),
             ])
         }
-        var lines = ["The model learnt online (refitted every 6 simulated hours)", table.render()]
+        var lines = [title, table.render()]
         if let table = models.last?.model.clickedShareByAddress, table.count == 2 {
             lines.append("  click share by the clicks of the install's address (none, 1, 2, 3–5, 6–20, more), last refit:")
             lines.append("    iOS     " + table[0].map { Format.number($0) }.joined(separator: "  "))

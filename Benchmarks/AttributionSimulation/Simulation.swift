@@ -36,6 +36,9 @@ struct Simulation {
     let matcher: AttributionMatcher
     /// Whether a declined install keeps its likeliest candidate's posterior (which weighs its candidates again).
     var keepsDeclinedPosteriors = false
+    /// Whether an organic Android install whose Play Store referrer names no campaign is answered as organic without
+    /// the matcher, as the server does for an app that learns (always so in `runLearning`).
+    var answersOrganicReferrers = false
 
     /// The replay with Ferry's matcher.
     func run() -> [InstallOutcome] { run(rule: false) }
@@ -74,7 +77,7 @@ struct Simulation {
         var observations: [(t: Double, observation: LearningObservation)] = []
         var nextRefit = population.installs.first?.t ?? 0
         if let learning { matcher = AttributionMatcher(model: learning.learner.prior, calibration: learning.calibration) }
-        var organicReferrers = SimulationRandom(seed: config.seed, stream: "play organic referrer")
+        var organicReferrers = Self.organicReferrerStream(config)
 
         for (position, install) in population.installs.enumerated() {
             let at = population.date(install.t)
@@ -140,16 +143,19 @@ struct Simulation {
                 outcomes.append(outcome)
                 continue
             }
-            if learning != nil {
+            if learning != nil || answersOrganicReferrers {
                 // An organic Android install whose Play Store referrer arrived names no campaign of the app: the server
                 // takes it as organic (labelled, and not matched).
-                if case .organic = install.truth, population.devices[install.device].platform == .android, install.deterministic == nil,
-                   organicReferrers.chance(config.androidOrganicReferrerShare) {
-                    observations.append((install.t, LearningObservation(install: evidence, candidates: candidates, window: config.window, label: .organic)))
+                if Self.hasOrganicReferrer(install, population: population, random: &organicReferrers) {
+                    if learning != nil {
+                        observations.append((install.t, LearningObservation(install: evidence, candidates: candidates, window: config.window, label: .organic)))
+                    }
                     outcome.decline = .tooWeak
                     outcomes.append(outcome)
                     continue
                 }
+            }
+            if learning != nil {
                 observations.append((install.t, LearningObservation(install: evidence, candidates: candidates, window: config.window, label: .unlabelled)))
             }
             switch matcher.match(install: evidence, candidates: candidates, window: config.window) {
@@ -175,6 +181,18 @@ struct Simulation {
             outcomes.append(outcome)
         }
         return outcomes
+    }
+
+    /// Whether `install` is an organic Android install whose Play Store referrer arrived (naming no campaign of the
+    /// app): drawn from `random` for each organic Android install without a deterministic signal, in install order.
+    static func hasOrganicReferrer(_ install: SimInstall, population: Population, random: inout SimulationRandom) -> Bool {
+        guard case .organic = install.truth, population.devices[install.device].platform == .android, install.deterministic == nil else { return false }
+        return random.chance(population.config.androidOrganicReferrerShare)
+    }
+
+    /// The random stream of ``hasOrganicReferrer(_:population:random:)``.
+    static func organicReferrerStream(_ config: SimulationConfig) -> SimulationRandom {
+        SimulationRandom(seed: config.seed, stream: "play organic referrer")
     }
 
     /// The model fitted on the installs before `now`, as the server refits (`AttributionRefitter`): those of the

@@ -143,28 +143,51 @@ package struct AttributionLearner: Sendable {
     /// The precision the default decision of a learnt model aims at: the matches it makes, by their own posteriors,
     /// are right this often on average (the fixed model's precision on the simulator's populations).
     package static let targetPrecision = 0.97
+    /// The same for installs whose likeliest click came from the HTTP request only (the goal there is 95%).
+    package static let targetPrecisionWithoutSignals = 0.96
     /// The learnt thresholds stay within these bounds, for installs whose likeliest click came with page signals and
-    /// for the others: never below the fixed threshold, since the organic installs the simulator's training families
-    /// add just below it are more than the model's own posteriors expect (lowering it to 0.75 for HTTP-only clicks
-    /// found 1.5–2 points more installs and took the office family's organic installs past 1%)…
-    package static let thresholdBounds = [0.85...0.95, 0.85...0.95]
-    /// …and are learnt only from at least this many installs whose likeliest click could be matched.
+    /// for the others. With page signals, never below the fixed threshold: the organic installs there (a household's
+    /// other phone of the same model) are more than the model's own posteriors expect. From the HTTP request only (for
+    /// an app whose clicks mostly come so), down to 0.7, but below the fixed threshold only within `organicBudget`:
+    /// hours after a click, an install from a home with that one click is right most of the time at posteriors of
+    /// 0.7–0.85, and nothing else can find it, while the organic installs taken with it are what such a threshold costs.
+    package static let thresholdBounds = [0.85...0.95, 0.7...0.95]
+    /// The share of the app's organic installs, by the model's own reckoning, that its matches (of both classes) may
+    /// take before the threshold of installs without page signals goes below the fixed one.
+    package static let organicBudget = 0.005
+    /// The thresholds are learnt only from at least this many installs whose likeliest click could be matched.
     package static let thresholdMinimumInstalls = 100.0
+
+    /// One install's likeliest click, as the thresholds see it.
+    struct Candidate {
+        /// The click's posterior.
+        var posterior: Double
+        /// The install's weight (older installs weigh less).
+        var weight: Double
+        /// The chance, by the model, that the install came without a click.
+        var organic: Double
+    }
 
     /// The threshold of each class (installs whose likeliest click came with page signals, and the others), from the
     /// matches the model would make among `observations` (those not ambiguous), walking down from the surest: the
     /// lowest posterior at which those matches are, by their posteriors, right `targetPrecision` of the time on
-    /// average, within `thresholdBounds`. A class with too few installs keeps the fixed threshold; nil when both have
-    /// too few.
+    /// average, within `thresholdBounds`. When most of these installs' clicks came without page signals (an app whose
+    /// links open without the interstitial), the second class aims at `targetPrecisionWithoutSignals` instead and goes
+    /// below the fixed threshold while the organic installs both classes' matches would take, by the model's
+    /// reckoning, stay within `organicBudget` of all the organic installs it reckons; otherwise it is held as the first.
+    /// A class with too few installs keeps the fixed threshold; nil when both have too few.
     static func thresholds(_ observations: [LearningObservation], model: MatchModel) -> [Double]? {
         var model = model
         model.learntThresholds = nil
         let matcher = AttributionMatcher(model: model, calibration: .identity)
-        var best: [[(posterior: Double, weight: Double)]] = [[], []]
+        var best: [[Candidate]] = [[], []]
+        var organic = 0.0
         for observation in observations {
             let weights = matcher.weights(install: observation.install, candidates: observation.candidates, window: observation.window)
             let total = weights.total
-            guard total.isFinite, total > 0, var top = weights.clicks.first else { continue }
+            guard total.isFinite, total > 0 else { continue }
+            organic += observation.weight * weights.organic / total
+            guard var top = weights.clicks.first else { continue }
             for each in weights.clicks.dropFirst() where each.weight > top.weight { top = each }
             let clicks = observation.candidates.clicks
             var rival = 0.0
@@ -172,26 +195,39 @@ package struct AttributionLearner: Sendable {
             // An ambiguous install is declined whatever the threshold.
             guard rival < top.weight * model.ambiguityRatio else { continue }
             let rich = DeviceFingerprint.Parts(of: clicks[top.index]) != nil
-            best[rich ? 0 : 1].append((top.weight / total, observation.weight))
+            best[rich ? 0 : 1].append(Candidate(posterior: top.weight / total, weight: observation.weight, organic: weights.organic / total))
         }
         let enough = best.map { $0.reduce(0) { $0 + $1.weight } >= thresholdMinimumInstalls }
         guard enough.contains(true) else { return nil }
-        return zip(zip(best, enough), thresholdBounds).map { classOf, bounds in
-            classOf.1 ? threshold(classOf.0, bounds: bounds) : model.acceptThreshold
-        }
+        let fixed = model.acceptThreshold
+        let rich = enough[0] ? threshold(best[0], bounds: thresholdBounds[0]) : fixed
+        guard enough[1] else { return [rich, fixed] }
+        // An app whose pages mostly send their signals is held to the precision of matches with signals in both classes.
+        let weights = best.map { $0.reduce(0) { $0 + $1.weight } }
+        guard weights[0] < weights[1] else { return [rich, threshold(best[1], bounds: thresholdBounds[0])] }
+        let richOrganic = best[0].filter { $0.posterior >= rich }.reduce(0) { $0 + $1.weight * $1.organic }
+        return [rich, threshold(best[1], bounds: thresholdBounds[1], target: targetPrecisionWithoutSignals,
+                                organicAllowance: organicBudget * organic - richOrganic, below: fixed)]
     }
 
-    /// The lowest of the best posteriors of `installs` at which all those at or above it average `targetPrecision`
-    /// (walking down from the surest, installs of equal posterior together), held to `bounds`.
-    static func threshold(_ installs: [(posterior: Double, weight: Double)], bounds: ClosedRange<Double>) -> Double {
+    /// The lowest of the best posteriors of `installs` at which all those at or above it average `target` (walking
+    /// down from the surest, installs of equal posterior together), held to `bounds`; below the posterior `below`, only
+    /// while the organic installs they would take stay within `organicAllowance`.
+    static func threshold(_ installs: [Candidate], bounds: ClosedRange<Double>, target: Double = targetPrecision,
+                          organicAllowance: Double = .infinity, below: Double = 0) -> Double {
         let sorted = installs.sorted { $0.posterior > $1.posterior }
-        var right = 0.0, all = 0.0, threshold = bounds.upperBound
+        var right = 0.0, all = 0.0, organic = 0.0, threshold = bounds.upperBound
         for (index, install) in sorted.enumerated() {
             right += install.weight * install.posterior
             all += install.weight
+            organic += install.weight * install.organic
             // A threshold keeps every install at its posterior: judge only once the last of them is counted.
             if index + 1 < sorted.count, sorted[index + 1].posterior == install.posterior { continue }
-            guard right / all >= targetPrecision else { break }
+            guard right / all >= target else { break }
+            if install.posterior < below, organic > organicAllowance {
+                threshold = max(min(threshold, below), bounds.lowerBound)
+                break
+            }
             threshold = install.posterior
         }
         return clamp(threshold, bounds)

@@ -58,8 +58,8 @@ import Testing
     }
 
     /// Installs from homes with one recent click and from addresses with up to three clicks of the same link (which
-    /// of them caused the install is unsure), half of them on clicks that were HTTP requests only.
-    static func crowdedPopulation(count: Int, seed: UInt64) -> [LearningObservation] {
+    /// of them caused the install is unsure), every `plainEvery`-th of them on clicks that were HTTP requests only.
+    static func crowdedPopulation(count: Int, seed: UInt64, plainEvery: Int = 2) -> [LearningObservation] {
         var random = Random(state: seed)
         var observations: [LearningObservation] = []
         for n in 0..<count {
@@ -71,7 +71,7 @@ import Testing
                 other.createdAt = M.now.addingTimeInterval(-min(random.delay(median: 3_600, spread: 1.3), Self.window - 1))
                 clicks.append(other)
             }
-            if n % 2 == 1 {
+            if n % plainEvery == plainEvery - 1 {
                 for index in clicks.indices {
                     clicks[index].screenWidth = nil
                     clicks[index].screenHeight = nil
@@ -85,10 +85,11 @@ import Testing
     }
 
     @Test func theDefaultThresholdKeepsTheModelsOwnPrecision() throws {
-        let observations = Self.crowdedPopulation(count: 3_000, seed: 5)
+        // A third of the clicks without page signals: the app is held to the precision of matches with signals.
+        let observations = Self.crowdedPopulation(count: 3_000, seed: 5, plainEvery: 3)
         let fitted = AttributionLearner().fit(observations, frequencies: nil)
         let thresholds = try #require(fitted.learntThresholds)
-        #expect(thresholds.count == 2 && zip(thresholds, AttributionLearner.thresholdBounds).allSatisfy { $1.contains($0) }, "\(thresholds)")
+        #expect(thresholds.count == 2 && thresholds.allSatisfy { AttributionLearner.thresholdBounds[0].contains($0) }, "\(thresholds)")
         // By the model's own posteriors, the matches it makes by default are right 97% of the time on average, in each
         // class; one more install below the threshold would bring the mean under that.
         var matcher = AttributionMatcher(model: fitted, calibration: .identity)
@@ -103,7 +104,7 @@ import Testing
             let kept = posteriors.filter { $0 >= threshold }
             let mean = kept.reduce(0, +) / Double(kept.count)
             #expect(mean >= AttributionLearner.targetPrecision, "rich \(rich): \(mean) at \(threshold)")
-            if threshold > AttributionLearner.thresholdBounds[rich ? 0 : 1].lowerBound, let next = posteriors.filter({ $0 < threshold }).max() {
+            if threshold > AttributionLearner.thresholdBounds[0].lowerBound, let next = posteriors.filter({ $0 < threshold }).max() {
                 #expect((kept.reduce(0, +) + next) / Double(kept.count + 1) < AttributionLearner.targetPrecision, "rich \(rich): \(threshold) is the lowest")
             }
         }
@@ -123,13 +124,13 @@ import Testing
         }
         #expect(disagreements == 0)
         // Too few installs to say: the fixed threshold.
-        #expect(AttributionLearner().fit(Array(observations.prefix(150)), frequencies: nil).learntThresholds == nil)
+        #expect(AttributionLearner().fit(Array(observations.prefix(120)), frequencies: nil).learntThresholds == nil)
         #expect(AttributionLearner().fit([], frequencies: nil).acceptThreshold(rich: true) == MatchModel().acceptThreshold)
     }
 
     @Test func theThresholdRisesUntilTheMatchesAverageTheTargetAndNeverFallsBelowTheFixedOne() {
-        func installs(_ groups: [(Double, Int)]) -> [(posterior: Double, weight: Double)] {
-            groups.flatMap { posterior, count in Array(repeating: (posterior: posterior, weight: 1.0), count: count) }
+        func installs(_ groups: [(Double, Int)]) -> [AttributionLearner.Candidate] {
+            groups.flatMap { posterior, count in Array(repeating: AttributionLearner.Candidate(posterior: posterior, weight: 1, organic: 0), count: count) }
         }
         let bounds = AttributionLearner.thresholdBounds[0]
         // 500 at 0.99 and 100 at 0.9 average 0.975: all are kept, and the threshold is the lowest of them.
@@ -140,8 +141,55 @@ import Testing
         #expect(AttributionLearner.threshold(installs([(0.999, 900), (0.7, 10)]), bounds: bounds) == bounds.lowerBound)
         #expect(bounds.lowerBound == MatchModel().acceptThreshold)
         // Weights count as installs.
-        #expect(AttributionLearner.threshold([(0.99, 3), (0.9, 1)], bounds: bounds) == bounds.upperBound)
-        #expect(AttributionLearner.threshold([(0.99, 5), (0.9, 1)], bounds: bounds) == 0.9)
+        func weighed(_ groups: [(Double, Double)]) -> [AttributionLearner.Candidate] {
+            groups.map { AttributionLearner.Candidate(posterior: $0.0, weight: $0.1, organic: 0) }
+        }
+        #expect(AttributionLearner.threshold(weighed([(0.99, 3), (0.9, 1)]), bounds: bounds) == bounds.upperBound)
+        #expect(AttributionLearner.threshold(weighed([(0.99, 5), (0.9, 1)]), bounds: bounds) == 0.9)
+    }
+
+    /// From the HTTP request only, the threshold may go below the fixed one while the matches average their target
+    /// and the organic installs they would take, by the model's reckoning, stay within what is allowed.
+    @Test func withoutPageSignalsTheThresholdGoesLowerOnlyWithinTheOrganicAllowance() {
+        let bounds = AttributionLearner.thresholdBounds[1], fixed = MatchModel().acceptThreshold
+        #expect(bounds.lowerBound < fixed)
+        let target = AttributionLearner.targetPrecisionWithoutSignals
+        // 900 sure matches, then 40 at 0.8 and 40 at 0.72, each with a 10% chance of being organic by the model.
+        let installs = [(0.999, 900, 0.0), (0.8, 40, 0.1), (0.72, 40, 0.1)].flatMap { posterior, count, organic in
+            Array(repeating: AttributionLearner.Candidate(posterior: posterior, weight: 1, organic: organic), count: count)
+        }
+        // The mean stays above the target all the way down: without a limit on organic installs, the lowest is taken.
+        #expect(AttributionLearner.threshold(installs, bounds: bounds, target: target, below: fixed) == 0.72)
+        // Room for the first 40 (4 organic installs) but not the next: 0.8.
+        #expect(AttributionLearner.threshold(installs, bounds: bounds, target: target, organicAllowance: 5, below: fixed) == 0.8)
+        // No room at all: the fixed threshold, though the matches above it would allow one higher.
+        #expect(AttributionLearner.threshold(installs, bounds: bounds, target: target, organicAllowance: 0, below: fixed) == fixed)
+        // Above the fixed threshold the allowance is not asked.
+        let sure = [(0.999, 900, 0.0), (0.9, 50, 0.5)].flatMap { posterior, count, organic in
+            Array(repeating: AttributionLearner.Candidate(posterior: posterior, weight: 1, organic: organic), count: count)
+        }
+        #expect(AttributionLearner.threshold(sure, bounds: bounds, target: target, organicAllowance: 0, below: fixed) == 0.9)
+    }
+
+    /// An app whose clicks mostly come without page signals gets the lower threshold for them; one whose clicks
+    /// mostly carry them holds them to the threshold of installs with signals.
+    @Test func theLowerThresholdIsForAppsWhoseClicksMostlyComeWithoutSignals() throws {
+        // Installs from the HTTP request only, beside twice as many organic ones at addresses without clicks: the
+        // organic installs the lower threshold may take are a small share of all of them.
+        var plain = Self.crowdedPopulation(count: 3_000, seed: 7, plainEvery: 1)
+        for n in 0..<6_000 {
+            let (install, _) = Self.pair(10_000 + n, delay: 60)
+            plain.append(LearningObservation(install: install, candidates: Self.candidates([]), window: Self.window, label: .unlabelled))
+        }
+        let fitted = AttributionLearner().fit(plain, frequencies: nil)
+        let thresholds = try #require(fitted.learntThresholds)
+        #expect(thresholds[0] == MatchModel().acceptThreshold, "no install with signals: the fixed threshold")
+        #expect(AttributionLearner.thresholdBounds[1].contains(thresholds[1]))
+        #expect(thresholds[1] < MatchModel().acceptThreshold, "\(thresholds)")
+        // The same installs beside four times as many whose clicks sent signals: no lower than the fixed threshold.
+        let mostlyRich = Self.crowdedPopulation(count: 3_000, seed: 7, plainEvery: 5)
+        let held = try #require(AttributionLearner().fit(mostlyRich, frequencies: nil).learntThresholds)
+        #expect(held[1] >= MatchModel().acceptThreshold, "\(held)")
     }
 
     @Test func theDefaultDecisionUsesTheThresholdOfTheInstallsClass() throws {

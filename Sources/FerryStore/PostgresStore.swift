@@ -37,8 +37,8 @@ package final class PostgresStore: FerryDatabase {
     /// counts only if nothing that started later has already reported (a probe stuck since before the server came
     /// back must not mark it away again).
     ///
-    /// A refused or lost connection marks the server away at once. A probe that merely gets no answer in time does
-    /// only when the probe before it got none either: a server busy enough to keep one `SELECT 1` waiting two seconds
+    /// A refused or lost connection marks the server away at once. A probe that merely gets no answer in time (and,
+    /// for the store's own probe, whose server accepts a connection) does only when the probe before it got none either: a server busy enough to keep one `SELECT 1` waiting two seconds
     /// (a pool opening connections on a loaded machine) is slow, not gone, and refusing every operation for it would
     /// fail requests that would have been answered.
     struct Health {
@@ -75,8 +75,9 @@ package final class PostgresStore: FerryDatabase {
     /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require|verify-ca|verify-full`
     /// and `sslrootcert=PATH` as libpq reads them), starts the
     /// connection pool and migrates the schema. An operation that has not finished after `operationDeadline` fails
-    /// as the server being away.
-    package init(url: String, logger: Logger = PostgresStore.quietLogger, operationDeadline: Duration = PostgresStore.defaultOperationDeadline) async throws {
+    /// as the server being away. The server is probed every `probeInterval` while the store is open.
+    package init(url: String, logger: Logger = PostgresStore.quietLogger, operationDeadline: Duration = PostgresStore.defaultOperationDeadline,
+                 probeInterval: Duration = PostgresStore.probeInterval) async throws {
         let parsed = try PostgresURL(url)
         schema = parsed.schema
         applicationName = parsed.applicationName
@@ -104,16 +105,16 @@ package final class PostgresStore: FerryDatabase {
         }
         let probe = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: Self.probeInterval)
+                try? await Task.sleep(for: probeInterval)
                 guard let self, !Task.isCancelled else { return }
-                try? await self.checkHealth()
+                try? await self.probe(askingWhySilent: true)
             }
         }
         monitor.withLock { $0 = probe }
     }
 
     /// How often the store checks that the server answers.
-    static let probeInterval = Duration.seconds(1)
+    package static let probeInterval = Duration.seconds(1)
 
     /// Whether the server was found away and has not answered since.
     package var isAway: Bool { health.withLock { $0.away } }
@@ -155,10 +156,10 @@ package final class PostgresStore: FerryDatabase {
     /// How long opening the store waits for the server to answer the first time.
     static let firstContactTimeout = Duration.seconds(15)
 
-    /// Why a connection to the server fails now, or nil when one succeeds (or gives no answer within five seconds).
-    static func connectionFailure(_ listener: PostgresURL.Listener, logger: Logger) async -> String? {
+    /// Why a connection to the server fails now, or nil when one succeeds (or gives no answer `within` that time).
+    static func connectionFailure(_ listener: PostgresURL.Listener, logger: Logger, within: Duration = .seconds(5)) async -> String? {
         do {
-            try await withDeadline(.seconds(5)) {
+            try await withDeadline(within) {
                 let connection = try await PostgresConnection.connect(configuration: try listener.configuration(), id: 0, logger: logger)
                 try await connection.close()
             }
@@ -204,6 +205,14 @@ package final class PostgresStore: FerryDatabase {
     /// Throws when the database does not answer `SELECT 1` within two seconds (a readiness probe must not hang).
     /// Whatever it finds decides whether the store's operations are tried (see ``isAway`` and ``Health``).
     package func checkHealth() async throws {
+        try await probe(askingWhySilent: false)
+    }
+
+    /// `checkHealth`; `askingWhySilent` (the store's own probe, which nobody waits for) then tells a server that
+    /// refuses connections from one that is only slow. The pool queues a query for a server it cannot reach as for a
+    /// busy one, so `SELECT 1` goes unanswered either way; one connection of the probe's own is refused at once by
+    /// the first, and the server is away without waiting for a second probe.
+    func probe(askingWhySilent: Bool) async throws {
         let ticket = health.withLock { $0.ticket() }
         let deadline = Self.probeDeadline
         do {
@@ -212,7 +221,11 @@ package final class PostgresStore: FerryDatabase {
             }
             health.withLock { $0.report(away: false, ticket: ticket) }
         } catch is SilentProbe {
-            health.withLock { $0.reportSilence(ticket: ticket) }
+            if askingWhySilent, await Self.connectionFailure(listener, logger: logger, within: deadline) != nil {
+                health.withLock { $0.report(away: true, ticket: ticket) }
+            } else {
+                health.withLock { $0.reportSilence(ticket: ticket) }
+            }
             throw PostgresUnavailable(message: "no answer from the server within \(deadline)")
         } catch {
             health.withLock { $0.report(away: true, ticket: ticket) }

@@ -72,6 +72,51 @@ struct DeadlineTests {
         #expect(health.away, "reports older than the last one are ignored")
     }
 
+    /// Through a proxy: a server that stops answering is taken for away at the second silent probe, not the first;
+    /// one that refuses connections at the first of the store's own probes, which connects once to tell the two
+    /// apart (a readiness check, which someone waits for, does not).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"].map { !$0.isEmpty } ?? false, "needs FERRY_TEST_POSTGRES_URL"),
+          .timeLimit(.minutes(10)))
+    func theStoresProbeTellsARefusingServerFromASlowOne() async throws {
+        let base = try #require(ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"])
+        let upstream = try #require(URLComponents(string: base))
+        let proxy = try FreezingProxy(host: try #require(upstream.host), port: try #require(upstream.port))
+        defer { proxy.stop() }
+        var proxied = upstream
+        proxied.port = proxy.port
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let url = try #require(proxied.string) + (base.contains("?") ? "&" : "?") + "search_path=" + schema
+        // No probe of its own in the background: the test makes each one.
+        let store = try await PostgresStore(url: url, probeInterval: .seconds(3_600))
+        try await store.createApp(makeApp())
+
+        proxy.freeze()
+        await #expect(throws: PostgresUnavailable.self) { try await store.probe(askingWhySilent: true) }
+        #expect(!store.isAway, "one silent probe: slow, perhaps")
+        await #expect(throws: PostgresUnavailable.self) { try await store.probe(askingWhySilent: true) }
+        #expect(store.isAway, "two in a row")
+        proxy.thaw()
+        try await store.probe(askingWhySilent: true)
+        #expect(!store.isAway)
+
+        proxy.stop()
+        // The pool's connections end (a query caught on one fails, and marks the server away at once); wait until a
+        // query waits for a new connection instead, then forget what the lost ones said, as when the pool notices
+        // them closing before any query does.
+        var silent = false
+        for _ in 0..<20 where !silent {
+            do { try await store.checkHealth() } catch { silent = error is PostgresUnavailable }
+        }
+        #expect(silent)
+        store.health.withLock { $0.report(away: false, ticket: $0.ticket()) }
+        await #expect(throws: PostgresUnavailable.self) { try await store.checkHealth() }
+        #expect(!store.isAway, "a readiness check does not ask why")
+        store.health.withLock { $0.report(away: false, ticket: $0.ticket()) }
+        await #expect(throws: PostgresUnavailable.self) { try await store.probe(askingWhySilent: true) }
+        #expect(store.isAway, "refused: away at the first of the store's own probes")
+        try await store.close()
+    }
+
     /// A statement sent on a connection whose server then stops answering (the network dropping packets, say,
     /// without closing anything) fails after the store's deadline instead of holding its caller for ever; the
     /// store notes the server away, and answers again once the server does.

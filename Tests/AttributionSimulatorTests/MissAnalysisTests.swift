@@ -7,13 +7,7 @@ import Testing
 /// Where the learnt model and the unambiguous-only rule part ways, on a small population replayed both ways.
 @Suite struct MissAnalysisTests {
     @Test func itCountsExactlyTheInstallsOneFindsAndTheOtherMisses() throws {
-        var config = PopulationFamily.independent.config()
-        config.seed = 3
-        config.installs = 1_500
-        config.days = 2
-        config.missingPageSignalsShare = 1
-        var generator = PopulationGenerator(config: config)
-        let population = generator.generate()
+        let population = Population.smallIndependentHTTPOnly()
         let plain = Simulation(population: population, matcher: AttributionMatcher())
         let rule = plain.runRule()
         let ferry = Simulation(population: population, matcher: AttributionMatcher(), keepsDeclinedPosteriors: true).runLearning().outcomes

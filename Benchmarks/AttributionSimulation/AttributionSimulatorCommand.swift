@@ -20,7 +20,8 @@ import Foundation
 /// - `--misses` (with `--learn`) counts where the learnt model and the unambiguous-only rule part ways.
 /// - `--frontier` (with `--learn`) replays the population at several thresholds with the learnt model and with an oracle
 ///   model fitted to the truth, to show what any threshold could reach (`Frontier`).
-/// - `--explain N` lists N wrong matches with what the install and the chosen click had in common.
+/// - `--explain N` lists N wrong matches with what the install and the chosen click had in common (with `--learn`,
+///   those of the model learnt online).
 package enum AttributionSimulatorCommand {
     /// Runs the command with its arguments (the program's, without its name).
     package static func main(arguments: [String]) {
@@ -96,6 +97,10 @@ package enum AttributionSimulatorCommand {
             if frontier {
                 print("")
                 print(Frontier(population: population, learnt: final).render())
+            }
+            if explain > 0 {
+                print("")
+                print(Explanation.wrongMatches(population: population, outcomes: outcomes, limit: explain))
             }
             return
         }

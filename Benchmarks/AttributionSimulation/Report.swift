@@ -183,6 +183,11 @@ struct Report {
     let metrics: Metrics
     let matcher: AttributionMatcher
 
+    /// A calibration band's range, its last band ending at 1.00.
+    static func label(_ band: CalibrationError.Band) -> String {
+        band.high > 1 ? String(format: "%.2f–1.00", band.low) : String(format: "%.2f–%.2f", band.low, band.high)
+    }
+
     func render() -> String {
         let config = population.config
         let m = metrics
@@ -247,14 +252,22 @@ struct Report {
         out.append("Calibration (probabilistic matches by stated confidence)")
         var calibration = TextTable(header: ["band", "matches", "mean stated", "observed precision", "difference"])
         for band in m.bands where band.low >= matcher.model.acceptThreshold - 1e-9 || band.count > 0 {
-            let label = band.high > 1 ? String(format: "%.2f–1.00", band.low) : String(format: "%.2f–%.2f", band.low, band.high)
-            calibration.rows.append([label, "\(band.count)", Format.number(band.meanConfidence), Format.number(band.precision),
+            calibration.rows.append([Self.label(band), "\(band.count)", Format.number(band.meanConfidence), Format.number(band.precision),
                                      Format.signed(band.precision - band.meanConfidence)])
         }
         out.append(calibration.render())
         out.append("  worst |difference| over bands with ≥ 50 matches: \(Format.number(m.worstCalibrationGap()))")
         out.append("  expected calibration error (bands of 0.05 from 0.40): all \(Format.calibration(m.calibration)), "
             + CalibrationSegment.allCases.map { "\($0.rawValue) \(Format.calibration(m.calibration($0)))" }.joined(separator: ", "))
+        var bySegment = TextTable(header: ["kind", "band", "matches", "mean stated", "observed precision", "difference"])
+        for segment in CalibrationSegment.allCases {
+            for band in m.calibration(segment).bands where band.count > 0 {
+                    bySegment.rows.append([segment.rawValue, Self.label(band), "\(band.count)", Format.number(band.meanConfidence), Format.number(band.precision),
+                                       Format.signed(band.precision - band.meanConfidence)])
+            }
+        }
+        out.append("  by the installs' true kind:")
+        out.append(bySegment.render())
         out.append("")
         out.append("Per scenario (probabilistic tier; an install can be in several rows)")
         var scenarios = TextTable(header: ["scenario", "installs", "click-caused", "organic", "right", "wrong", "precision", "recall", "organic matched"])

@@ -19,7 +19,8 @@ import Foundation
 /// - `--raw` states posteriors as they are (identity calibration).
 /// - `--misses` (with `--learn`) counts where the learnt model and the unambiguous-only rule part ways.
 /// - `--frontier` (with `--learn`) replays the population at several thresholds with the learnt model and with an oracle
-///   model fitted to the truth, to show what any threshold could reach (`Frontier`).
+///   model fitted to the truth, to show what any threshold could reach, and each one's calibration error at its own
+///   thresholds (`Frontier`).
 /// - `--explain N` lists N wrong matches with what the install and the chosen click had in common (with `--learn`,
 ///   those of the model learnt online).
 package enum AttributionSimulatorCommand {

@@ -20,6 +20,9 @@ struct Frontier {
     let oracle: [Point]
     let oracleModel: MatchModel
     let precisionGoal: Double
+    /// The calibration of each model at its own thresholds (the oracle's are the fixed ones: it learns none without
+    /// unlabelled installs), its posteriors stated as a learnt model states them.
+    let calibration: [(name: String, metrics: Metrics)]
 
     static let thresholds = [0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
 
@@ -41,6 +44,10 @@ struct Frontier {
         }
         learned = curve(learnt)
         oracle = curve(oracleModel)
+        calibration = [("learnt", learnt), ("oracle", oracleModel)].map { name, model in
+            let matcher = AttributionMatcher(model: model, calibration: Simulation.Learning().calibration)
+            return (name, Metrics(population: population, outcomes: Simulation(population: population, matcher: matcher, answersOrganicReferrers: true).run()))
+        }
     }
 
     /// The model the learner fits when it is told the truth: every install of the population, in order, labelled with
@@ -108,12 +115,17 @@ struct Frontier {
         table.rows.append(["rule", "", "\(rule.right + rule.wrong)", Format.percent(rule.precision), Format.percent(rule.recall),
                            Format.percent(rule.organicFalseRate)])
         func best(_ curve: [Point]) -> String { bestRecall(curve).map { Format.percent($0) } ?? "none meets both" }
-        return [
+        return ([
             "Frontier (probabilistic tier): every threshold on the learnt model's posteriors and on an oracle model fitted to the truth",
             table.render(),
             LearnedModelReport(models: [(0, oracleModel)], window: population.config.window, title: "The oracle model").render(),
             "Best recall with precision ≥ \(Int((precisionGoal * 100).rounded()))% and organic false ≤ 1%: learnt \(best(learned)), "
                 + "oracle \(best(oracle)); the rule's recall \(Format.percent(rule.recall))",
-        ].joined(separator: "\n")
+            "Expected calibration error at each model's own thresholds (the oracle's posteriors are as sure as the model's structure lets",
+            "a model with true parameters be):",
+        ] + calibration.map { name, m in
+            "  \(name): all \(Format.calibration(m.calibration)), "
+                + CalibrationSegment.allCases.map { "\($0.rawValue) \(Format.calibration(m.calibration($0)))" }.joined(separator: ", ")
+        }).joined(separator: "\n")
     }
 }

@@ -29,5 +29,13 @@ import Testing
                 && $0.metrics.organicFalseRate <= FamilyReport.organicFalseGoal })
         }
         #expect(frontier.render().contains("the rule's recall"))
+        // Each model's calibration is judged on the matches it makes at its own thresholds. The oracle learns none (it
+        // has no unlabelled installs), so it makes the matches of its curve's point at the fixed threshold.
+        #expect(frontier.calibration.map(\.name) == ["learnt", "oracle"])
+        let oracleAtFixed = try #require(frontier.oracle.first { $0.threshold == MatchModel().acceptThreshold })
+        let oracleMatches = frontier.calibration[1].metrics.probabilistic
+        #expect(oracleMatches.right + oracleMatches.wrong == oracleAtFixed.metrics.right + oracleAtFixed.metrics.wrong)
+        #expect(frontier.calibration.allSatisfy { $0.metrics.calibration.count > 0 && $0.metrics.calibration.value.isFinite })
+        #expect(frontier.render().contains("oracle: all "))
     }
 }

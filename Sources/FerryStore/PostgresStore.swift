@@ -216,7 +216,7 @@ package final class PostgresStore: FerryDatabase {
         let ticket = health.withLock { $0.ticket() }
         let deadline = Self.probeDeadline
         do {
-            try await FerryStore.withDeadline(deadline, timeoutError: { SilentProbe() }) {
+            _ = try await FerryStore.withDeadline(deadline, timeoutError: { SilentProbe() }) {
                 try await self.client.query("SELECT 1", logger: self.logger)
             }
             health.withLock { $0.report(away: false, ticket: ticket) }

@@ -234,7 +234,7 @@ package struct AttributionMatcher: Sendable {
             ratio *= context.osRatios[version] ?? osRatio(click: version, install: signals.osVersion, platform: signals.platform, context: context)
         }
         ratio *= deviceRatio(click: click, signals: signals, context: context)
-        ratio *= languageRatio(click: click.languages, context: context)
+        ratio *= languageRatio(click: click.languages, zone: zoneAgreement(click: click, signals: signals) == 1 ? signals.timeZone : nil, context: context)
         return ratio.isFinite ? ratio : 0
     }
 
@@ -344,14 +344,17 @@ package struct AttributionMatcher: Sendable {
         return 0
     }
 
-    /// The first languages: the click's against the install's (read once, in the context).
-    func languageRatio(click: [String], context: Context) -> Double {
+    /// The first languages: the click's against the install's (read once, in the context). `zone` is the time zone the
+    /// click and the install agree on, if they do.
+    func languageRatio(click: [String], zone: String? = nil, context: Context) -> Double {
         guard let first = click.first, let b = context.installLanguage, Self.plausibleTag(first, max: 35) else { return 1 }
         let a = first.lowercased()
         let prior = model.frequencies.map { min(0.99, $0.share(of: b, in: \.language, prior: model.qSameLanguage)) } ?? model.qSameLanguage
         if a == b {
-            // As common as the language is among the clicks around.
-            let q = shrunk(count: context.languageCounts[a, default: 0], total: context.languageTotal, prior: prior)
+            // As common as the language is among the clicks around, and at least as common as it is in the time zone
+            // already counted (languages go with places).
+            var q = shrunk(count: context.languageCounts[a, default: 0], total: context.languageTotal, prior: prior)
+            if let zone, let inZone = model.frequencies?.languageShare(a, inZone: zone, prior: prior) { q = max(q, min(0.99, inZone)) }
             return model.pSameLanguage / q
         }
         let q = prior

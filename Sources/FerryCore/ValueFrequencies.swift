@@ -12,6 +12,9 @@ package struct ValueFrequencies: Sendable, Hashable, Codable {
     package var screen: [String: Double] = [:]
     package var zone: [String: Double] = [:]
     package var fingerprint: [String: Double] = [:]
+    /// First languages by time zone (`Europe/Madrid|es-es`): a language common in one zone and rare in the app says
+    /// little once the zones have agreed. Nil in tables counted before it was kept.
+    package var languageByZone: [String: Double]?
     /// The clicks counted (each table's total may be smaller: not every click states every signal).
     package var clicks: Double = 0
 
@@ -31,6 +34,23 @@ package struct ValueFrequencies: Sendable, Hashable, Codable {
         }
         if let zone = click.timeZone, AttributionMatcher.plausibleTag(zone, max: 64) { self.zone[zone, default: 0] += weight }
         if let parts = DeviceFingerprint.Parts(of: click) { fingerprint[parts.key, default: 0] += weight }
+        if let zone = click.timeZone, AttributionMatcher.plausibleTag(zone, max: 64), let first = click.languages.first,
+           AttributionMatcher.plausibleTag(first, max: 35) {
+            languageByZone = languageByZone ?? [:]
+            languageByZone?[Self.zoneLanguageKey(zone: zone, language: first.lowercased()), default: 0] += weight
+        }
+    }
+
+    /// The key of `languageByZone`.
+    package static func zoneLanguageKey(zone: String, language: String) -> String { zone + "|" + language }
+
+    /// The share of the clicks of time zone `zone` whose first language is `language` (lowercased), pulled towards
+    /// `prior` by `priorWeight` clicks; nil without a table or a click of that zone.
+    package func languageShare(_ language: String, inZone zone: String, prior: Double) -> Double? {
+        guard let table = languageByZone, let inZone = self.zone[zone], inZone > 0 else { return nil }
+        let count = table[Self.zoneLanguageKey(zone: zone, language: language), default: 0]
+        let share = (count + Self.priorWeight * prior) / (inZone + Self.priorWeight)
+        return min(1, max(share, 0.5 / inZone))
     }
 
     /// Keeps the `limit` most common values of each table (the rest only count in the totals), so that an app's
@@ -42,6 +62,10 @@ package struct ValueFrequencies: Sendable, Hashable, Codable {
             table = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
         }
         trim(&os); trim(&language); trim(&screen); trim(&zone); trim(&fingerprint)
+        if var table = languageByZone {
+            trim(&table)
+            languageByZone = table
+        }
     }
 
     /// The share of clicks with `value` in `table`, pulled towards `prior` by `priorWeight` clicks and never below

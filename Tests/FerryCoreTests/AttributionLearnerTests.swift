@@ -404,6 +404,38 @@ import Testing
         }
     }
 
+    @Test func aLanguageCommonInItsTimeZoneSaysLittleOnceTheZonesAgree() throws {
+        // Nine clicks in ten from New York in English, one in ten from Madrid in Spanish.
+        var frequencies = ValueFrequencies()
+        for n in 0..<1_000 {
+            var click = Self.pair(n, delay: 60).1
+            if n % 10 == 0 { (click.timeZone, click.languages) = ("Europe/Madrid", ["es-ES"]) }
+            frequencies.add(click)
+        }
+        let inMadrid = try #require(frequencies.languageShare("es-es", inZone: "Europe/Madrid", prior: 0.5))
+        #expect(inMadrid > 0.8, "\(inMadrid)")
+        #expect(frequencies.languageShare("es-es", inZone: "Asia/Tokyo", prior: 0.5) == nil)
+        var model = AttributionLearner.defaultPrior
+        model.frequencies = frequencies
+        let matcher = AttributionMatcher(model: model)
+        var (install, click) = Self.pair(1, delay: 600)
+        install.signals.timeZone = "Europe/Madrid"
+        install.signals.languages = ["es-ES"]
+        (click.timeZone, click.languages) = ("Europe/Madrid", ["es-ES"])
+        let candidates = Self.candidates([click])
+        let context = AttributionMatcher.Context(install: install, clicks: [click], usable: [0], crowd: 2_000, window: Self.window, matcher: matcher)
+        // Spanish is rare in the app (about one click in ten) but not in Madrid, whose agreement the zone already counted.
+        let alone = matcher.languageRatio(click: click.languages, context: context)
+        let inZone = matcher.languageRatio(click: click.languages, zone: "Europe/Madrid", context: context)
+        #expect(alone > 5 && inZone < 1.2, "\(alone) \(inZone)")
+        // The whole likelihood ratio takes the zone's: the zones agree.
+        let agreeing = matcher.likelihoodRatio(install: install, click: click, candidates: candidates, context: context)
+        #expect(agreeing == matcher.networkRatio(install: install, click: click, candidates: candidates, crowd: 2_000, delay: 600)
+                * matcher.delayRatio(600, window: Self.window) * matcher.osRatio(click: click.osVersion, install: install.signals.osVersion,
+                                                                                  platform: install.signals.platform, context: context)
+                * matcher.deviceRatio(click: click, signals: install.signals, context: context) * inZone)
+    }
+
     @Test func aValueNeverSeenIsRareNotImpossible() {
         var frequencies = ValueFrequencies()
         for n in 0..<1_000 { frequencies.add(M.click("clk_\(n)", minutesBefore: 1, signals: M.phone())) }

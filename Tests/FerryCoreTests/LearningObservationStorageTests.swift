@@ -168,6 +168,7 @@ import Testing
         for observation in observations { for click in observation.candidates.clicks { frequencies.add(click) } }
         var fitted = AttributionLearner().fit(observations, frequencies: frequencies)
         #expect(fitted.delayMixture != nil && fitted.frequencies != nil && fitted.clickedShareByAddress != nil)
+        #expect(fitted.frequencies?.languageByZone != nil)
         // Numbers no default has, in every field a fit leaves alone.
         fitted.qSameOS = 0.17.nextUp
         fitted.qFrozenOS = 0.3 / 7
@@ -178,6 +179,11 @@ import Testing
         let (decoded, json) = try Self.roundTrip(fitted)
         #expect(decoded == fitted)
         #expect(json.contains("delayMixture") && json.contains("frequencies") && json.contains("clickedShareByAddress"))
+        #expect(json.contains("languageByZone"))
+        // A model stored before it was counted reads back without it.
+        var older = fitted
+        older.frequencies?.languageByZone = nil
+        #expect(try Self.roundTrip(older).0 == older)
         // The same matcher either way.
         let install = observations[1].install, candidates = observations[1].candidates
         #expect(Self.bits(AttributionMatcher(model: decoded).weights(install: install, candidates: candidates, window: Self.window))

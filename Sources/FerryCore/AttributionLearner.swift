@@ -102,8 +102,10 @@ package struct AttributionLearner: Sendable {
         labelled.apply(to: &model, prior: prior)
         labelled.applyReferrerShares(to: &model, prior: prior)
         let unlabelled = observations.filter { $0.label == .unlabelled }
+        let labelledUnrelated = Self.unrelatedDelays(labelled: observations, model: model)
         for _ in 0..<max(0, iterations) {
             let matcher = AttributionMatcher(model: model, calibration: .identity)
+            var unrelated = labelledUnrelated
             var clicked = [0.0, 0.0], total = [0.0, 0.0]
             let buckets = MatchModel.addressBuckets
             var clickedByAddress = [[Double]](repeating: [Double](repeating: 0, count: buckets), count: 2), totalByAddress = clickedByAddress
@@ -120,8 +122,9 @@ package struct AttributionLearner: Sendable {
                 totalByAddress[platform][bucket] += observation.weight
                 for (index, weight) in weights.clicks {
                     let share = weight / sum
-                    guard share > 1e-3 else { continue }
                     let delay = observation.install.at.timeIntervalSince(observation.candidates.clicks[index].createdAt)
+                    unrelated.add(delay, window: observation.window, weight: observation.weight * (1 - share))
+                    guard share > 1e-3 else { continue }
                     samples.append(DelaySample(delay: delay, window: observation.window, weight: observation.weight * share))
                 }
             }
@@ -135,9 +138,35 @@ package struct AttributionLearner: Sendable {
             }
             labelled.applyReferrerShares(to: &model, prior: prior)
             model.delayMixture = Self.fitDelays(samples, start: model.delayMixture ?? .prior, prior: prior.delayMixture ?? .prior)
+            model.unrelatedDelays = unrelated.isEmpty ? nil : unrelated.fitted(priorWeight: Self.unrelatedDelayPriorWeight)
         }
         model.learntThresholds = Self.thresholds(unlabelled, model: model)
         return model
+    }
+
+    /// How many delays' worth of an even spread the unrelated clicks' delays are pulled towards.
+    package static let unrelatedDelayPriorWeight = 200.0
+
+    /// The delays of the candidates the labels say did not cause their install: every usable candidate of an organic
+    /// install, and every one but its click of a deterministic match.
+    static func unrelatedDelays(labelled observations: [LearningObservation], model: MatchModel) -> UnrelatedDelays.Tally {
+        let matcher = AttributionMatcher(model: model, calibration: .identity)
+        var tally = UnrelatedDelays.Tally()
+        for observation in observations {
+            let caused: String?
+            switch observation.label {
+            case .unlabelled: continue
+            case .organic: caused = nil
+            case .click(let click): caused = click.clickID
+            }
+            // The matcher's own rule of which candidates it weighs (inside the window, sharing a key).
+            for (index, _) in matcher.weights(install: observation.install, candidates: observation.candidates, window: observation.window).clicks {
+                let click = observation.candidates.clicks[index]
+                guard click.clickID != caused else { continue }
+                tally.add(observation.install.at.timeIntervalSince(click.createdAt), window: observation.window, weight: observation.weight)
+            }
+        }
+        return tally
     }
 
     /// The precision the default decision of a learnt model aims at: the matches it makes, by their own posteriors,

@@ -264,7 +264,11 @@ package struct AttributionMatcher: Sendable {
     /// The click-to-launch delay's density (a mixture of a quick and a slow log-normal) against a uniform spread
     /// over the window.
     func delayRatio(_ delay: TimeInterval, window: TimeInterval) -> Double {
-        if let mixture = model.delayMixture { return mixture.ratio(delay, window: window) }
+        if let mixture = model.delayMixture {
+            // Against how unrelated clicks' delays spread, when the app's are known.
+            guard let unrelated = model.unrelatedDelays else { return mixture.ratio(delay, window: window) }
+            return min(1000, max(0.001, mixture.ratio(delay, window: window) / unrelated.factor(delay)))
+        }
         let seconds = max(delay, 1)
         func logNormal(median: Double, spread: Double) -> Double {
             let z = (Foundation.log(seconds) - Foundation.log(max(median, 1))) / max(spread, 0.05)

@@ -106,6 +106,16 @@ package struct AttributionReport: Sendable, Hashable, Codable {
         for (share, (before, after)) in zip(AttributionModelSummary.DelayQuantile.shares, zip(priorSummary.delayQuantiles, fittedSummary.delayQuantiles)) {
             rows.append(Parameter(name: "first launch within, \(Int(share * 100))% of installs", prior: duration(before.seconds), fitted: duration(after.seconds)))
         }
+        // How much commoner than an even spread an unrelated click is at each delay before an install, when learnt.
+        if prior.unrelatedDelays != nil || fitted.unrelatedDelays != nil {
+            let bins = ["under 1 min", "1–5 min", "5–15 min", "15–60 min", "1–3 h", "3–6 h", "6–12 h", "12 h or more"]
+            for (bin, name) in bins.enumerated() where bin < UnrelatedDelays.starts.count {
+                func factor(_ model: MatchModel) -> String {
+                    model.unrelatedDelays.map { number($0.factor(UnrelatedDelays.starts[bin]), digits: 2) + "×" } ?? "even"
+                }
+                rows.append(Parameter(name: "unrelated clicks \(name) before an install, against an even spread", prior: factor(prior), fitted: factor(fitted)))
+            }
+        }
         rows += [
             Parameter(name: "network changed after a long delay", prior: percent(prior.networkChangeShare), fitted: percent(fitted.networkChangeShare)),
             Parameter(name: "…half of those changed within", prior: duration(prior.networkChangeTime * Foundation.log(2)),

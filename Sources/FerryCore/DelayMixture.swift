@@ -105,3 +105,85 @@ package struct DelayMixture: Sendable, Hashable, Codable {
         return (1 - floorWeight) * total / weights + floorWeight * (x - logShortest) / (logWindow - logShortest)
     }
 }
+
+/// How the delays from clicks that did not cause an install to the install spread over the window, against an even
+/// spread. People use their phones at the same hours, so an unrelated click minutes before an install is commoner
+/// than an even spread says; behind a carrier's shared address, where many unrelated clicks are candidates, taking
+/// every short delay as evidence makes the matcher too sure. Learnt per app from the candidates its model holds
+/// unrelated.
+package struct UnrelatedDelays: Sendable, Hashable, Codable {
+    /// Where each bin starts, in seconds: under a minute, 1–5 min, 5–15 min, 15–60 min, 1–3 h, 3–6 h, 6–12 h, and 12 h
+    /// to the end of the window.
+    package static let starts: [TimeInterval] = [0, 60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
+    /// The learnt densities stay within these bounds of an even spread.
+    package static let bounds: ClosedRange<Double> = 0.25...4
+
+    /// Each bin's density against an even spread over the window (1: as even).
+    package var relative: [Double]
+
+    /// Creates the densities.
+    package init(relative: [Double]) {
+        self.relative = relative
+    }
+
+    /// The bin of a delay (a click a little after the install, clock skew, counts as the first).
+    static func bin(_ delay: TimeInterval) -> Int {
+        guard delay.isFinite else { return 0 }
+        return max(0, (starts.lastIndex { $0 <= delay }) ?? 0)
+    }
+
+    /// The share of a window of `window` seconds that bin `index` covers.
+    static func width(_ index: Int, window: TimeInterval) -> Double {
+        guard window.isFinite, window > 0 else { return 0 }
+        let start = min(starts[index], window)
+        let end = index + 1 < starts.count ? min(starts[index + 1], window) : window
+        return max(0, end - start) / window
+    }
+
+    /// How much commoner than an even spread an unrelated click `delay` before the install is (1 when the densities
+    /// are not usable).
+    package func factor(_ delay: TimeInterval) -> Double {
+        guard relative.count == Self.starts.count else { return 1 }
+        let value = relative[Self.bin(delay)]
+        return value.isFinite && value > 0 ? min(Self.bounds.upperBound, max(Self.bounds.lowerBound, value)) : 1
+    }
+
+    /// Unrelated delays counted by bin, against what an even spread over each one's window would put there.
+    package struct Tally: Sendable {
+        var observed = [Double](repeating: 0, count: UnrelatedDelays.starts.count)
+        var expected = [Double](repeating: 0, count: UnrelatedDelays.starts.count)
+
+        /// Nothing counted.
+        package init() {}
+
+        /// Counts one delay, `weight` of it, from a click that was a candidate in a window of `window` seconds.
+        package mutating func add(_ delay: TimeInterval, window: TimeInterval, weight: Double) {
+            guard weight.isFinite, weight > 0, window.isFinite, window > 0, delay.isFinite, delay <= window else { return }
+            observed[UnrelatedDelays.bin(delay)] += weight
+            for index in expected.indices { expected[index] += weight * UnrelatedDelays.width(index, window: window) }
+        }
+
+        /// Adds another tally's counts.
+        package mutating func add(_ other: Tally) {
+            for index in observed.indices {
+                observed[index] += other.observed[index]
+                expected[index] += other.expected[index]
+            }
+        }
+
+        /// Whether nothing was counted.
+        package var isEmpty: Bool { expected.allSatisfy { $0 == 0 } }
+
+        /// The densities, pulled towards an even spread by `priorWeight` delays' worth of evidence.
+        package func fitted(priorWeight: Double) -> UnrelatedDelays {
+            let total = expected.reduce(0, +)
+            let relative = expected.indices.map { index -> Double in
+                guard total > 0, expected[index] > 0 else { return 1 }
+                let pseudo = priorWeight * expected[index] / total
+                let value = (observed[index] + pseudo) / (expected[index] + pseudo)
+                return min(UnrelatedDelays.bounds.upperBound, max(UnrelatedDelays.bounds.lowerBound, value))
+            }
+            return UnrelatedDelays(relative: relative)
+        }
+    }
+}

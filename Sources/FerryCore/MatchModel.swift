@@ -66,6 +66,8 @@ package struct MatchModel: Sendable, Hashable, Codable {
     package var clickedShareByAddress: [[Double]]?
     /// The delay model learnt for an app, in place of the two log-normals above; nil: those.
     package var delayMixture: DelayMixture?
+    /// How the delays of clicks that did not cause an install spread, learnt for an app; nil: evenly over the window.
+    package var unrelatedDelays: UnrelatedDelays?
     /// How common each signal value is among the app's clicks, in place of the `q…` shares above; nil: those.
     package var frequencies: ValueFrequencies?
     /// The posterior a match needs, learnt for an app (`AttributionLearner.targetPrecision`): index 0 for installs

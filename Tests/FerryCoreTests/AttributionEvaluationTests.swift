@@ -122,6 +122,7 @@ import Testing
         let evaluation = AttributionEvaluation(matcher: matcher, observations: Self.population(), minConfidence: 0.85)
         var fitted = AttributionLearner.defaultPrior
         fitted.clickedShare = 0.37
+        fitted.unrelatedDelays = UnrelatedDelays(relative: [1.6, 1.55, 1.5, 1.45, 1.3, 1.1, 0.9, 0.85])
         let report = AttributionReport(
             appID: "app_1", environment: .live, model: .learned,
             active: .init(version: 3, createdAt: M.now, status: "active", observations: 1_234_567),
@@ -134,6 +135,10 @@ import Testing
         #expect(text.contains("Observations read since 2026-01-04 20:00 UTC: 19 — labelled 12, organic 2, unlabelled 5"))
         #expect(text.contains("installs from a click, iOS") && text.contains("50.0%") && text.contains("37.0%"))
         #expect(text.contains("Accuracy on labelled installs at minConfidence 0.85"))
+        // How unrelated clicks' delays spread: even for the prior, learnt for the fitted model.
+        let unrelated = text.split(separator: "\n").filter { $0.contains("unrelated clicks") }
+        #expect(unrelated.count == UnrelatedDelays.starts.count)
+        #expect(unrelated.first.map { $0.contains("under 1 min") && $0.contains("even") && $0.contains("1.60×") } == true, "\(unrelated)")
         let household = evaluation.segments[.household]!
         #expect(text.contains("household address") && text.contains("changed network") && text.contains("nothing shared"))
         #expect(text.split(separator: "\n").contains { $0.hasPrefix("  household address") && $0.contains(" \(household.labelled) ") })

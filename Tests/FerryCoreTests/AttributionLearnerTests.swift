@@ -242,6 +242,69 @@ import Testing
         #expect(delays.floorWeight >= DelayMixture.floorBounds.lowerBound)
     }
 
+    /// Each install came from its click hours before; the other clicks of its address were made by people using
+    /// their phones at the same hours: 5 to 40 minutes before it.
+    static func sameHoursPopulation(count: Int, seed: UInt64, labelledEvery: Int) -> [LearningObservation] {
+        var random = Random(state: seed)
+        return (0..<count).map { n in
+            let (install, click) = Self.pair(n, delay: 3 * 3600 + random.next() * 6 * 3600)
+            var clicks = [click]
+            for extra in 0..<3 {
+                var other = click
+                other.clickID = "clk_\(n)_\(extra)"
+                other.osVersion = "17.\(extra)"
+                other.createdAt = M.now.addingTimeInterval(-(300 + random.next() * 2_100))
+                clicks.append(other)
+            }
+            return LearningObservation(install: install, candidates: Self.candidates(clicks), window: Self.window,
+                                       label: n % labelledEvery == 0 ? .click(click) : .unlabelled)
+        }
+    }
+
+    @Test func theDelaysOfUnrelatedClicksAreLearntFromTheLabelsAndTheModelsOwnWeights() throws {
+        for labelledEvery in [4, 1_000_000] {
+            let fitted = AttributionLearner().fit(Self.sameHoursPopulation(count: 2_000, seed: 23, labelledEvery: labelledEvery), frequencies: nil)
+            let unrelated = try #require(fitted.unrelatedDelays)
+            // 5–15 and 15–60 minutes hold every unrelated click: far commoner than an even spread over a day says
+            // (as sure as the bounds allow); beyond 12 hours there is none.
+            let bins = [UnrelatedDelays.bin(600), UnrelatedDelays.bin(1_800)]
+            #expect(bins.allSatisfy { unrelated.relative[$0] > 3 }, "\(unrelated.relative)")
+            #expect(unrelated.relative[UnrelatedDelays.bin(13 * 3600)] < 0.5, "\(unrelated.relative)")
+            // So a click 20 minutes before an install counts for less than the delay alone says.
+            var without = fitted
+            without.unrelatedDelays = nil
+            let matcher = AttributionMatcher(model: fitted), plain = AttributionMatcher(model: without)
+            #expect(matcher.delayRatio(1_200, window: Self.window) < plain.delayRatio(1_200, window: Self.window) / 3)
+            #expect(matcher.delayRatio(5 * 3600, window: Self.window) == plain.delayRatio(5 * 3600, window: Self.window) / unrelated.factor(5 * 3600))
+        }
+        // Without any candidate, nothing is learnt: delays stay taken against an even spread.
+        let lone = (0..<50).map { n in
+            LearningObservation(install: Self.pair(n, delay: 60).0, candidates: Self.candidates([]), window: Self.window, label: .unlabelled)
+        }
+        #expect(AttributionLearner().fit(lone, frequencies: nil).unrelatedDelays == nil)
+    }
+
+    @Test func unrelatedDelaysAreCountedOverEachOnesOwnWindow() {
+        // A two-hour window: the bins past it hold nothing and stay even; the tally never divides by zero.
+        var tally = UnrelatedDelays.Tally()
+        #expect(tally.isEmpty && tally.fitted(priorWeight: 10).relative == Array(repeating: 1, count: UnrelatedDelays.starts.count))
+        for n in 0..<1_000 { tally.add(Double(n % 60) * 60, window: 7_200, weight: 1) }
+        // Hostile samples count for nothing.
+        tally.add(.nan, window: 7_200, weight: 1)
+        tally.add(60, window: .infinity, weight: 1)
+        tally.add(60, window: 7_200, weight: -1)
+        tally.add(9_000, window: 7_200, weight: 1)
+        let fitted = tally.fitted(priorWeight: 10)
+        #expect(fitted.relative[UnrelatedDelays.bin(3 * 3600)] == 1 && fitted.relative[UnrelatedDelays.bin(13 * 3600)] == 1)
+        // Every delay in the first hour of a two-hour window: twice an even spread there (less the prior's pull).
+        #expect(fitted.relative[UnrelatedDelays.bin(1_800)] > 1.9 && fitted.relative[UnrelatedDelays.bin(1_800)] <= 2, "\(fitted.relative)")
+        #expect(fitted.relative[UnrelatedDelays.bin(5_000)] == UnrelatedDelays.bounds.lowerBound)
+        // A click a little after the install counts as the first bin; a malformed table says nothing.
+        #expect(fitted.factor(-30) == fitted.relative[0])
+        #expect(UnrelatedDelays(relative: [2, 2]).factor(600) == 1)
+        #expect(UnrelatedDelays(relative: Array(repeating: .nan, count: UnrelatedDelays.starts.count)).factor(600) == 1)
+    }
+
     @Test func unlabelledInstallsGiveTheShareThatCameFromAClick() {
         // 30% of the installs came from a click (at their address, minutes before); the rest are organic and share
         // nothing with any click.
@@ -332,6 +395,8 @@ import Testing
             #expect(component.weight.isFinite && component.weight > 0)
         }
         #expect(DelayMixture.floorBounds.contains(delays.floorWeight))
+        let unrelated = try! #require(fitted.unrelatedDelays)
+        #expect(unrelated.relative.count == UnrelatedDelays.starts.count && unrelated.relative.allSatisfy { UnrelatedDelays.bounds.contains($0) })
         for value in [fitted.clickedShare, fitted.androidClickedShare, fitted.pSameOS, fitted.pNoSharedKey, fitted.networkChangeShare] {
             #expect(value.isFinite && value > 0 && value < 1)
         }

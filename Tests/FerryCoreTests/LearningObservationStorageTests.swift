@@ -168,7 +168,7 @@ import Testing
         for observation in observations { for click in observation.candidates.clicks { frequencies.add(click) } }
         var fitted = AttributionLearner().fit(observations, frequencies: frequencies)
         #expect(fitted.delayMixture != nil && fitted.frequencies != nil && fitted.clickedShareByAddress != nil)
-        #expect(fitted.frequencies?.languageByZone != nil)
+        #expect(fitted.unrelatedDelays != nil && fitted.frequencies?.languageByZone != nil)
         // Numbers no default has, in every field a fit leaves alone.
         fitted.qSameOS = 0.17.nextUp
         fitted.qFrozenOS = 0.3 / 7
@@ -179,9 +179,10 @@ import Testing
         let (decoded, json) = try Self.roundTrip(fitted)
         #expect(decoded == fitted)
         #expect(json.contains("delayMixture") && json.contains("frequencies") && json.contains("clickedShareByAddress"))
-        #expect(json.contains("languageByZone"))
-        // A model stored before it was counted reads back without it.
+        #expect(json.contains("unrelatedDelays") && json.contains("languageByZone"))
+        // A model stored before either was learnt reads back without them.
         var older = fitted
+        older.unrelatedDelays = nil
         older.frequencies?.languageByZone = nil
         #expect(try Self.roundTrip(older).0 == older)
         // The same matcher either way.

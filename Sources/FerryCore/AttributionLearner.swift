@@ -183,7 +183,7 @@ package struct AttributionLearner: Sendable {
     package static let thresholdBounds = [0.85...0.95, 0.7...0.95]
     /// The share of the app's organic installs, by the model's own reckoning, that its matches (of both classes) may
     /// take before the threshold of installs without page signals goes below the fixed one.
-    package static let organicBudget = 0.005
+    package static let organicBudget = 0.008
     /// The thresholds are learnt only from at least this many installs whose likeliest click could be matched.
     package static let thresholdMinimumInstalls = 100.0
 

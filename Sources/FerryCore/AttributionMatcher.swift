@@ -261,8 +261,9 @@ package struct AttributionMatcher: Sendable {
         return max(1 - stay, 0.005) / max(0.05, 1 - share)
     }
 
-    /// The click-to-launch delay's density (a mixture of a quick and a slow log-normal) against a uniform spread
-    /// over the window.
+    /// The click-to-launch delay's density (a mixture of a quick and a slow log-normal, or the app's learnt
+    /// `DelayMixture`) against how the delays of unrelated clicks spread: evenly over the window, or as the app's
+    /// `UnrelatedDelays` say.
     func delayRatio(_ delay: TimeInterval, window: TimeInterval) -> Double {
         if let mixture = model.delayMixture {
             // Against how unrelated clicks' delays spread, when the app's are known.

@@ -163,14 +163,6 @@ package struct UnrelatedDelays: Sendable, Hashable, Codable {
             for index in expected.indices { expected[index] += weight * UnrelatedDelays.width(index, window: window) }
         }
 
-        /// Adds another tally's counts.
-        package mutating func add(_ other: Tally) {
-            for index in observed.indices {
-                observed[index] += other.observed[index]
-                expected[index] += other.expected[index]
-            }
-        }
-
         /// Whether nothing was counted.
         package var isEmpty: Bool { expected.allSatisfy { $0 == 0 } }
 

@@ -44,7 +44,7 @@ struct LearnedModelReport {
             }.joined(separator: "; ") + "; floor \(Format.number(mixture.floorWeight))")
         }
         if let unrelated = models.last?.model.unrelatedDelays {
-            lines.append("  unrelated clicks' delays against an even spread (<1 min, 1–5 min, 5–15 min, 15–60 min, 1–3 h, 3–6 h, 6–12 h, 12 h+), last refit: "
+            lines.append("  unrelated clicks' delays against an even spread (\(UnrelatedDelays.binNames.joined(separator: ", "))), last refit: "
                 + unrelated.relative.map { Format.number($0) }.joined(separator: "  "))
         }
         return lines.joined(separator: "\n")

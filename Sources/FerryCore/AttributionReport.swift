@@ -108,8 +108,7 @@ package struct AttributionReport: Sendable, Hashable, Codable {
         }
         // How much commoner than an even spread an unrelated click is at each delay before an install, when learnt.
         if prior.unrelatedDelays != nil || fitted.unrelatedDelays != nil {
-            let bins = ["under 1 min", "1–5 min", "5–15 min", "15–60 min", "1–3 h", "3–6 h", "6–12 h", "12 h or more"]
-            for (bin, name) in bins.enumerated() where bin < UnrelatedDelays.starts.count {
+            for (bin, name) in UnrelatedDelays.binNames.enumerated() {
                 func factor(_ model: MatchModel) -> String {
                     model.unrelatedDelays.map { number($0.factor(UnrelatedDelays.starts[bin]), digits: 2) + "×" } ?? "even"
                 }

@@ -115,6 +115,8 @@ package struct UnrelatedDelays: Sendable, Hashable, Codable {
     /// Where each bin starts, in seconds: under a minute, 1–5 min, 5–15 min, 15–60 min, 1–3 h, 3–6 h, 6–12 h, and 12 h
     /// to the end of the window.
     package static let starts: [TimeInterval] = [0, 60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
+    /// The bins as people read them, in the order of `starts`.
+    package static let binNames = ["under 1 min", "1–5 min", "5–15 min", "15–60 min", "1–3 h", "3–6 h", "6–12 h", "12 h or more"]
     /// The learnt densities stay within these bounds of an even spread.
     package static let bounds: ClosedRange<Double> = 0.25...4
 

@@ -38,9 +38,10 @@ package final class PostgresStore: FerryDatabase {
     /// back must not mark it away again).
     ///
     /// A refused or lost connection marks the server away at once. A probe that merely gets no answer in time (and,
-    /// for the store's own probe, whose server accepts a connection) does only when the probe before it got none either: a server busy enough to keep one `SELECT 1` waiting two seconds
-    /// (a pool opening connections on a loaded machine) is slow, not gone, and refusing every operation for it would
-    /// fail requests that would have been answered.
+    /// for the store's own probe, whose server accepts a connection) does only when the probe before it got none
+    /// either: a server busy enough to keep one `SELECT 1` waiting two seconds (a pool opening connections on a loaded
+    /// machine) is slow, not gone, and refusing every operation for it would fail requests that would have been
+    /// answered.
     struct Health {
         var away = false
         var nextTicket: UInt64 = 0

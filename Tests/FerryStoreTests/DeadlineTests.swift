@@ -72,20 +72,29 @@ struct DeadlineTests {
         #expect(health.away, "reports older than the last one are ignored")
     }
 
+    /// A proxy in front of the test database, and the URL of a schema of its own reached through it.
+    static func proxiedDatabase() throws -> (proxy: FreezingProxy, url: String) {
+        let base = try #require(ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"])
+        let upstream = try #require(URLComponents(string: base))
+        let proxy = try FreezingProxy(host: try #require(upstream.host), port: try #require(upstream.port))
+        var proxied = upstream
+        proxied.port = proxy.port
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        guard let url = proxied.string else {
+            proxy.stop()
+            throw URLError(.badURL)
+        }
+        return (proxy, url + (base.contains("?") ? "&" : "?") + "search_path=" + schema)
+    }
+
     /// Through a proxy: a server that stops answering is taken for away at the second silent probe, not the first;
     /// one that refuses connections at the first of the store's own probes, which connects once to tell the two
     /// apart (a readiness check, which someone waits for, does not).
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"].map { !$0.isEmpty } ?? false, "needs FERRY_TEST_POSTGRES_URL"),
           .timeLimit(.minutes(10)))
     func theStoresProbeTellsARefusingServerFromASlowOne() async throws {
-        let base = try #require(ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"])
-        let upstream = try #require(URLComponents(string: base))
-        let proxy = try FreezingProxy(host: try #require(upstream.host), port: try #require(upstream.port))
+        let (proxy, url) = try Self.proxiedDatabase()
         defer { proxy.stop() }
-        var proxied = upstream
-        proxied.port = proxy.port
-        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let url = try #require(proxied.string) + (base.contains("?") ? "&" : "?") + "search_path=" + schema
         // No probe of its own in the background: the test makes each one.
         let store = try await PostgresStore(url: url, probeInterval: .seconds(3_600))
         try await store.createApp(makeApp())
@@ -123,14 +132,8 @@ struct DeadlineTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"].map { !$0.isEmpty } ?? false, "needs FERRY_TEST_POSTGRES_URL"),
           .timeLimit(.minutes(10)))
     func aServerThatStopsAnsweringFailsTheOperationAtItsDeadline() async throws {
-        let base = try #require(ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"])
-        let upstream = try #require(URLComponents(string: base))
-        let proxy = try FreezingProxy(host: try #require(upstream.host), port: try #require(upstream.port))
+        let (proxy, url) = try Self.proxiedDatabase()
         defer { proxy.stop() }
-        var proxied = upstream
-        proxied.port = proxy.port
-        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let url = try #require(proxied.string) + (base.contains("?") ? "&" : "?") + "search_path=" + schema
         let store = try await PostgresStore(url: url, operationDeadline: .seconds(2))
         try await store.createApp(makeApp())
         #expect(try await store.app(id: "app_1")?.name == "Example")

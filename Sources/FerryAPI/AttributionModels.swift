@@ -289,6 +289,35 @@ package struct AttributeUserRequest: Codable, Sendable, Hashable {
     }
 }
 
+/// The body of `POST /v1/attribution/user-tokens`: the user id whose click token is asked for.
+package struct UserClickTokenRequest: Codable, Sendable, Hashable {
+    /// The app's user id (at most 128 characters).
+    package var userID: String
+
+    /// Creates a request.
+    package init(userID: String) {
+        self.userID = userID
+    }
+}
+
+/// The answer of `POST /v1/attribution/user-tokens`: the token to add to the links shown to the signed-in person, as
+/// `parameter=token` in each link's query. The same user id always gets the same token.
+package struct UserClickTokenResponse: Codable, Sendable, Hashable {
+    /// The user id.
+    package var userID: String
+    /// `fu_` and 32 hexadecimal digits.
+    package var token: String
+    /// The query parameter that carries it: `ferry_user`.
+    package var parameter: String
+
+    /// Creates an answer.
+    package init(userID: String, token: String, parameter: String) {
+        self.userID = userID
+        self.token = token
+        self.parameter = parameter
+    }
+}
+
 /// The answer of `POST /v1/attribution/user`: the attribution now bound to the user (the same every time).
 ///
 /// With a publishable key, an install is shown the user's attribution only when the user is bound to that install:

@@ -17,6 +17,8 @@ package enum FerryRoutes {
     package static let sdkValidate = "/v1/sdk/validate"
     /// `POST`: bind an install's attribution to the app's user id.
     package static let attributionUser = "/v1/attribution/user"
+    /// `POST`: the token a signed-in person's clicks carry (`ferry_user`), for a user id (secret key).
+    package static let attributionUserTokens = "/v1/attribution/user-tokens"
     /// `POST`: record SDK events.
     package static let events = "/v1/events"
     /// `GET`: an app's statistics (secret key).

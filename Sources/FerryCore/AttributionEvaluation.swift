@@ -91,7 +91,7 @@ package struct AttributionEvaluation: Sendable, Hashable, Codable {
                                                  minConfidence: minConfidence) {
                     organicAttributed += 1
                 }
-            case .click(let truth):
+            case .click(let truth), .userClick(let truth):
                 let segment = Segment.of(install: observation.install, click: truth, candidates: observation.candidates)
                 var cell = segments[segment] ?? Cell()
                 cell.labelled += 1

@@ -9,6 +9,9 @@ package struct LearningObservation: Sendable {
         case unlabelled
         /// A deterministic match (a click token or the Play Store referrer) tied it to this click.
         case click(ClickEvidence)
+        /// The probabilistic tier answered it, and the user later bound to it had made this click, their token in its
+        /// URL (`UserClickToken`): the click is known, though the install reached the probabilistic tier.
+        case userClick(ClickEvidence)
         /// It is known to have come without a click (a Play Store referrer naming no campaign of the app).
         case organic
     }
@@ -32,6 +35,14 @@ package struct LearningObservation: Sendable {
         self.window = window
         self.label = label
         self.weight = weight
+    }
+
+    /// Whether the install reached the probabilistic tier: unlabelled, or labelled later by its user's click.
+    var reachedMatcher: Bool {
+        switch label {
+        case .unlabelled, .userClick: true
+        case .click, .organic: false
+        }
     }
 
     /// Whether the install came from Android (the other platform is iOS).
@@ -102,6 +113,9 @@ package struct AttributionLearner: Sendable {
         labelled.apply(to: &model, prior: prior)
         labelled.applyReferrerShares(to: &model, prior: prior)
         let unlabelled = observations.filter { $0.label == .unlabelled }
+        // Installs the probabilistic tier answered whose click became known later: they count among that tier's
+        // installs as clicked, as surely as the unlabelled ones count as clicked as likely as the model says.
+        let knownClicked = observations.filter { if case .userClick = $0.label { true } else { false } }
         let labelledUnrelated = Self.unrelatedDelays(labelled: observations, model: model)
         for _ in 0..<max(0, iterations) {
             let matcher = AttributionMatcher(model: model, calibration: .identity)
@@ -128,6 +142,13 @@ package struct AttributionLearner: Sendable {
                     samples.append(DelaySample(delay: delay, window: observation.window, weight: observation.weight * share))
                 }
             }
+            for observation in knownClicked {
+                let platform = observation.isAndroid ? 1 : 0, bucket = MatchModel.addressBucket(observation.candidates.sameAddressClicks)
+                clicked[platform] += observation.weight
+                total[platform] += observation.weight
+                clickedByAddress[platform][bucket] += observation.weight
+                totalByAddress[platform][bucket] += observation.weight
+            }
             let m = Self.clickedSharePriorWeight
             model.clickedShare = Self.clamp((clicked[0] + m * prior.clickedShare) / (total[0] + m), 0.02...0.98)
             model.androidClickedShare = Self.clamp((clicked[1] + m * prior.androidClickedShare) / (total[1] + m), 0.02...0.98)
@@ -140,7 +161,12 @@ package struct AttributionLearner: Sendable {
             model.delayMixture = Self.fitDelays(samples, start: model.delayMixture ?? .prior, prior: prior.delayMixture ?? .prior)
             model.unrelatedDelays = unrelated.isEmpty ? nil : unrelated.fitted(priorWeight: Self.unrelatedDelayPriorWeight)
         }
-        model.learntThresholds = Self.thresholds(unlabelled, model: model)
+        // The thresholds are for every install the matcher answers, judged by the model alone.
+        model.learntThresholds = Self.thresholds(observations.filter(\.reachedMatcher).map { observation in
+            var answered = observation
+            answered.label = .unlabelled
+            return answered
+        }, model: model)
         return model
     }
 
@@ -157,7 +183,7 @@ package struct AttributionLearner: Sendable {
             switch observation.label {
             case .unlabelled: continue
             case .organic: caused = nil
-            case .click(let click): caused = click.clickID
+            case .click(let click), .userClick(let click): caused = click.clickID
             }
             // The matcher's own rule of which candidates it weighs (inside the window, sharing a key).
             for (index, _) in matcher.weights(install: observation.install, candidates: observation.candidates, window: observation.window).clicks {
@@ -359,10 +385,10 @@ struct LabelledStatistics {
                 switch observation.label {
                 case .click: androidReferred[bucket] += counted
                 case .organic: androidOrganic[bucket] += counted
-                case .unlabelled: break
+                case .unlabelled, .userClick: break
                 }
             }
-            guard case .click(let click) = observation.label else { continue }
+            guard let click = observation.label.click else { continue }
             let install = observation.install, weight = observation.weight
             let delay = install.at.timeIntervalSince(click.createdAt)
             guard delay.isFinite, delay >= -60, delay <= observation.window else { continue }

@@ -62,7 +62,7 @@ package struct AttributionReport: Sendable, Hashable, Codable {
                 switch observation.label {
                 case .unlabelled: unlabelled += 1
                 case .organic: organic += 1
-                case .click: labelled += 1
+                case .click, .userClick: labelled += 1
                 }
             }
             since = oldest

@@ -43,8 +43,9 @@ package struct ClickRouter: Sendable {
         }
         var clickQuery = QueryString(query ?? "")
         // A click id in the visitor's URL is another click's (a "copy to open" link pasted in a browser): it is not
-        // passed on to where this click goes.
+        // passed on to where this click goes. Nor is a signed-in person's token: it is for this server alone.
         clickQuery.remove(Self.referrerClickParameter)
+        clickQuery.remove(UserClickToken.parameter)
         let routing = link.routing
         switch client.platform {
         case .bot:

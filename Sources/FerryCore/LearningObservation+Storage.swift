@@ -24,7 +24,11 @@ extension LearningObservation {
             return click
         }
         result.candidates.clicks = candidates.clicks.map(anonymise)
-        if case .click(let click) = label { result.label = .click(anonymise(click)) }
+        switch label {
+        case .click(let click): result.label = .click(anonymise(click))
+        case .userClick(let click): result.label = .userClick(anonymise(click))
+        case .unlabelled, .organic: break
+        }
         return result
     }
 
@@ -62,12 +66,20 @@ extension LearningObservation.Label {
         case click, organic, unlabelled
     }
 
-    /// This label's kind.
+    /// This label's kind (a user's click is a click).
     package var kind: Kind {
         switch self {
         case .unlabelled: .unlabelled
-        case .click: .click
+        case .click, .userClick: .click
         case .organic: .organic
+        }
+    }
+
+    /// The click, for a label that names one.
+    package var click: ClickEvidence? {
+        switch self {
+        case .click(let click), .userClick(let click): click
+        case .unlabelled, .organic: nil
         }
     }
 }
@@ -80,9 +92,9 @@ extension LearningObservation: Equatable {
 }
 
 /// `{"install": …, "candidates": …, "window": 86400, "label": "click", "click": {…}, "weight": 1}`; `click` only with a
-/// `click` label.
+/// `click` label, and `"source": "user"` beside it for a user's click.
 extension LearningObservation: Codable {
-    private enum CodingKeys: String, CodingKey { case install, candidates, window, label, click, weight }
+    private enum CodingKeys: String, CodingKey { case install, candidates, window, label, click, source, weight }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -90,7 +102,9 @@ extension LearningObservation: Codable {
         switch try container.decode(Label.Kind.self, forKey: .label) {
         case .unlabelled: label = .unlabelled
         case .organic: label = .organic
-        case .click: label = .click(try container.decode(ClickEvidence.self, forKey: .click))
+        case .click:
+            let click = try container.decode(ClickEvidence.self, forKey: .click)
+            label = try container.decodeIfPresent(String.self, forKey: .source) == "user" ? .userClick(click) : .click(click)
         }
         self.init(install: try container.decode(InstallEvidence.self, forKey: .install),
                   candidates: try container.decode(CandidateSet.self, forKey: .candidates),
@@ -104,7 +118,8 @@ extension LearningObservation: Codable {
         try container.encode(candidates, forKey: .candidates)
         try container.encode(window, forKey: .window)
         try container.encode(label.kind, forKey: .label)
-        if case .click(let click) = label { try container.encode(click, forKey: .click) }
+        if let click = label.click { try container.encode(click, forKey: .click) }
+        if case .userClick = label { try container.encode("user", forKey: .source) }
         try container.encode(weight, forKey: .weight)
     }
 }

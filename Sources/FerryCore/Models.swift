@@ -379,15 +379,18 @@ package struct Click: Sendable, Hashable {
     package var osVersion: String?
     /// `iphone`, `ipad` or `ipod`, from the user agent.
     package var appleDevice: String?
+    /// The signed-in person's pseudonym the click's URL carried (`UserClickToken`), kept apart from its query.
+    package var userToken: String?
 
     /// Creates a click.
     package init(
         id: String, linkID: String, appID: String, environment: APIEnvironment, createdAt: Date, ipHash: String?, networkHash: String?,
         userAgent: String?, platform: ClientPlatform, referer: String?, query: String?, acceptLanguage: String?,
-        osVersion: String? = nil, appleDevice: String? = nil
+        osVersion: String? = nil, appleDevice: String? = nil, userToken: String? = nil
     ) {
         self.osVersion = osVersion
         self.appleDevice = appleDevice
+        self.userToken = userToken
         self.id = id
         self.linkID = linkID
         self.appID = appID

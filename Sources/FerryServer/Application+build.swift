@@ -166,6 +166,7 @@ func buildRouter(
         (FerryRoutes.resolveURL, ["GET"]),
         (FerryRoutes.attributionMatch, ["POST"]),
         (FerryRoutes.attributionUser, ["POST"]),
+        (FerryRoutes.attributionUserTokens, ["POST"]),
         (FerryRoutes.sdkValidate, ["POST"]),
         (FerryRoutes.events, ["POST"]),
         (FerryRoutes.stats, ["GET"]),

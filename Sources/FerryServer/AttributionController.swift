@@ -16,6 +16,7 @@ struct AttributionController: Sendable {
     func register(on router: Router<FerryRequestContext>) {
         router.post(RouterPath(FerryRoutes.attributionMatch)) { request, context in try await match(request, context: context) }
         router.post(RouterPath(FerryRoutes.attributionUser)) { request, _ in try await bindUser(request) }
+        router.post(RouterPath(FerryRoutes.attributionUserTokens)) { request, _ in try await userToken(request) }
         router.post(RouterPath(FerryRoutes.sdkValidate)) { request, _ in try await validate(request) }
         router.post(RouterPath(FerryRoutes.events)) { request, _ in try await events(request) }
         // The slug, or the link's path as the app was opened with it: one segment or several (`promo/spring-26`,
@@ -37,6 +38,16 @@ struct AttributionController: Sendable {
         let auth = try await authenticator.authenticate(request)
         let body = try await JSONBody.decode(AttributeUserRequest.self, from: request, limit: maxBodyBytes)
         return try JSONBody.response(try await attributor.bindUser(body, app: auth.app, key: auth.key))
+    }
+
+    /// A user id's click token. Only the app's backend (a secret key) may ask: anyone who could get the token of any
+    /// user id could make clicks that label another person's install.
+    func userToken(_ request: Request) async throws -> Response {
+        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let body = try await JSONBody.decode(UserClickTokenRequest.self, from: request, limit: maxBodyBytes)
+        let userID = try AttributionRules.validateIdentifier(body.userID, field: "userID", max: AttributionRules.maxUserIDLength)
+        let token = attributor.userClickToken(userID: userID, appID: auth.app.id, environment: auth.key.environment)
+        return try JSONBody.response(UserClickTokenResponse(userID: userID, token: token, parameter: UserClickToken.parameter))
     }
 
     func validate(_ request: Request) async throws -> Response {

@@ -38,6 +38,7 @@ package struct AttributionJanitor: Service {
                 _ = try await store.pruneLinkChanges(before: now.addingTimeInterval(-LinkChanges.retention))
                 let learning = try await store.purgeAttributionLearning(before: now.addingTimeInterval(-Double(observationRetention.components.seconds)))
                 if learning > 0 { logger.info("purged old attribution observations", metadata: ["rows": "\(learning)"]) }
+                _ = try await store.forgetPendingObservations(before: now.addingTimeInterval(-AttributionObservationRecord.pendingHorizon))
                 if let clickRetention {
                     let seconds = Double(clickRetention.components.seconds)
                     let expired = try await store.expireClicks(before: now.addingTimeInterval(-seconds))

@@ -81,6 +81,28 @@ extension AttributionObservationRecord {
     }
 }
 
+extension PendingObservation {
+    /// `id, observed_at, pending` of an `attribution_observations` row; nil when the raw form can no longer be read.
+    static func decoded(row: some StoreRow) throws -> PendingObservation? {
+        let row = row.columns(PendingObservationColumn.self)
+        guard let observation = try? AttributionLearningSchema.decode(LearningObservation.self, try row[.pending]) else { return nil }
+        return PendingObservation(id: try row[.id], observedAt: Date(timeIntervalSince1970: try row[.observedAt]), observation: observation)
+    }
+}
+
+/// The columns of a pending observation.
+enum PendingObservationColumn: Int, StoreColumn {
+    case id, observedAt, pending
+
+    var columnName: String {
+        switch self {
+        case .id: "id"
+        case .observedAt: "observed_at"
+        case .pending: "pending"
+        }
+    }
+}
+
 /// The columns of `attribution_models` but the model.
 enum ModelVersionColumn: Int, StoreColumn {
     case appID, environment, version, createdAt, status, summary

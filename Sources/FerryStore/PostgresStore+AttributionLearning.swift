@@ -14,10 +14,47 @@ extension PostgresStore {
 
     package func recordObservation(_ record: AttributionObservationRecord) async throws {
         let body = try AttributionLearningSchema.encode(record.observation)
+        let pending = try record.pending.map(AttributionLearningSchema.encode)
+        let installKey = pending == nil ? nil : record.installKey
         try await execute("""
-            INSERT INTO attribution_observations (app_id, environment, observed_at, label_kind, body)
-            VALUES (\(record.appID), \(record.environment.rawValue), \(record.observedAt.timeIntervalSince1970), \(record.observation.label.kind.rawValue), \(body))
+            INSERT INTO attribution_observations (app_id, environment, observed_at, label_kind, body, install_key, pending)
+            VALUES (\(record.appID), \(record.environment.rawValue), \(record.observedAt.timeIntervalSince1970), \(record.observation.label.kind.rawValue),
+                    \(body), \(installKey), \(pending))
             """)
+    }
+
+    package func userClicks(appID: String, environment: APIEnvironment, userToken: String, platform: ClientPlatform, from: Date, to: Date,
+                            limit: Int) async throws -> [ClickEvidence] {
+        var languages = LanguageLists()
+        return try await all("""
+            SELECT \(unescaped: EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+            WHERE c.app_id = \(appID) AND c.user_token = \(userToken) AND c.created_at >= \(from.timeIntervalSince1970)
+              AND c.created_at <= \(to.timeIntervalSince1970) AND c.environment = \(environment.rawValue) AND c.platform = \(platform.rawValue)
+            ORDER BY c.created_at DESC, c.id DESC LIMIT \(max(0, limit))
+            """) { try ClickEvidence(row: $0, languages: &languages) }
+    }
+
+    package func pendingObservation(appID: String, environment: APIEnvironment, installKey: String) async throws -> PendingObservation? {
+        try await first("""
+            SELECT id, observed_at, pending FROM attribution_observations
+            WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_key = \(installKey) AND pending IS NOT NULL
+            ORDER BY observed_at DESC, id DESC LIMIT 1
+            """, PendingObservation.decoded(row:)) ?? nil
+    }
+
+    package func labelObservation(id: Int64, observation: LearningObservation) async throws -> Bool {
+        let body = try AttributionLearningSchema.encode(observation)
+        return try await all("""
+            UPDATE attribution_observations SET body = \(body), label_kind = \(observation.label.kind.rawValue), pending = NULL, install_key = NULL
+            WHERE id = \(id) AND pending IS NOT NULL RETURNING id
+            """) { _ in () }.count == 1
+    }
+
+    package func forgetPendingObservations(before cutoff: Date) async throws -> Int {
+        try await all("""
+            UPDATE attribution_observations SET pending = NULL, install_key = NULL
+            WHERE pending IS NOT NULL AND observed_at < \(cutoff.timeIntervalSince1970) RETURNING id
+            """) { _ in () }.count
     }
 
     package func observations(appID: String, environment: APIEnvironment, since: Date, limit: Int) async throws -> [AttributionObservationRecord] {

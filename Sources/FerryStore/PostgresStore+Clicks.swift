@@ -12,12 +12,13 @@ extension PostgresStore {
             var stored: Set<String> = []
             for query in Self.rowQueries("""
                 INSERT INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent, platform, referer, query,
-                    accept_language, os_version, apple_device) VALUES
-                """, columns: 14, clicks, tail: "ON CONFLICT (id, created_at) DO NOTHING RETURNING id", bind: { click, binds in
+                    accept_language, os_version, apple_device, user_token) VALUES
+                """, columns: 15, clicks, tail: "ON CONFLICT (id, created_at) DO NOTHING RETURNING id", bind: { click, binds in
                     binds.append(click.id); binds.append(click.linkID); binds.append(click.appID); binds.append(click.environment.rawValue)
                     binds.append(click.createdAt.timeIntervalSince1970); binds.append(click.ipHash); binds.append(click.networkHash)
                     binds.append(click.userAgent); binds.append(click.platform.rawValue); binds.append(click.referer); binds.append(click.query)
                     binds.append(click.acceptLanguage); binds.append(click.osVersion); binds.append(click.appleDevice)
+                    binds.append(click.userToken)
                 }) {
                 for try await row in try await connection.query(query, logger: logger) {
                     stored.insert(try row.decode(String.self))

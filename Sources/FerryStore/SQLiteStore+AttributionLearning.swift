@@ -7,11 +7,56 @@ import GRDB
 extension SQLiteStore {
     package func recordObservation(_ record: AttributionObservationRecord) async throws {
         let body = try AttributionLearningSchema.encode(record.observation)
+        let pending = try record.pending.map(AttributionLearningSchema.encode)
         try await write { db in
             try db.cachedStatement(sql: """
-                INSERT INTO attribution_observations (app_id, environment, observed_at, label_kind, body) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO attribution_observations (app_id, environment, observed_at, label_kind, body, install_key, pending)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [record.appID, record.environment.rawValue, record.observedAt.timeIntervalSince1970,
-                                         record.observation.label.kind.rawValue, body])
+                                         record.observation.label.kind.rawValue, body, pending == nil ? nil : record.installKey, pending])
+        }
+    }
+
+    package func userClicks(appID: String, environment: APIEnvironment, userToken: String, platform: ClientPlatform, from: Date, to: Date,
+                            limit: Int) async throws -> [ClickEvidence] {
+        try await writer.read { db in
+            var languages = LanguageLists()
+            return try db.cachedStatement(sql: """
+                SELECT \(EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
+                WHERE c.app_id = ? AND c.user_token = ? AND c.created_at >= ? AND c.created_at <= ? AND c.environment = ? AND c.platform = ?
+                ORDER BY c.created_at DESC, c.id DESC LIMIT ?
+                """).decodedRows(arguments: [appID, userToken, from.timeIntervalSince1970, to.timeIntervalSince1970, environment.rawValue,
+                                             platform.rawValue, max(0, limit)]) { row in
+                try ClickEvidence(row: row, languages: &languages)
+            }
+        }
+    }
+
+    package func pendingObservation(appID: String, environment: APIEnvironment, installKey: String) async throws -> PendingObservation? {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, observed_at, pending FROM attribution_observations
+                WHERE app_id = ? AND environment = ? AND install_key = ? AND pending IS NOT NULL ORDER BY observed_at DESC, id DESC LIMIT 1
+                """, arguments: [appID, environment.rawValue, installKey])
+            return try rows.first.flatMap(PendingObservation.decoded(row:))
+        }
+    }
+
+    package func labelObservation(id: Int64, observation: LearningObservation) async throws -> Bool {
+        let body = try AttributionLearningSchema.encode(observation)
+        return try await write { db in
+            try db.execute(sql: """
+                UPDATE attribution_observations SET body = ?, label_kind = ?, pending = NULL, install_key = NULL WHERE id = ? AND pending IS NOT NULL
+                """, arguments: [body, observation.label.kind.rawValue, id])
+            return db.changesCount == 1
+        }
+    }
+
+    package func forgetPendingObservations(before cutoff: Date) async throws -> Int {
+        try await write { db in
+            try db.execute(sql: "UPDATE attribution_observations SET pending = NULL, install_key = NULL WHERE pending IS NOT NULL AND observed_at < ?",
+                           arguments: [cutoff.timeIntervalSince1970])
+            return db.changesCount
         }
     }
 

@@ -61,8 +61,8 @@ extension SQLiteStore {
     static func insertClicks(_ clicks: ArraySlice<Click>, db: Database, givingWay: () -> Bool = { false }) throws -> Int {
         let statement = try db.cachedStatement(sql: """
             INSERT OR IGNORE INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent,
-                platform, referer, query, accept_language, os_version, apple_device)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                platform, referer, query, accept_language, os_version, apple_device, user_token)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         var stored: [Click] = []
         stored.reserveCapacity(clicks.count)
@@ -73,7 +73,7 @@ extension SQLiteStore {
             try statement.execute(arguments: [
                 click.id, click.linkID, click.appID, click.environment.rawValue, click.createdAt.timeIntervalSince1970,
                 click.ipHash, click.networkHash, click.userAgent, click.platform.rawValue, click.referer, click.query,
-                click.acceptLanguage, click.osVersion, click.appleDevice,
+                click.acceptLanguage, click.osVersion, click.appleDevice, click.userToken,
             ])
             if db.changesCount > 0 { stored.append(click) }
         }

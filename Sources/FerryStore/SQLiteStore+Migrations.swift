@@ -221,6 +221,9 @@ extension SQLiteStore {
         migrator.registerMigration("v17-attribution-learning") { db in
             for statement in AttributionLearningSchema.statements(real: "REAL", identity: "INTEGER PRIMARY KEY") { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v18-user-clicks") { db in
+            for statement in UserClicksSchema.statements() { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -216,11 +216,40 @@ package struct AttributionObservationRecord: Sendable, Equatable {
     package var observedAt: Date
     /// The observation.
     package var observation: LearningObservation
+    /// For an unlabelled observation a user binding may still label: a keyed hash of its install id…
+    package var installKey: String?
+    /// …and the observation before it was anonymised, kept until `pendingHorizon` has passed (or it is labelled).
+    package var pending: LearningObservation?
+
+    /// How long after its install an unlabelled observation may still be labelled by a user binding: a day (an app
+    /// binds its user when the person signs in, in the first sessions), after which its raw form, which holds hashed
+    /// addresses, is forgotten as the clicks' own are after their attribution window.
+    package static let pendingHorizon: TimeInterval = 86400
 
     /// Creates a record.
-    package init(appID: String, environment: APIEnvironment, observedAt: Date, observation: LearningObservation) {
+    package init(appID: String, environment: APIEnvironment, observedAt: Date, observation: LearningObservation, installKey: String? = nil,
+                 pending: LearningObservation? = nil) {
         self.appID = appID
         self.environment = environment
+        self.observedAt = observedAt
+        self.observation = observation
+        self.installKey = installKey
+        self.pending = pending
+    }
+}
+
+/// An observation a user binding may still label: its row and its raw form.
+package struct PendingObservation: Sendable, Equatable {
+    /// The row.
+    package var id: Int64
+    /// When the install was answered.
+    package var observedAt: Date
+    /// The observation before it was anonymised.
+    package var observation: LearningObservation
+
+    /// Creates one.
+    package init(id: Int64, observedAt: Date, observation: LearningObservation) {
+        self.id = id
         self.observedAt = observedAt
         self.observation = observation
     }
@@ -274,6 +303,17 @@ package protocol AttributionLearningStore: Sendable {
     func modelVersions(appID: String, environment: APIEnvironment, limit: Int) async throws -> [AttributionModelVersion]
     /// Forgets observations made before `cutoff`, and superseded models fitted before it; returns how many rows went.
     func purgeAttributionLearning(before cutoff: Date) async throws -> Int
+    /// The clicks of an app and environment on `platform` whose URL carried `userToken` (`UserClickToken`), made from
+    /// `from` to `to`, newest first, at most `limit`, as evidence (whether or not an install took them).
+    func userClicks(appID: String, environment: APIEnvironment, userToken: String, platform: ClientPlatform, from: Date, to: Date,
+                    limit: Int) async throws -> [ClickEvidence]
+    /// The newest observation of an app and environment stored under `installKey` that is still pending.
+    func pendingObservation(appID: String, environment: APIEnvironment, installKey: String) async throws -> PendingObservation?
+    /// Replaces a pending observation by `observation` (labelled and anonymised) and forgets its raw form, once:
+    /// false when it is no longer pending (labelled meanwhile, forgotten, or purged).
+    func labelObservation(id: Int64, observation: LearningObservation) async throws -> Bool
+    /// Forgets the raw form of the observations made before `cutoff` (they can no longer be labelled); returns how many.
+    func forgetPendingObservations(before cutoff: Date) async throws -> Int
     /// The clicks of an app and environment made at or after `since` on the platforms apps are installed on, as
     /// evidence (with what their pages reported), newest first, at most `limit`: what value frequencies are counted on.
     func clickEvidence(appID: String, environment: APIEnvironment, since: Date, limit: Int) async throws -> [ClickEvidence]

@@ -224,12 +224,31 @@ enum MinConfidenceSchema {
     }
 }
 
+/// Clicks that carry a signed-in person's pseudonym (`UserClickToken`), and observations a later user binding may
+/// label: the raw observation (`pending`, which names its clicks and hashed addresses) is kept beside the anonymised
+/// one only until the binding may come (`AttributionObservationRecord.pendingHorizon`), under a keyed hash of the
+/// install id (`install_key`).
+enum UserClicksSchema {
+    static func statements() -> [String] {
+        [
+            "ALTER TABLE clicks ADD COLUMN user_token TEXT",
+            "CREATE INDEX clicks_app_user ON clicks(app_id, user_token, created_at) WHERE user_token IS NOT NULL",
+            "ALTER TABLE attribution_observations ADD COLUMN install_key TEXT",
+            "ALTER TABLE attribution_observations ADD COLUMN pending TEXT",
+            """
+            CREATE INDEX attribution_observations_pending ON attribution_observations(app_id, environment, install_key)
+            WHERE pending IS NOT NULL
+            """,
+        ]
+    }
+}
+
 // MARK: Clicks
 
 /// The columns of `clicks`.
 enum ClickColumn: Int, StoreColumn {
     case id, linkID, appID, environment, createdAt, ipHash, networkHash, userAgent, platform, referer, query, acceptLanguage
-    case osVersion, appleDevice
+    case osVersion, appleDevice, userToken
 
     var columnName: String {
         switch self {
@@ -247,6 +266,7 @@ enum ClickColumn: Int, StoreColumn {
         case .acceptLanguage: "accept_language"
         case .osVersion: "os_version"
         case .appleDevice: "apple_device"
+        case .userToken: "user_token"
         }
     }
 }
@@ -260,7 +280,7 @@ extension Click {
             createdAt: Date(timeIntervalSince1970: row[.createdAt]), ipHash: row[.ipHash], networkHash: row[.networkHash],
             userAgent: row[.userAgent], platform: ClientPlatform(rawValue: row[.platform]) ?? .other,
             referer: row[.referer], query: row[.query], acceptLanguage: row[.acceptLanguage],
-            osVersion: row[.osVersion], appleDevice: row[.appleDevice]
+            osVersion: row[.osVersion], appleDevice: row[.appleDevice], userToken: row[.userToken]
         )
     }
 }

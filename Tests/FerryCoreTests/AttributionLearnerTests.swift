@@ -327,6 +327,48 @@ import Testing
         #expect(byAddress[MatchModel.addressBucket(1)] > 0.9 && byAddress[MatchModel.addressBucket(0)] < 0.1, "\(byAddress)")
     }
 
+    /// Installs the probabilistic tier answered and whose user's click became known later are still that tier's
+    /// installs: they count as clicked in the share, where leaving them out would make clicks look rarer; and on
+    /// Android they are not Play Store referrers, whose share they would raise.
+    @Test func installsLabelledByTheirUsersClickStillCountAmongTheMatchersInstalls() throws {
+        var random = Random(state: 23)
+        var observations: [LearningObservation] = []
+        for n in 0..<4_000 {
+            if random.next() < 0.3 {
+                let (install, click) = Self.pair(n, delay: random.delay(median: 300, spread: 1))
+                // A third of the clicked installs' users had clicked signed in, and signed in in the app.
+                let label: LearningObservation.Label = random.next() < 1.0 / 3 ? .userClick(click) : .unlabelled
+                observations.append(LearningObservation(install: install, candidates: Self.candidates([click]), window: Self.window, label: label))
+            } else {
+                let (install, _) = Self.pair(n, delay: 60)
+                observations.append(LearningObservation(install: install, candidates: Self.candidates([]), window: Self.window, label: .unlabelled))
+            }
+        }
+        let labelled = observations.filter { $0.label != .unlabelled }.count
+        #expect(labelled > 300 && labelled < 500)
+        let fitted = AttributionLearner(iterations: 20).fit(observations, frequencies: nil)
+        #expect(abs(fitted.clickedShare - 0.3) < 0.04, "\(fitted.clickedShare)")
+        // Left out, the clicked share would fall to about 0.2 / 0.9.
+        let withoutThem = AttributionLearner(iterations: 20).fit(observations.filter { $0.label == .unlabelled }, frequencies: nil)
+        #expect(withoutThem.clickedShare < 0.27, "\(withoutThem.clickedShare)")
+
+        // Android: the Play Store referrers that arrived all named no click, and the user clicks do not change that.
+        let android = observations.prefix(600).map { observation -> LearningObservation in
+            var observation = observation
+            observation.install.signals = DeviceSignals(platform: "android", osVersion: "14", model: nil, languages: ["en-US"])
+            return observation
+        }
+        let organic = (0..<100).map { n -> LearningObservation in
+            let (install, click) = Self.pair(10_000 + n, delay: 60)
+            var observation = LearningObservation(install: install, candidates: Self.candidates([click]), window: Self.window, label: .organic)
+            observation.install.signals = DeviceSignals(platform: "android", osVersion: "14", model: nil, languages: ["en-US"])
+            return observation
+        }
+        let androidFit = AttributionLearner().fit(Array(android) + organic, frequencies: nil)
+        // (Taken for referrers that named their click, the 60 or so user clicks would have put it near 0.4.)
+        #expect(androidFit.androidClickedShare < 0.05, "\(androidFit.androidClickedShare)")
+    }
+
     @Test func playReferrersGiveTheAndroidClickShareTheUnlabelledInstallsHide() {
         // Android installs at addresses with one recent click: the Play Store referrer arrived for 400, tying 48 of
         // them to a click (12%) and naming none for the rest. 300 more came without a referrer, each beside a click

@@ -252,12 +252,15 @@ struct ClickRouterTests {
         #expect(items["utm_medium"] == "email")
     }
 
-    /// A "copy to open" link pasted in a browser carries another click's id: where this click goes never gets it.
+    /// A "copy to open" link pasted in a browser carries another click's id, and a signed-in person's link their
+    /// token: where this click goes never gets either.
     @Test(arguments: ClientPlatform.allCases)
-    func aClickIDInTheClicksOwnQueryIsNotPassedOn(platform: ClientPlatform) throws {
+    func aClickIDOrUserTokenInTheClicksOwnQueryIsNotPassedOn(platform: ClientPlatform) throws {
         var app = Fixtures.app()
         app.attribution.copyToOpen = true
-        let decision = decide(app: app, client: Fixtures.client(platform), query: "ferry_click_id=clk_EEEEEEEEEEEEEEEEEEEEEE&utm_source=sms")
+        let token = "fu_0123456789abcdef0123456789abcdef"
+        let decision = decide(app: app, client: Fixtures.client(platform),
+                              query: "ferry_click_id=clk_EEEEEEEEEEEEEEEEEEEEEE&ferry_user=\(token)&utm_source=sms")
         let urls: [String]
         switch decision {
         case .redirect(let url): urls = [url]
@@ -266,7 +269,7 @@ struct ClickRouterTests {
         case .status: urls = []
         }
         #expect(!urls.isEmpty)
-        #expect(urls.allSatisfy { !$0.contains("clk_EEEEEEEEEEEEEEEEEEEEEE") }, "\(urls)")
+        #expect(urls.allSatisfy { !$0.contains("clk_EEEEEEEEEEEEEEEEEEEEEE") && !$0.contains(token) && !$0.contains("ferry_user") }, "\(urls)")
         if case .interstitial(let page) = decision {
             #expect(page.webURL.contains("utm_source=sms"))
             #expect(page.copyLink == "https://go.acme.com/summer?ferry_click_id=\(Self.clickID)")

@@ -134,7 +134,7 @@ import Testing
         let candidates = CandidateSet(clicks: clicks, clicksInWindow: 1_234, sameAddressClicks: 3, sameNetworkClicks: 8)
         var odd = M.phone(zone: "Asia/Kolkata", offset: 19_800, languages: ["hi-IN", "en-IN"])
         odd.screenScale = 2.625
-        for label: LearningObservation.Label in [.unlabelled, .organic, .click(clicks[0])] {
+        for label: LearningObservation.Label in [.unlabelled, .organic, .click(clicks[0]), .userClick(clicks[1])] {
             let install = InstallEvidence(addressHash: "addr-home", networkHash: "net-home", signals: odd,
                                           at: Date(timeIntervalSince1970: 1_767_643_200.123_456_7))
             let observation = LearningObservation(install: install, candidates: candidates, window: 3 * 3600, label: label, weight: 0.707_106_781_186_547_6)
@@ -143,6 +143,8 @@ import Testing
             #expect(decoded.install.at == observation.install.at && decoded.candidates.clicks[0].createdAt == clicks[0].createdAt)
             #expect(json.contains("\"label\":\"\(label.kind.rawValue)\""))
             #expect(!json.contains("addr-") && !json.contains("net-") && !json.contains("clk_"))
+            // A user's click is told apart from a deterministic one by its source.
+            #expect(json.contains("\"source\":\"user\"") == (label == .userClick(clicks[1])))
         }
         // Without a stated weight an observation counts fully; a click label needs its click.
         let bare = #"{"install":{"signals":{},"at":0},"candidates":{"clicks":[],"clicksInWindow":0,"sameAddressClicks":0,"sameNetworkClicks":0},"window":3600,"label":"organic"}"#

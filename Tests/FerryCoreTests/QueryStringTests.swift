@@ -244,3 +244,26 @@ struct URLPartsTests {
         #expect(parts.url == url)
     }
 }
+
+@Suite("UserClickToken")
+struct UserClickTokenTests {
+    static let token = "fu_" + "0123456789abcdef0123456789abcdef"
+
+    @Test func aClickCarriesOneWellFormedToken() {
+        #expect(UserClickToken.isWellFormed(Self.token))
+        #expect(UserClickToken.token(inQuery: "ferry_user=\(Self.token)") == Self.token)
+        #expect(UserClickToken.token(inQuery: "utm_source=site&ferry_user=\(Self.token)&x=1") == Self.token)
+        // The name may come percent-encoded, as any parameter's.
+        #expect(UserClickToken.token(inQuery: "ferry%5Fuser=\(Self.token)") == Self.token)
+    }
+
+    @Test func anythingElseIsIgnored() {
+        let other = "fu_" + String(repeating: "f", count: 32)
+        for query: String? in [nil, "", "ferry_user", "ferry_user=", "ferry_user=\(Self.token.uppercased())", "ferry_user=\(Self.token.dropLast())",
+                               "ferry_user=\(Self.token)0", "ferry_user=fx_0123456789abcdef0123456789abcdef",
+                               "ferry_user=fu_0123456789abcdef0123456789abcdeg", "ferry_user=\(Self.token)&ferry_user=\(other)",
+                               "xferry_user=\(Self.token)", "ferry_users=\(Self.token)"] {
+            #expect(UserClickToken.token(inQuery: query) == nil, "\(query ?? "nil")")
+        }
+    }
+}

@@ -131,6 +131,132 @@ struct AttributionLearningTests {
         }
     }
 
+    static func userToken(_ client: some TestClientProtocol, userID: String, key: String) async throws -> TestResponse {
+        try await client.execute(uri: "/v1/attribution/user-tokens", method: .post, headers: headers(key: key, json: true),
+                                 body: jsonBody(UserClickTokenRequest(userID: userID)))
+    }
+
+    /// Only the app's backend gets a user id's click token: the same each time, another for another user id, app or
+    /// environment, and a clear refusal for anything else.
+    @Test func aUserIDsClickTokenIsTheBackendsToAsk() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        try await fixture.application().testLive { client in
+            let first = try await Self.userToken(client, userID: "ada@example.com", key: fixture.secret)
+            #expect(first.status == .ok, "\(first.text)")
+            let answer = try first.decode(UserClickTokenResponse.self)
+            #expect(answer.userID == "ada@example.com" && answer.parameter == "ferry_user" && UserClickToken.isWellFormed(answer.token))
+            #expect(try await Self.userToken(client, userID: "ada@example.com", key: fixture.secret).decode(UserClickTokenResponse.self) == answer)
+            var others: Set<String> = [answer.token]
+            for (user, key) in [("grace@example.com", fixture.secret), ("ada@example.com", fixture.testSecret), ("ada@example.com", fixture.otherSecret)] {
+                others.insert(try await Self.userToken(client, userID: user, key: key).decode(UserClickTokenResponse.self).token)
+            }
+            #expect(others.count == 4)
+
+            let publishable = try await Self.userToken(client, userID: "ada@example.com", key: fixture.publishable)
+            #expect(publishable.status == .forbidden && publishable.text.contains("secret"))
+            for (userID, problem) in [("", "userID"), (String(repeating: "u", count: 300), "userID"), ("ada\u{7}", "userID")] {
+                let refused = try await Self.userToken(client, userID: userID, key: fixture.secret)
+                #expect(refused.status == .badRequest && refused.text.contains(problem), "\(refused.text)")
+            }
+            let missing = try await client.execute(uri: "/v1/attribution/user-tokens", method: .post, headers: headers(key: fixture.secret, json: true),
+                                                   body: jsonBody("{}"))
+            #expect(missing.status == .badRequest && missing.text.contains("userID"))
+        }
+    }
+
+    /// A person signed in on the app's website taps a link carrying their token; the probabilistic tier answers the
+    /// install it led to; when the app binds the same user id to that install, the install's observation becomes a
+    /// labelled example of that click. Nothing else labels one: a token the server never made, the person's click on
+    /// another platform (even a later one), or a binding of an install whose observation was labelled already.
+    @Test func aSignedInPersonsClickLabelsTheInstallTheirUserIsBoundTo() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await Self.learning(fixture)
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/promo"), app: fixture.app, environment: .live)
+        try await fixture.application().testLive { client in
+            let ada = try await Self.userToken(client, userID: "ada", key: fixture.secret).decode(UserClickTokenResponse.self).token
+            let grace = try await Self.userToken(client, userID: "grace", key: fixture.secret).decode(UserClickTokenResponse.self).token
+            let forged = "fu_" + String(repeating: "0", count: 32)
+            // Ada at home, Grace elsewhere, and a visitor with a token nobody was given.
+            let adaClick = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.40", path: "/promo?utm_source=site&ferry_user=\(ada)")
+            let graceClick = try await clickOnIPhone(client, slug: "promo", address: "198.51.100.40", path: "/promo?ferry_user=\(grace)")
+            let forgedClick = try await clickOnIPhone(client, slug: "promo", address: "192.0.2.40", path: "/promo?ferry_user=\(forged)")
+            // Then Ada's token on an Android phone of her network: sent on without the token.
+            let android = try await client.execute(uri: "/promo?ferry_user=\(ada)&utm_source=site", method: .get,
+                                                   headers: headers(userAgent: UA.android, extra: [(.forwardedFor, "203.0.113.41")]))
+            #expect(android.status == .found)
+            let location = try #require(android.headers[.location])
+            #expect(!location.contains(ada) && !location.contains("ferry_user") && location.contains("utm_source"))
+            for id in [adaClick, graceClick, forgedClick] { #expect(try await fixture.eventually { try await fixture.store.click(id: id) != nil }) }
+            let link = try #require(try await fixture.store.listLinks(appID: fixture.app.id, environment: .live, limit: 1, after: nil).links.first)
+            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: link.id) == 4 })
+            // The token has its own column; the query a deep link carries on is the rest.
+            let stored = try #require(try await fixture.store.click(id: adaClick))
+            #expect(stored.userToken == ada && stored.query == "utm_source=site")
+            #expect(try await fixture.store.click(id: graceClick)?.query == nil)
+
+            for (install, address) in [("IDFV-ada", "203.0.113.40"), ("IDFV-grace", "198.51.100.40"), ("IDFV-forged", "192.0.2.40")] {
+                #expect(try await Self.match(client, key: fixture.publishable, installID: install, address: address).matchType == .probabilistic)
+            }
+            #expect(try await Self.observations(fixture).map(\.observation.label.kind) == [.unlabelled, .unlabelled, .unlabelled])
+
+            func bind(_ installID: String, _ userID: String, key: String) async throws {
+                let response = try await client.execute(uri: "/v1/attribution/user", method: .post, headers: headers(key: key, json: true),
+                                                        body: jsonBody(AttributeUserRequest(installID: installID, userID: userID)))
+                #expect(response.status == .ok, "\(response.text)")
+            }
+            // Ada signs in in the app: her install is labelled by her iPhone click, as it was offered to it (her
+            // address), not by the later Android one.
+            try await bind("IDFV-ada", "ada", key: fixture.publishable)
+            var recorded = try await Self.observations(fixture)
+            #expect(recorded.map(\.observation.label.kind) == [.unlabelled, .unlabelled, .click])
+            guard case .userClick(let labelClick) = recorded[2].observation.label else {
+                Issue.record("the install was not labelled by its user's click: \(recorded[2].observation.label)")
+                return
+            }
+            #expect(recorded[2].observation.candidates.clicks.contains(labelClick))
+            #expect(labelClick.addressHash == "a0" && labelClick.screenWidth == 393)
+            // Whoever binds the forged token's install, no user's token is the forged one.
+            try await bind("IDFV-forged", "mallory", key: fixture.publishable)
+            // Grace's backend binds her: her install is labelled too. Binding again changes nothing.
+            try await bind("IDFV-grace", "grace", key: fixture.secret)
+            try await bind("IDFV-grace", "grace", key: fixture.secret)
+            try await bind("IDFV-ada", "ada", key: fixture.publishable)
+            recorded = try await Self.observations(fixture)
+            #expect(recorded.map(\.observation.label.kind) == [.unlabelled, .click, .click])
+
+            // Ada's new phone: her user id stays bound to her first install, but signing in labels the new one with
+            // her newest click.
+            let again = try await clickOnIPhone(client, slug: "promo", address: "192.0.2.99", path: "/promo?ferry_user=\(ada)")
+            #expect(try await fixture.eventually { try await fixture.store.click(id: again) != nil })
+            #expect(try await Self.match(client, key: fixture.publishable, installID: "IDFV-ada-2", address: "192.0.2.99").matched)
+            let response = try await client.execute(uri: "/v1/attribution/user", method: .post, headers: headers(key: fixture.publishable, json: true),
+                                                    body: jsonBody(AttributeUserRequest(installID: "IDFV-ada-2", userID: "ada")))
+            #expect(try response.decode(AttributeUserResponse.self).boundToThisInstall == false)
+            recorded = try await Self.observations(fixture)
+            #expect(recorded.map(\.observation.label.kind) == [.click, .unlabelled, .click, .click])
+            if case .userClick(let newest) = recorded[0].observation.label {
+                #expect(newest.addressHash == "a0" && recorded[0].observation.candidates.clicks.contains(newest))
+            } else {
+                Issue.record("the new phone's install was not labelled: \(recorded[0].observation.label)")
+            }
+        }
+
+        // What is labelled keeps no raw form; what is still pending keeps its own until its day has passed.
+        let database = try DatabaseQueue(path: fixture.path)
+        let rows = try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT label_kind, install_key, pending FROM attribution_observations ORDER BY id")
+        }
+        try database.close()
+        #expect(rows.map { $0["label_kind"] as String } == ["click", "click", "unlabelled", "click"])
+        for row in rows {
+            let pending = (row["pending"] as String?) != nil, keyed = (row["install_key"] as String?) != nil
+            #expect(pending == keyed && pending == ((row["label_kind"] as String) == "unlabelled"))
+            if let key = row["install_key"] as String? { #expect(!key.contains("IDFV")) }
+        }
+    }
+
     @Test func anAppOnTheFixedModelRecordsNothing() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }

@@ -295,7 +295,7 @@ struct OpenAPIDocumentTests {
             #expect(response.text == documented)
         }
         #expect(documented.hasPrefix("openapi: 3.1"))
-        for path in ["/v1/links:", "/v1/links/{id}:", "/v1/links/resolve/{slug}:", "/v1/attribution/match:", "/v1/attribution/user:",
+        for path in ["/v1/links:", "/v1/links/{id}:", "/v1/links/resolve/{slug}:", "/v1/attribution/match:", "/v1/attribution/user:", "/v1/attribution/user-tokens:",
                      "/v1/sdk/validate:", "/v1/events:", "/.ferry/signals:", "/.well-known/apple-app-site-association:",
                      "/.well-known/assetlinks.json:", "/healthz:", "/readyz:", "/{slug}:", "/link/{slug}:",
                      "/api/v1/app/dynamic_link/{slug}:", "/api/v1/deferred-deep-link:", "/api/v1/stats/event:",

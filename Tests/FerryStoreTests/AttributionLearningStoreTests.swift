@@ -170,6 +170,92 @@ struct AttributionLearningStoreTests {
         }
     }
 
+    @Test(arguments: StoreBackend.available) func userClicksAreThePersonsOnThePlatformInTheRangeNewestFirst(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.createLink(makeLink(id: "lnk_1", slug: "a"))
+            let token = "fu_" + String(repeating: "a1", count: 16), other = "fu_" + String(repeating: "b2", count: 16)
+            func carrying(_ id: String, _ user: String?, seconds: Double, platform: ClientPlatform = .iOS, environment: APIEnvironment = .live) -> Click {
+                var made = click(id, address: "A", network: "N", seconds: seconds)
+                made.userToken = user
+                made.platform = platform
+                made.environment = environment
+                return made
+            }
+            try await store.recordClicks([
+                carrying("clk_early", token, seconds: -10), carrying("clk_1", token, seconds: 10), carrying("clk_2", token, seconds: 20),
+                carrying("clk_none", nil, seconds: 25), carrying("clk_other", other, seconds: 30), carrying("clk_android", token, seconds: 35, platform: .android),
+                carrying("clk_test", token, seconds: 40, environment: .test), carrying("clk_late", token, seconds: 500),
+            ])
+            // Taken by an install or not: the person's clicks are theirs.
+            try await store.insertAttribution(AttributionRecord(appID: "app_1", environment: .live, installID: "i1", clickID: "clk_2", linkID: "lnk_1",
+                                                                matchType: .probabilistic, confidence: 0.9, createdAt: epoch))
+            func ids(_ user: String, _ platform: ClientPlatform = .iOS, _ environment: APIEnvironment = .live, limit: Int = 10) async throws -> [String] {
+                try await store.userClicks(appID: "app_1", environment: environment, userToken: user, platform: platform, from: epoch,
+                                           to: epoch.addingTimeInterval(100), limit: limit).map(\.clickID)
+            }
+            #expect(try await ids(token) == ["clk_2", "clk_1"])
+            #expect(try await ids(token, limit: 1) == ["clk_2"])
+            #expect(try await ids(other) == ["clk_other"])
+            #expect(try await ids(token, .android) == ["clk_android"])
+            #expect(try await ids(token, .iOS, .test) == ["clk_test"])
+            #expect(try await ids("fu_" + String(repeating: "c3", count: 16)).isEmpty)
+            // The click reads back with its token, and its query without it.
+            #expect(try await store.click(id: "clk_1")?.userToken == token)
+            #expect(try await store.click(id: "clk_none")?.userToken == nil)
+            let evidence = try #require(try await store.userClicks(appID: "app_1", environment: .live, userToken: token, platform: .iOS, from: epoch,
+                                                                   to: epoch.addingTimeInterval(15), limit: 1).first)
+            #expect(evidence.clickID == "clk_1" && evidence.addressHash == "A" && evidence.osVersion == "18.1")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func aPendingObservationIsLabelledOnceAndForgottenAfterItsHorizon(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            // The raw form beside the anonymised one, under the install's key.
+            func pending(seconds: Double, key: String?, environment: APIEnvironment = .live) -> AttributionObservationRecord {
+                var record = Self.observation(seconds: seconds, environment: environment)
+                let raw = LearningObservation(install: InstallEvidence(addressHash: "203.0.113.7#", networkHash: "net#",
+                                                                       signals: DeviceSignals(platform: "ios"), at: record.observedAt),
+                                              candidates: CandidateSet(clicks: [], clicksInWindow: 3, sameAddressClicks: 0, sameNetworkClicks: 0),
+                                              window: 86_400, label: .unlabelled)
+                record.installKey = key
+                record.pending = key == nil ? nil : raw
+                return record
+            }
+            try await store.recordObservation(pending(seconds: 0, key: "k1"))
+            try await store.recordObservation(pending(seconds: 60, key: "k1"))
+            try await store.recordObservation(pending(seconds: 90, key: "k1", environment: .test))
+            try await store.recordObservation(pending(seconds: 120, key: "k2"))
+            try await store.recordObservation(pending(seconds: 180, key: nil))
+
+            let found = try #require(try await store.pendingObservation(appID: "app_1", environment: .live, installKey: "k1"))
+            #expect(found.observedAt == epoch.addingTimeInterval(60))
+            #expect(found.observation.install.addressHash == "203.0.113.7#" && found.observation.candidates.clicksInWindow == 3)
+            #expect(try await store.pendingObservation(appID: "app_1", environment: .live, installKey: "k3") == nil)
+            #expect(try await store.pendingObservation(appID: "app_2", environment: .live, installKey: "k1") == nil)
+
+            // Labelled once: the row now holds the labelled observation, and is pending no more.
+            var labelled = Self.observation(seconds: 60, label: .click).observation
+            labelled.weight = 0.5
+            #expect(try await store.labelObservation(id: found.id, observation: labelled))
+            #expect(try await !store.labelObservation(id: found.id, observation: labelled))
+            let stored = try await store.observations(appID: "app_1", environment: .live, since: epoch, limit: 10)
+            #expect(stored.map(\.observation.label.kind) == [.unlabelled, .unlabelled, .click, .unlabelled])
+            #expect(stored[2].observation == labelled && stored[2].observedAt == epoch.addingTimeInterval(60))
+            // The earlier one of the same install is the pending one now; the other environment keeps its own.
+            #expect(try await store.pendingObservation(appID: "app_1", environment: .live, installKey: "k1")?.observedAt == epoch)
+            #expect(try await store.pendingObservation(appID: "app_1", environment: .test, installKey: "k1")?.observedAt == epoch.addingTimeInterval(90))
+
+            // Past the horizon, the raw forms go; the anonymised observations stay.
+            #expect(try await store.forgetPendingObservations(before: epoch.addingTimeInterval(100)) == 2)
+            #expect(try await store.pendingObservation(appID: "app_1", environment: .live, installKey: "k1") == nil)
+            #expect(try await store.pendingObservation(appID: "app_1", environment: .live, installKey: "k2") != nil)
+            #expect(try await store.forgetPendingObservations(before: epoch.addingTimeInterval(1000)) == 1)
+            #expect(try await store.observations(appID: "app_1", environment: .live, since: epoch, limit: 10).count == 4)
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func theModelChoiceRoundTripsWithTheApp(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in
             var app = makeApp()
@@ -230,7 +316,8 @@ struct AttributionLearningStoreTests {
         try await before.execute("DROP TABLE attribution_observations")
         try await before.execute("DROP TABLE attribution_models")
         try await before.execute("ALTER TABLE apps DROP COLUMN attribution_model")
-        try await before.execute("DELETE FROM ferry_migrations WHERE name = 'v13-attribution-learning'")
+        try await before.execute("ALTER TABLE clicks DROP COLUMN user_token")
+        try await before.execute("DELETE FROM ferry_migrations WHERE name IN ('v13-attribution-learning', 'v14-user-clicks')")
         try await before.execute("INSERT INTO apps (id, name, attribution_window, copy_to_open, created_at) VALUES ('app_1', 'Example', 7200, TRUE, 0)")
         try await before.execute("INSERT INTO domains (host, app_id, position) VALUES ('go.example.com', 'app_1', 0)")
         try await before.close()

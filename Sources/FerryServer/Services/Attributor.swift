@@ -63,11 +63,7 @@ struct Attributor: Sendable {
         let window = app.attribution.window
         let install = InstallEvidence(addressHash: address.map(hasher.hash), networkHash: address.map(hasher.hashNetwork), signals: signals, at: time)
         let query = CandidateQuery(appID: app.id, environment: environment, install: install, window: window)
-        let platform: ClientPlatform? = switch signals.platform {
-        case "ios", "iphone", "ipad", "ipados": .iOS
-        case "android": .android
-        default: nil
-        }
+        let platform = Self.clientPlatform(of: signals)
         // Apps that learn their model record what each answer was made from (`observe`).
         let learns = app.attribution.model != .fixed
 
@@ -92,7 +88,9 @@ struct Attributor: Sendable {
             let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: click.clickID,
                                            linkID: click.linkID, matchType: .deterministic, confidence: 1, createdAt: time)
             if let stored = try await bind(record) {
-                if stored == record, let counterfactual { await observe(.click(click), install: install, candidates: counterfactual, app: app, environment: environment) }
+                if stored == record, let counterfactual {
+                    await observe(.click(click), install: install, candidates: counterfactual, app: app, environment: environment, installID: installID)
+                }
                 return stored
             }
         }
@@ -103,7 +101,7 @@ struct Attributor: Sendable {
             let candidates = await candidatesToObserve(query, platform: platform)
             let answer = try await miss(app: app, environment: environment, installID: installID, at: time, keep: keepsMisses)
             if keepsMisses, answer.clickID == nil, answer.createdAt == time, let candidates {
-                await observe(.organic, install: install, candidates: candidates, app: app, environment: environment)
+                await observe(.organic, install: install, candidates: candidates, app: app, environment: environment, installID: installID)
             }
             return answer
         }
@@ -121,7 +119,9 @@ struct Attributor: Sendable {
                 let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: clickID,
                                                linkID: linkID, matchType: .probabilistic, confidence: confidence, createdAt: time)
                 if let stored = try await bind(record) {
-                    if learns, stored == record { await observe(.unlabelled, install: install, candidates: candidates, app: app, environment: environment) }
+                    if learns, stored == record {
+                        await observe(.unlabelled, install: install, candidates: candidates, app: app, environment: environment, installID: installID)
+                    }
                     return stored
                 }
                 excluded.insert(clickID)
@@ -140,7 +140,7 @@ struct Attributor: Sendable {
                       keep: Bool, learns: Bool) async throws -> AttributionRecord {
         let answer = try await miss(app: app, environment: environment, installID: installID, at: install.at, keep: keep)
         if learns, keep, answer.clickID == nil, answer.createdAt == install.at {
-            await observe(.unlabelled, install: install, candidates: candidates, app: app, environment: environment)
+            await observe(.unlabelled, install: install, candidates: candidates, app: app, environment: environment, installID: installID)
         }
         return answer
     }
@@ -186,6 +186,8 @@ struct Attributor: Sendable {
         let binding = try await store.bindUser(appID: app.id, environment: key.environment, userID: userID, installID: installID,
                                                authority: authority, now: now())
         let bound = binding.installID == installID
+        // The person signed in on this install, whichever install their user id was first bound to (a new phone).
+        await labelObservation(userID: userID, installID: installID, app: app, environment: key.environment)
         guard bound || authority == .server else {
             return AttributeUserResponse(userID: userID, attributed: false, boundToThisInstall: false)
         }
@@ -231,14 +233,17 @@ struct Attributor: Sendable {
             let installID = "usr_" + hasher.hash(text: "user:" + userID + "|" + device)
             let own = try await attributeDevice(installID: installID)
             _ = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, authority: .device, now: now())
+            await labelObservation(userID: userID, installID: installID, app: app, environment: environment)
             record = own
         } else if let binding = try await store.userBinding(appID: app.id, environment: environment, userID: userID) {
             record = binding.attribution
         } else {
             let installID = "usr_" + hasher.hash(text: "user:" + userID)
             _ = try await attributeDevice(installID: installID)
-            record = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, authority: .server,
-                                              now: now()).attribution
+            let binding = try await store.bindUser(appID: app.id, environment: environment, userID: userID, installID: installID, authority: .server,
+                                                   now: now())
+            await labelObservation(userID: userID, installID: installID, app: app, environment: environment)
+            record = binding.attribution
         }
         var link: Link?
         if let record, record.matched, Self.meetsMinimum(record, app.attribution.minConfidence), let linkID = record.linkID {

@@ -27,6 +27,10 @@ struct SimulationConfig: Sendable {
     /// `utm_medium=organic`). Used only by replays with a learnt model, which take such an install as organic; drawn
     /// from its own stream, so the populations are the same whatever it is.
     var androidOrganicReferrerShare = 0.95
+    /// Share of click-caused installs answered by the probabilistic tier whose click was made signed in on the app's
+    /// website (its URL carrying the person's token) and whose user the app binds afterwards: the server then labels
+    /// the install with that click. Used only by replays with a learnt model; drawn from its own stream.
+    var userClickLabelShare = 0.10
     /// Share of iOS clicks whose page never reported its signals (scripts off, page left at once).
     var missingPageSignalsShare = 0.10
     /// Share of converting clickers who clicked once more before (the same link or another).

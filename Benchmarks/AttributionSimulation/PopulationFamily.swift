@@ -71,6 +71,7 @@ enum PopulationFamily: String, Sendable, CaseIterable {
             config.iosShare = 0.95
             config.copyToOpenShare = 0
             config.androidReferrerShare = 0.5
+            config.userClickLabelShare = 0
         case .carrierHeavy:
             config.iosShare = 0.3
             config.householdSizes = [(1, 0.55), (2, 0.25), (3, 0.12), (4, 0.08)]

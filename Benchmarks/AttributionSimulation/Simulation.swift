@@ -78,6 +78,7 @@ struct Simulation {
         var nextRefit = population.installs.first?.t ?? 0
         if let learning { matcher = AttributionMatcher(model: learning.learner.prior, calibration: learning.calibration) }
         var organicReferrers = Self.organicReferrerStream(config)
+        var userClicks = SimulationRandom(seed: config.seed, stream: "user click label")
 
         for (position, install) in population.installs.enumerated() {
             let at = population.date(install.t)
@@ -156,7 +157,13 @@ struct Simulation {
                 }
             }
             if learning != nil {
-                observations.append((install.t, LearningObservation(install: evidence, candidates: candidates, window: config.window, label: .unlabelled)))
+                // The user bound later had clicked signed in: the server labels the install with that click (its
+                // own, within the window, on its platform: the last such click, which the simulated person's is).
+                var label = LearningObservation.Label.unlabelled
+                if case .clicked(let truth, let delay) = install.truth, delay <= config.window, userClicks.chance(config.userClickLabelShare) {
+                    label = .userClick(population.clicks[truth].evidence)
+                }
+                observations.append((install.t, LearningObservation(install: evidence, candidates: candidates, window: config.window, label: label)))
             }
             switch matcher.match(install: evidence, candidates: candidates, window: config.window) {
             case .matched(let clickID, _, let confidence):

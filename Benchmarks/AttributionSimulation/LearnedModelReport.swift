@@ -16,7 +16,7 @@ struct LearnedModelReport {
 
     func render() -> String {
         var table = TextTable(header: ["refit at", "π iOS", "π Android", "delay ≤30 s", "≤1 min", "median", "≥6 h",
-                                       "leaves network", "in", "p OS", "p screen", "p zone", "p language", "ρ"])
+                                       "leaves network", "in", "p OS", "p screen", "p zone", "p language", "ρ", "thresholds"])
         // Every fourth refit, and the last.
         let shown = models.enumerated().filter { $0.offset % 4 == 3 || $0.offset == models.count - 1 }.map(\.element)
         for (t, model) in shown {
@@ -30,6 +30,7 @@ struct LearnedModelReport {
                 Format.number(model.networkChangeShare), Self.duration(model.networkChangeTime),
                 Format.number(model.pSameOS), Format.number(model.pSameScreen), Format.number(model.pSameTimeZone),
                 Format.number(model.pSameLanguage), Format.number(model.pNoSharedKey),
+                model.learntThresholds.map { $0.map { Format.number($0) }.joined(separator: " / ") } ?? "fixed",
             ])
         }
         var lines = [title, table.render()]

@@ -21,6 +21,8 @@ import Foundation
 /// - `--frontier` (with `--learn`) replays the population at several thresholds with the learnt model and with an oracle
 ///   model fitted to the truth, to show what any threshold could reach, and each one's calibration error at its own
 ///   thresholds (`Frontier`).
+/// - `--min-confidence X` (with `--learn`) answers as an app whose minimum confidence is X, in place of the learnt
+///   thresholds.
 /// - `--explain N` lists N wrong matches with what the install and the chosen click had in common (with `--learn`,
 ///   those of the model learnt online).
 package enum AttributionSimulatorCommand {
@@ -28,6 +30,7 @@ package enum AttributionSimulatorCommand {
     package static func main(arguments: [String]) {
         var config = SimulationConfig()
         var fit = false, sweep = false, raw = false, learn = false, misses = false, frontier = false, explain = 0
+        var minConfidence: Double?
         var families: [PopulationFamily]?
         var arguments = arguments[...]
         func value(_ name: String) -> String {
@@ -67,11 +70,16 @@ package enum AttributionSimulatorCommand {
             case "--learn": learn = true
             case "--misses": misses = true
             case "--frontier": frontier = true
+            case "--min-confidence":
+                guard let minimum = Double(value(argument)), MatchRequest.minConfidenceRange.contains(minimum) else {
+                    fail("--min-confidence takes \(MatchRequest.minConfidenceRange.lowerBound)…\(MatchRequest.minConfidenceRange.upperBound)")
+                }
+                minConfidence = minimum
             case "--explain":
                 guard let count = Int(value(argument)), count >= 0 else { fail("--explain takes a count") }
                 explain = count
             case "-h", "--help":
-                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--family NAME] [--http-only] [--learn] [--misses] [--frontier] [--fit] [--sweep] [--raw] [--explain N]")
+                print("usage: AttributionSimulator [--seed N] [--installs N] [--days N] [--signals all|minimal|none] [--families training|heldout|all] [--family NAME] [--http-only] [--learn] [--min-confidence X] [--misses] [--frontier] [--fit] [--sweep] [--raw] [--explain N]")
                 return
             default: fail("unknown argument \(argument)")
             }
@@ -85,7 +93,9 @@ package enum AttributionSimulatorCommand {
         let population = generator.generate()
         let matcher = AttributionMatcher(calibration: raw ? .identity : .default)
         if learn {
-            let (outcomes, models) = Simulation(population: population, matcher: matcher, keepsDeclinedPosteriors: misses).runLearning()
+            var learning = Simulation.Learning()
+            learning.minConfidence = minConfidence
+            let (outcomes, models) = Simulation(population: population, matcher: matcher, keepsDeclinedPosteriors: misses).runLearning(learning)
             let final = models.last?.model ?? AttributionLearner.defaultPrior
             print(Report(population: population, metrics: Metrics(population: population, outcomes: outcomes),
                          matcher: AttributionMatcher(model: final, calibration: Simulation.Learning().calibration)).render())

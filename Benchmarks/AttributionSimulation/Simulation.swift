@@ -55,6 +55,8 @@ struct Simulation {
         var refitInterval: TimeInterval = 6 * 3600
         /// The calibration of a learnt model's posteriors.
         var calibration = Calibration(points: [(0, 0), (0.998, 0.998), (1, 0.998)])
+        /// The app's minimum confidence, in place of the learnt thresholds (nil: the default decision).
+        var minConfidence: Double?
     }
 
     /// The replay with a model learnt online: the prior at first, refitted every `refitInterval` of simulated time
@@ -165,7 +167,7 @@ struct Simulation {
                 }
                 observations.append((install.t, LearningObservation(install: evidence, candidates: candidates, window: config.window, label: label)))
             }
-            switch matcher.match(install: evidence, candidates: candidates, window: config.window) {
+            switch matcher.match(install: evidence, candidates: candidates, window: config.window, minConfidence: learning?.minConfidence) {
             case .matched(let clickID, _, let confidence):
                 guard let click = idToIndex[clickID], candidates.clicks.contains(where: { $0.clickID == clickID }) else {
                     fatalError("the matcher returned a click that was not offered")

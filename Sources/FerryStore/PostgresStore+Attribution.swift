@@ -178,9 +178,14 @@ extension PostgresStore {
               AND (c.ip_hash IS NOT NULL OR c.network_hash IS NOT NULL OR c.user_agent IS NOT NULL)
             RETURNING c.id
             """) { _ in () }.count
+        let tokens = try await all("""
+            UPDATE clicks c SET user_token = NULL FROM apps a
+            WHERE c.app_id = a.id AND c.user_token IS NOT NULL AND c.created_at < \(moment - AttributionObservationRecord.pendingHorizon) - a.attribution_window
+            RETURNING c.id
+            """) { _ in () }.count
         // Signals of clicks on hosts of no app, or older than any window allows.
         let orphans = try await all("DELETE FROM click_signals WHERE received_at < \(moment - AttributionSettings.maximumWindow) RETURNING click_id") { _ in () }.count
-        return signals + hashes + orphans
+        return signals + hashes + tokens + orphans
     }
 }
 #endif

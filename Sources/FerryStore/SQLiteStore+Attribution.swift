@@ -206,6 +206,9 @@ extension SQLiteStore {
                     WHERE app_id = ? AND created_at < ? AND (ip_hash IS NOT NULL OR network_hash IS NOT NULL OR user_agent IS NOT NULL)
                     """, arguments: [appID, cutoff])
                 touched += db.changesCount
+                try db.execute(sql: "UPDATE clicks SET user_token = NULL WHERE app_id = ? AND user_token IS NOT NULL AND created_at < ?",
+                               arguments: [appID, cutoff - AttributionObservationRecord.pendingHorizon])
+                touched += db.changesCount
             }
             // Signals of clicks on hosts of no app, or older than any window allows.
             try db.execute(sql: "DELETE FROM click_signals WHERE received_at < ?", arguments: [now.timeIntervalSince1970 - AttributionSettings.maximumWindow])

@@ -201,7 +201,9 @@ package protocol AttributionStore: Sendable {
     func recordEvents(_ events: [EventRecord]) async throws
     /// How many events of a name an app has (for tests and statistics).
     func eventCount(appID: String, name: String) async throws -> Int
-    /// Forgets click signals and client hashes older than each app's attribution window; returns rows touched.
+    /// Forgets click signals and client hashes older than each app's attribution window, and a signed-in person's
+    /// token once the window and `AttributionObservationRecord.pendingHorizon` have both passed (a binding can label
+    /// no install with it any more); returns rows touched.
     func purgeAttributionSignals(now: Date) async throws -> Int
 }
 

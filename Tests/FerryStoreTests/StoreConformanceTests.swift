@@ -352,6 +352,17 @@ struct StoreConformanceTests {
             #expect(try await store.click(id: "clk_old")?.ipHash == nil)
             #expect(try await store.click(id: "clk_old")?.userAgent == nil)
             #expect(try await store.click(id: "clk_new")?.ipHash == "B")
+
+            // A signed-in person's token outlives the hashes by a day: a user bound to an install a day after it was
+            // answered may still find the click the install came from.
+            var signedIn = click("clk_user", address: "C", network: "N", seconds: 0)
+            signedIn.userToken = "fu_" + String(repeating: "ab", count: 16)
+            try await store.recordClicks([signedIn])
+            #expect(try await store.purgeAttributionSignals(now: epoch.addingTimeInterval(86_400 + 86_399)) == 1)
+            #expect(try await store.click(id: "clk_user")?.ipHash == nil)
+            #expect(try await store.click(id: "clk_user")?.userToken == signedIn.userToken)
+            #expect(try await store.purgeAttributionSignals(now: epoch.addingTimeInterval(2 * 86_400 + 1)) == 1)
+            #expect(try await store.click(id: "clk_user")?.userToken == nil)
         }
     }
 

@@ -12,6 +12,8 @@
 //  1. nil / empty                                   -> other
 //  2. a named link-unfurler, crawler or AI agent    -> bot (named)
 //  3. an HTTP library, monitor or headless browser  -> bot (named)
+//  3b. a token of the data file (`UserAgentTokens`, made by
+//     scripts/update-user-agents.py from public lists) -> bot (its name)
 //  4. a generic crawler token ("bot", "spider", a URL in the header, ...) -> bot "generic"
 //  5. TVs, consoles, VR headsets, e-readers, feature phones, Windows Phone,
 //     KaiOS, HarmonyOS NEXT                         -> other
@@ -472,14 +474,17 @@ private final class CompiledRules: @unchecked Sendable {
 
     init() {
         typealias R = UserAgentRules
+        // The data file's bots come after the ones named here (which know composite headers) and before the
+        // generic tokens, grouped by name in the file's order.
+        let listed = UserAgentTokens.bots
         toolsStart = R.namedBots.count
-        genericRank = R.namedBots.count + R.tools.count
-        botNames = permanentBuffer(R.namedBots.map(\.name) + R.tools.map(\.name) + ["generic"])
+        genericRank = R.namedBots.count + R.tools.count + listed.count
+        botNames = permanentBuffer(R.namedBots.map(\.name) + R.tools.map(\.name) + listed.map(\.name) + ["generic"])
         inAppNames = permanentBuffer(R.inAppBrowsers.map(\.name))
         inAppBlocks = permanentBuffer(R.inAppBrowsers.map(\.blocks))
 
         var rules: [(String, TokenAction)] = []
-        for (rank, group) in (R.namedBots + R.tools).enumerated() {
+        for (rank, group) in (R.namedBots + R.tools + listed.map { (name: $0.name, patterns: $0.patterns) }).enumerated() {
             for pattern in group.patterns { rules.append((pattern, .bot(UInt16(rank)))) }
         }
         for pattern in R.genericTokens { rules.append((pattern, .bot(UInt16(genericRank)))) }
@@ -635,4 +640,26 @@ private func isDigit(_ byte: UInt8) -> Bool {
 @inline(__always)
 private func isWordByte(_ byte: UInt8) -> Bool {
     asciiLowercase(byte) &- 0x61 < 26 || isDigit(byte)
+}
+
+// MARK: - The data file
+
+extension UserAgentTokens {
+    /// The bots of the data file, by name in the order they first appear, with their class and
+    /// tokens. A row that is not four tab-separated fields, or whose token the scanner could not hold (lowercase
+    /// ASCII, at least three bytes besides a leading `|`), is left out.
+    static let bots: [(name: String, kind: String, patterns: [String])] = {
+        var order: [String] = []
+        var groups: [String: (kind: String, patterns: [String])] = [:]
+        for line in UserAgentTokens.table.split(separator: "\n") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 4 else { continue }
+            let (kind, name, token) = (fields[0], fields[1], fields[2])
+            let bare = token.hasPrefix("|") ? token.dropFirst() : Substring(token)
+            guard bare.utf8.count >= 3, bare.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && !($0 >= 0x41 && $0 <= 0x5A) }) else { continue }
+            if groups[name] == nil { order.append(name) }
+            groups[name, default: (kind, [])].patterns.append(token)
+        }
+        return order.map { (name: $0, kind: groups[$0]!.kind, patterns: groups[$0]!.patterns) }
+    }()
 }

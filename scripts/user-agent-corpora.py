@@ -3,6 +3,8 @@
 
   bots-device-detector-<category>.txt  Matomo Device Detector's bot fixtures (device_detector on PyPI, LGPL-3.0; read
                                        here, never copied into Ferry), by the fixture's category
+  bots-device-detector-http-library.txt  the HTTP libraries of Device Detector's other fixtures (client type library),
+                                       but Android's (below)
   people-fake-useragent.txt            fake-useragent's browsers (PyPI, Apache-2.0)
   people-uap-core.txt                  the browsers among uap-core's device tests (Debian's uap-core, Apache-2.0):
                                        headers that start as a browser's do ("Mozilla/", "Opera"), spiders left out;
@@ -50,6 +52,10 @@ def main():
                 continue
             text = archive.read(name).decode("utf-8")
             base = os.path.basename(name)
+            if base != "bots.yml":
+                libraries = [agent for agent, rest in update.yaml_user_agents(text)
+                             if re.search(r"\n\s*client:\s*\n\s*type:\s*library", rest) and not agent.startswith("Dalvik/")]
+                bots.setdefault("http-library", []).extend(libraries)
             if base == "bots.yml":
                 for agent, rest in update.yaml_user_agents(text):
                     category = re.search(r"\n\s*category:\s*(.*)", rest)

@@ -1098,6 +1098,7 @@ enum UserAgentTokens {
         library\thttpx\thttpx\tcrawler-user-agents
         library\thttrack\thttrack\tcrawler-user-agents
         library\tjetty\tjetty\tcrawler-user-agents
+        library\tkaios-downloader\tkaios downloader\tferry
         library\tlarbin\tlarbin\tcrawler-user-agents
         library\tlibwww-perl\tlibwww-perl\tcrawler-user-agents
         library\tlwp-trivial\tlwp-trivial\tcrawler-user-agents
@@ -1116,6 +1117,7 @@ enum UserAgentTokens {
         library\tsimplecrawler\tsimplecrawler\tcrawler-user-agents
         library\tsindresorhus\tsindresorhus/got\tcrawler-user-agents
         library\ttrafilatura\ttrafilatura\tcrawler-user-agents
+        library\temacs\turl/emacs\tferry
         library\twget\twget\tcrawler-user-agents
         library\tapache-httpclient\t|apache-httpclient\tcrawler-user-agents
         library\tcurl\t|curl\tcrawler-user-agents

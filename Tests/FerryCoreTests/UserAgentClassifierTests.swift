@@ -550,6 +550,8 @@ enum UserAgentCorpus {
         // Monitors in a browser's clothes.
         C.bot("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/109.0.0.0 Safari/537.36 CloudflareObservatory/1.0", "cloudflare"),
         C.bot("Mozilla/5.0 (Linux; Android 6.0.1; Moto G (4) Build/MPJ24.139-64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/65.0.3325.146 Mobile Safari/537.36 PTST/180829.1", "webpagetest"),
+        // A library that names a platform.
+        C.bot("URL/Emacs Emacs/28.2 (TTY; x86_64-pc-linux-gnu)", "emacs"),
     ]
 
     static let all: [UserAgentCase] = linkPreviewBots + crawlers + tools + iOS + android + desktop + other + unidentified

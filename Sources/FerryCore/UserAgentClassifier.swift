@@ -14,13 +14,16 @@
 //  3. an HTTP library, monitor or headless browser  -> bot (named)
 //  3b. a token of the data file (`UserAgentTokens`, made by
 //     scripts/update-user-agents.py from public lists) -> bot (its name)
-//  4. a generic crawler token ("bot", "spider", a URL in the header, ...) -> bot "generic"
+//  4. a generic crawler token ("bot", "spider", a URL in the header, ...) -> bot "generic",
+//     unless it is only in an Android browser's device model (the first parentheses)
 //  5. TVs, consoles, VR headsets, e-readers, feature phones, Windows Phone,
 //     KaiOS, HarmonyOS NEXT                         -> other
 //  6. iPhone / iPad / iPod                          -> iOS
 //  7. Android                                       -> android
 //  8. Windows, macOS, Linux, ChromeOS, BSD          -> desktop
-//  9. anything else                                 -> other
+//  9. no platform, engine or browser name           -> bot "unidentified"
+//     (but a bare "Mozilla/5.0", "null" or a placeholder -> other)
+// 10. anything else                                 -> other
 
 /// What kind of client sent a request, decided from its User-Agent alone.
 package enum ClientPlatform: String, Sendable, Codable, Hashable, CaseIterable {

@@ -33,6 +33,17 @@ package enum UserClickToken {
         return value
     }
 
+    /// A click with the token its query carries moved to `Click.userToken`, and the query without it (nil when
+    /// nothing else is left): the token is kept apart from the query a deep link carries on.
+    package static func separated(_ click: Click) -> Click {
+        guard let token = token(inQuery: click.query) else { return click }
+        var click = click, rest = QueryString(click.query ?? "")
+        rest.remove(parameter)
+        click.userToken = token
+        click.query = rest.isEmpty ? nil : rest.encoded
+        return click
+    }
+
     /// The text the server's keyed hash is taken of, for a user id of an app and environment.
     package static func hashedText(appID: String, environment: String, userID: String) -> String {
         "user-click:" + appID + "|" + environment + "|" + userID

@@ -167,10 +167,11 @@ package final class ClickRecorder: Service, Sendable {
         return batch
     }
 
-    /// The clicks of a batch with the keyed hashes of their client addresses.
+    /// The clicks of a batch with the keyed hashes of their client addresses, and a signed-in person's token apart
+    /// from the query (`UserClickToken`): work left off the redirect path.
     private func resolve(_ taken: [Pending]) -> [Click] {
         taken.map { pending in
-            var click = pending.click
+            var click = UserClickToken.separated(pending.click)
             if let origin = pending.origin, let hasher {
                 let address = addresses.clientAddress(peer: origin.peer, forwardedFor: origin.forwardedFor)
                 click.ipHash = address.map(hasher.hash)

@@ -140,9 +140,6 @@ struct EdgeController: Sendable {
         let clickID = Identifiers.makeTimeOrdered(prefix: "clk", at: time, using: &generator)
         let decision = clickRouter.decide(link: resolved.link, app: resolved.app, client: client, query: query, clickID: clickID, now: time)
         if decision.records && !head {
-            // A signed-in person's token is kept in its own column, not in the query a deep link carries on.
-            let userToken = UserClickToken.token(inQuery: query)
-            let query = userToken == nil ? query : Self.removingUserToken(from: query)
             // The address and its hashes are worked out by the recorder when it writes the click.
             recorder.record(Click(
                 id: clickID, linkID: resolved.link.id, appID: resolved.app.id, environment: resolved.link.environment, createdAt: time,
@@ -150,7 +147,7 @@ struct EdgeController: Sendable {
                 userAgent: Self.bounded(request.userAgent, 1024), platform: client.platform,
                 referer: Self.bounded(request.referer, 2048), query: query,
                 acceptLanguage: Self.bounded(request.acceptLanguage, 256),
-                osVersion: client.osVersion, appleDevice: client.appleDevice, userToken: userToken
+                osVersion: client.osVersion, appleDevice: client.appleDevice
             ), origin: request.origin)
         }
         switch decision {
@@ -247,14 +244,6 @@ struct EdgeController: Sendable {
     /// An HTML page with Ferry's security headers.
     static func html(_ text: String, status: HTTPResponse.Status, head: Bool) -> Response {
         EdgeAnswer.html(text, status: status).response(head: head)
-    }
-
-    /// The query without its `ferry_user` pair (nil when nothing else is left).
-    static func removingUserToken(from query: String?) -> String? {
-        var items = QueryString(query ?? "")
-        items.remove(UserClickToken.parameter)
-        let rest = items.encoded
-        return rest.isEmpty ? nil : rest
     }
 
     /// The click's query, kept only when it is bounded printable ASCII (it is copied into a Location header).

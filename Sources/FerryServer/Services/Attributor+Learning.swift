@@ -60,8 +60,8 @@ extension Attributor {
         guard app.attribution.model != .fixed else { return }
         do {
             let key = observationKey(installID: installID, appID: app.id, environment: environment)
+            // Only unlabelled observations are kept pending (`observe`).
             guard let pending = try await store.pendingObservation(appID: app.id, environment: environment, installKey: key),
-                  pending.observation.label == .unlabelled,
                   pending.observedAt >= now().addingTimeInterval(-AttributionObservationRecord.pendingHorizon),
                   let platform = Self.clientPlatform(of: pending.observation.install.signals) else { return }
             let install = pending.observation.install

@@ -45,7 +45,7 @@ CLASS_BY_TAG = [
     ("ai-crawler", "ai"),
     ("scanner", "scanner"),
 ]
-CLASSES = {"unfurler", "crawler", "ai", "monitor", "library", "headless", "scanner"}
+CLASSES = {"unfurler", "crawler", "ai", "monitor", "library", "headless", "scanner", "mail"}
 
 # Shorter tokens than this say too little to be safe as substrings.
 MINIMUM_TOKEN = 4
@@ -290,8 +290,9 @@ def render(rows, negatives, fake_count, version, licence):
     out.write("// fixtures (device_detector on PyPI, read only): no token below is found in any of them.\n")
     out.write("\n")
     out.write("/// Bot tokens for `UserAgentClassifier`, one per line: class, name, token and source, separated by tabs.\n")
-    out.write("/// Classes: unfurler (link previews), crawler, ai, monitor, library (HTTP clients), headless, scanner. A token is\n")
-    out.write("/// lowercase and matched as a substring; a leading `|` means it must start a word.\n")
+    out.write("/// Classes: unfurler (link previews), crawler, ai, monitor, library (HTTP clients), headless, scanner (of the\n")
+    out.write("/// internet), mail (email security services opening a message's links). A token is lowercase and matched as a\n")
+    out.write("/// substring; a leading `|` means it must start a word.\n")
     out.write("enum UserAgentTokens {\n")
     out.write("    static let table = \"\"\"\n")
     for row in rows:

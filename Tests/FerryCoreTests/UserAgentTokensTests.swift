@@ -4,7 +4,7 @@ import Testing
 /// The data file of bot tokens (`UserAgentTokens`, made by scripts/update-user-agents.py): every row reaches the
 /// classifier, and the link-preview fetchers it adds get the preview.
 @Suite struct UserAgentTokensTests {
-    static let classes: Set = ["unfurler", "crawler", "ai", "monitor", "library", "headless", "scanner"]
+    static let classes: Set = ["unfurler", "crawler", "ai", "monitor", "library", "headless", "scanner", "mail"]
 
     @Test func everyRowOfTheDataFileReachesTheClassifier() {
         let rows = UserAgentTokens.table.split(separator: "\n")
@@ -28,6 +28,29 @@ import Testing
     func linkPreviewFetchersOfTheListAreBots(userAgent: String, name: String) {
         let info = UserAgentClassifier().classify(userAgent)
         #expect(info.platform == .bot && info.botName == name, "\(info)")
+    }
+
+    /// Real headers of email security services that name themselves (examples of Matomo Device Detector and
+    /// Crawler-Detect): bots whose clicks are a scanner's; other bots' are a bot's, and a browser's a person's.
+    @Test(arguments: [
+        ("Barracuda Sentinel (EE)", "barracuda"),
+        ("Kaspersky Lab CFR link resolver cfradmins@kaspersky.com", "kaspersky"),
+        ("SpamExperts/128741 (Virus Scan)", "spamexperts"),
+        ("YahooMailProxy; https://help.yahoo.com/kb/yahoo-mail-proxy-SLN28749.html", "yahoo-mail"),
+        ("Mozilla/5.0 SeznamEmailProxy/2.0.174", "seznam-mail"),
+        ("Mozilla/5.0 (Windows NT 10.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/55.0.2883.87 Safari/537.36 (via secureurl.fwdcdn.com - mail.ukr.net proxy)",
+         "ukrnet-mail"),
+        ("TwinWaveScanner", "twinwave"),
+    ])
+    func emailScannersThatNameThemselvesAreScanners(userAgent: String, name: String) {
+        let info = UserAgentClassifier().classify(userAgent)
+        #expect(info.platform == .bot && info.botName == name && info.isMailScanner, "\(info)")
+    }
+
+    @Test func otherBotsAndBrowsersAreNoScanners() {
+        let slack = UserAgentClassifier().classify("Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)")
+        #expect(slack.isBot && !slack.isMailScanner)
+        #expect(UserAgentTokens.mailScanners.count == 7)
     }
 
     @Test func blueskysCardFetcherComesFromFerrysOwnList() {

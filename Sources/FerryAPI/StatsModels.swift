@@ -11,7 +11,7 @@ package struct StatsReport: Codable, Sendable, Hashable {
     package var linkID: String?
     /// Sums over the range.
     package var totals: StatsTotals
-    /// Clicks by platform: `ios`, `android`, `desktop`, `bot`, `other`.
+    /// People's clicks by platform: `ios`, `android`, `desktop`, `other`.
     package var platforms: [String: Int]
     /// Clicks by referring host (`direct` without a Referer).
     package var referrers: [String: Int]
@@ -23,12 +23,16 @@ package struct StatsReport: Codable, Sendable, Hashable {
     package var utmCampaigns: [String: Int]
     /// SDK events by name, custom ones included.
     package var events: [String: Int]
+    /// Clicks answered but left out of every other figure, by who made them: `bot` (crawlers, link previews,
+    /// monitors, HTTP libraries), `prefetch` (a browser fetching ahead), `scanner` (email security services).
+    package var filtered: [String: Int]
     /// One entry per day of the range, oldest first, days without anything included.
     package var days: [StatsDay]
 
     /// Creates a report.
     package init(from: String, to: String, linkID: String?, totals: StatsTotals, platforms: [String: Int], referrers: [String: Int],
-                utmSources: [String: Int], utmMediums: [String: Int], utmCampaigns: [String: Int], events: [String: Int], days: [StatsDay]) {
+                utmSources: [String: Int], utmMediums: [String: Int], utmCampaigns: [String: Int], events: [String: Int], filtered: [String: Int] = [:], days: [StatsDay]) {
+        self.filtered = filtered
         self.from = from
         self.to = to
         self.linkID = linkID
@@ -45,9 +49,9 @@ package struct StatsReport: Codable, Sendable, Hashable {
 
 /// Sums of a statistics report.
 package struct StatsTotals: Codable, Sendable, Hashable {
-    /// Clicks, bots included.
+    /// People's clicks.
     package var clicks: Int
-    /// Distinct visitors per day (address and user agent), summed over the days; bots are not visitors.
+    /// Distinct people per day (address and user agent), summed over the days.
     package var uniqueVisitors: Int
     /// Installs attributed to links (deterministic + probabilistic).
     package var installs: Int
@@ -63,10 +67,13 @@ package struct StatsTotals: Codable, Sendable, Hashable {
     package var reinstalls: Int
     /// Events with names of the app's own.
     package var customEvents: Int
+    /// Clicks of bots, prefetches and scanners: answered, and counted nowhere else.
+    package var filteredClicks: Int
 
     /// Creates totals.
     package init(clicks: Int = 0, uniqueVisitors: Int = 0, installs: Int = 0, deterministicInstalls: Int = 0, probabilisticInstalls: Int = 0,
-                organicInstalls: Int = 0, opens: Int = 0, reinstalls: Int = 0, customEvents: Int = 0) {
+                organicInstalls: Int = 0, opens: Int = 0, reinstalls: Int = 0, customEvents: Int = 0, filteredClicks: Int = 0) {
+        self.filteredClicks = filteredClicks
         self.clicks = clicks
         self.uniqueVisitors = uniqueVisitors
         self.installs = installs
@@ -83,17 +90,20 @@ package struct StatsTotals: Codable, Sendable, Hashable {
 package struct StatsDay: Codable, Sendable, Hashable {
     /// The day, `YYYY-MM-DD` (UTC).
     package var date: String
-    /// Clicks.
+    /// People's clicks.
     package var clicks: Int
-    /// Distinct visitors.
+    /// Distinct people.
     package var uniqueVisitors: Int
     /// Installs attributed to links.
     package var installs: Int
     /// Opens by a link.
     package var opens: Int
+    /// Clicks of bots, prefetches and scanners.
+    package var filteredClicks: Int
 
     /// Creates a day.
-    package init(date: String, clicks: Int = 0, uniqueVisitors: Int = 0, installs: Int = 0, opens: Int = 0) {
+    package init(date: String, clicks: Int = 0, uniqueVisitors: Int = 0, installs: Int = 0, opens: Int = 0, filteredClicks: Int = 0) {
+        self.filteredClicks = filteredClicks
         self.date = date
         self.clicks = clicks
         self.uniqueVisitors = uniqueVisitors

@@ -99,9 +99,12 @@ package struct CandidateQuery: Sendable, Hashable {
     /// The platforms whose clicks can lead to an install: a click from a desktop browser, a bot or a TV is never a
     /// candidate (and stores need not index such clicks by address or network).
     package static let attributablePlatforms: [ClientPlatform] = [.iOS, .android]
-    /// `attributablePlatforms` as an SQL condition on the `platform` column of clicks (the condition of SQLite's
-    /// partial indexes by address and network, which a query must repeat for them to be used).
-    package static let attributablePlatformsSQL = "platform IN ('ios', 'android')"
+    /// The SQL condition on the clicks of `table` (an alias) that can lead to an install: a person's, from one of
+    /// `attributablePlatforms` (the condition of SQLite's partial indexes by address and network, which a query must
+    /// repeat for them to be used).
+    package static func attributableSQL(_ table: String) -> String {
+        "\(table).platform IN ('ios', 'android') AND \(table).traffic = '\(ClickTraffic.person.rawValue)'"
+    }
 
     /// Clicks of this app…
     package var appID: String

@@ -206,9 +206,10 @@ package struct InterstitialPage: Sendable, Hashable {
         return HTML.document(title: title, head: head, body: body, bodyAttributes: attributes)
     }
 
-    /// The script the page loads. It reports what the browser can tell about the device for this click (screen,
-    /// pixel ratio, time zone, languages, platform) with `sendBeacon`, then leads on to the store after a moment when
-    /// the page says so; with "copy to open" its button first puts the click token on the pasteboard.
+    /// The script the page loads. Once the page is shown (not while a browser prerenders it), it reports what the
+    /// browser can tell about the device for this click (screen, pixel ratio, time zone, languages, platform) with
+    /// `sendBeacon`, then leads on to the store after a moment when the page says so; with "copy to open" its button
+    /// first puts the click token on the pasteboard.
     package static let script = """
     (function () {
       "use strict";
@@ -245,7 +246,13 @@ package struct InterstitialPage: Sendable, Hashable {
         request.open("POST", "\(HTML.signalsPath)", true);
         request.send(payload);
       }
-      if (click) { try { report(); } catch (ignored) {} }
+      function start() {
+        if (click) { try { report(); } catch (ignored) {} }
+        if (body.getAttribute("data-auto") === "1") { window.setTimeout(go, 250); }
+      }
+      // A page the browser renders ahead of a possible visit reports, and leads on, only once it is shown: its report
+      // is what tells a person's prefetched click from a prefetch nobody followed.
+      if (document.prerendering) { document.addEventListener("prerenderingchange", start, { once: true }); } else { start(); }
       var copy = document.getElementById("ferry-copy");
       if (copy && token) {
         copy.addEventListener("click", function (event) {
@@ -271,7 +278,6 @@ package struct InterstitialPage: Sendable, Hashable {
           window.setTimeout(finish, 800);
         });
       }
-      if (body.getAttribute("data-auto") === "1") { window.setTimeout(go, 250); }
     })();
     """
 }

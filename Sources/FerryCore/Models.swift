@@ -381,13 +381,17 @@ package struct Click: Sendable, Hashable {
     package var appleDevice: String?
     /// The signed-in person's pseudonym the click's URL carried (`UserClickToken`), kept apart from its query.
     package var userToken: String?
+    /// Who made it: only a person's click is counted and attributed.
+    package var traffic: ClickTraffic
 
     /// Creates a click.
     package init(
         id: String, linkID: String, appID: String, environment: APIEnvironment, createdAt: Date, ipHash: String?, networkHash: String?,
         userAgent: String?, platform: ClientPlatform, referer: String?, query: String?, acceptLanguage: String?,
-        osVersion: String? = nil, appleDevice: String? = nil, userToken: String? = nil
+        osVersion: String? = nil, appleDevice: String? = nil, userToken: String? = nil, traffic: ClickTraffic? = nil
     ) {
+        // A bot's user agent is a bot's whatever the caller says; otherwise a person unless told.
+        self.traffic = traffic ?? (platform == .bot ? .bot : .person)
         self.osVersion = osVersion
         self.appleDevice = appleDevice
         self.userToken = userToken

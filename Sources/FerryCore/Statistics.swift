@@ -3,11 +3,12 @@ import Foundation
 
 /// What a statistics roll-up row counts.
 package enum StatsMetric: String, Sendable, Hashable, CaseIterable {
-    /// Clicks (dimension empty).
+    /// People's clicks (dimension empty, or ``StatsRollup/impliedDefaults``).
     case clicks
-    /// Distinct visitors of a day (dimension empty); bots are not visitors.
+    /// Distinct people of a day (dimension empty).
     case visitors
-    /// Clicks by platform (`ios`, `android`, `desktop`, `bot`, `other`).
+    /// People's clicks by platform (`ios`, `android`, `desktop`, `other`; `bot` in days counted before clicks had a
+    /// kind).
     case platform
     /// Clicks by the referring site's host (`direct` without one).
     case referrer
@@ -21,6 +22,8 @@ package enum StatsMetric: String, Sendable, Hashable, CaseIterable {
     case installs
     /// SDK events by name (`install`, `open`, `reinstall`, `link_open`, custom names).
     case events
+    /// Clicks answered but not counted, by who made them (`bot`, `prefetch`, `scanner`: ``ClickTraffic``).
+    case filtered
 }
 
 /// One cell of the daily roll-up: a count for an app, environment, link (empty for none), UTC day, metric and value.
@@ -105,7 +108,16 @@ package enum StatsRollup {
         }
         var groups: [Group: Int] = [:]
         var hosts: [String: String] = [:]
+        var counts: [StatsKey: Int] = [:]
         for click in clicks {
+            guard click.traffic == .person else {
+                // Answered, and counted apart: nothing else of it reaches the people's figures.
+                for linkID in [click.linkID, StatsKey.appWide] {
+                    counts[StatsKey(appID: click.appID, environment: click.environment, linkID: linkID, day: day(of: click.createdAt),
+                                    metric: .filtered, dimension: click.traffic.rawValue), default: 0] += 1
+                }
+                continue
+            }
             let query = click.query.map { QueryString($0) }
             let utm = linkUTM(click)
             let referrer: String
@@ -124,7 +136,6 @@ package enum StatsRollup {
             )
             groups[group, default: 0] += 1
         }
-        var counts: [StatsKey: Int] = [:]
         for (group, count) in groups {
             for linkID in [group.linkID, StatsKey.appWide] {
                 func add(_ metric: StatsMetric, _ dimension: String = "") {
@@ -143,11 +154,11 @@ package enum StatsRollup {
         return counts
     }
 
-    /// The visitors of a batch of clicks: each human click names its visitor for its link and for its app.
+    /// The visitors of a batch of clicks: each person's click names its visitor for its link and for its app.
     package static func visitors(clicks: [Click]) -> [VisitorKey] {
         var keys: [VisitorKey] = []
         var seen = Set<VisitorKey>()
-        for click in clicks where click.platform != .bot {
+        for click in clicks where click.traffic == .person {
             let day = day(of: click.createdAt)
             let visitor = visitorHash(address: click.ipHash ?? click.id, userAgent: click.userAgent ?? "")
             for linkID in [click.linkID, StatsKey.appWide] {
@@ -156,6 +167,22 @@ package enum StatsRollup {
             }
         }
         return keys
+    }
+
+    /// What changes when stored clicks are found to be of another kind (`traffic`): the roll-up increments that take
+    /// them out of their old figures and into their new ones, the visitors they now add, and the visitors whose
+    /// rows they may have added and no longer should (a store removes such a row and takes one from the day's
+    /// visitors when there was one). The clicks are given as stored, with their old kind.
+    package static func reclassification(of clicks: [Click], to traffic: ClickTraffic, linkUTM: (Click) -> UTMParameters?)
+        -> (increments: [StatsKey: Int], addedVisitors: [VisitorKey], removedVisitors: [VisitorKey]) {
+        let moved = clicks.map { click in
+            var moved = click
+            moved.traffic = traffic
+            return moved
+        }
+        var counts = increments(clicks: moved, linkUTM: linkUTM)
+        for (key, count) in increments(clicks: clicks, linkUTM: linkUTM) { counts[key, default: 0] -= count }
+        return (counts.filter { $0.value != 0 }, visitors(clicks: moved), visitors(clicks: clicks))
     }
 
     /// The increments of an answered install: by match type, or `organic` when nothing matched.
@@ -374,6 +401,10 @@ extension StatsReport {
                 breakdown[row.metric, default: [:]][row.dimension, default: 0] += row.count
             case .platform:
                 breakdown[row.metric, default: [:]][row.dimension, default: 0] += row.count
+            case .filtered:
+                totals.filteredClicks += row.count
+                days[index].filteredClicks += row.count
+                breakdown[row.metric, default: [:]][row.dimension, default: 0] += row.count
             }
         }
         // The implied values: of a day's clicks with implied defaults, those no stored value accounts for (stored
@@ -386,10 +417,13 @@ extension StatsReport {
             }
         }
         totals.installs = totals.deterministicInstalls + totals.probabilisticInstalls
+        // A value whose clicks were all found later to be of another kind sums to nothing: it is not shown.
+        for metric in breakdown.keys { breakdown[metric] = breakdown[metric]?.filter { $0.value != 0 } }
         self.init(
             from: StatsRange.text(ofDay: range.fromDay), to: StatsRange.text(ofDay: range.toDay), linkID: linkID, totals: totals,
             platforms: breakdown[.platform] ?? [:], referrers: breakdown[.referrer] ?? [:], utmSources: breakdown[.utmSource] ?? [:],
-            utmMediums: breakdown[.utmMedium] ?? [:], utmCampaigns: breakdown[.utmCampaign] ?? [:], events: breakdown[.events] ?? [:], days: days
+            utmMediums: breakdown[.utmMedium] ?? [:], utmCampaigns: breakdown[.utmCampaign] ?? [:], events: breakdown[.events] ?? [:],
+            filtered: breakdown[.filtered] ?? [:], days: days
         )
     }
 }

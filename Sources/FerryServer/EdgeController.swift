@@ -69,6 +69,18 @@ struct EdgeController: Sendable {
         (HTML.interstitialScriptPath, ["GET"]), (HTML.signalsPath, ["POST"]), ("/", ["GET"]),
     ]
 
+    /// The fields by which a browser says a request is speculative.
+    static let prefetchFields = PrefetchHeaders.names.compactMap { HTTPField.Name($0) }
+
+    /// What the framework's request says of a click.
+    static func clickRequest(_ request: Request, context: FerryRequestContext, query: String?) -> ClickRequest {
+        ClickRequest(
+            userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
+            forwardedFor: request.headers[values: forwardedFor], query: query, peer: .text(context.peerAddress),
+            prefetch: prefetchFields.contains { request.headers[values: $0].contains(where: PrefetchHeaders.isSpeculative) }
+        )
+    }
+
     /// The lookup form of the request's host.
     static func host(of request: Request) -> String? {
         DomainName.normalizeHostHeader(request.headers[hostHeader] ?? request.head.authority)
@@ -77,10 +89,7 @@ struct EdgeController: Sendable {
     /// A request for a path that may name a link (any path no fixed route has), read from the raw path.
     func click(_ request: Request, context: FerryRequestContext, head: Bool = false) async throws -> Response {
         guard let host = Self.host(of: request) else { return page(.notFound, head: head) }
-        let click = ClickRequest(
-            userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
-            forwardedFor: request.headers[values: Self.forwardedFor], query: request.uri.query, peer: .text(context.peerAddress)
-        )
+        let click = Self.clickRequest(request, context: context, query: request.uri.query)
         let resolution = try await resolver.resolve(.click, host: host, path: request.uri.path, asker: .origin(click.origin))
         // `/{prefix}/?link=…`: a long link at the root of a domain with a path prefix.
         if case .app = resolution, let query = request.uri.query, LongLink.isLongLink(query: query) {
@@ -147,7 +156,8 @@ struct EdgeController: Sendable {
                 userAgent: Self.bounded(request.userAgent, 1024), platform: client.platform,
                 referer: Self.bounded(request.referer, 2048), query: query,
                 acceptLanguage: Self.bounded(request.acceptLanguage, 256),
-                osVersion: client.osVersion, appleDevice: client.appleDevice
+                osVersion: client.osVersion, appleDevice: client.appleDevice,
+                traffic: ClickTraffic.of(client: client, prefetch: request.prefetch)
             ), origin: request.origin)
         }
         switch decision {
@@ -207,10 +217,7 @@ struct EdgeController: Sendable {
     /// A click on a long link: answered as its link (recorded like a short link's click), or a 400 page naming what
     /// is wrong with it; never a redirect the app's allowlist does not allow.
     func longLink(_ request: Request, context: FerryRequestContext, host: String, query: String, head: Bool) async throws -> Response {
-        let click = ClickRequest(
-            userAgent: request.headers[.userAgent], referer: request.headers[.referer], acceptLanguage: request.headers[.acceptLanguage],
-            forwardedFor: request.headers[values: Self.forwardedFor], query: query, peer: .text(context.peerAddress)
-        )
+        let click = Self.clickRequest(request, context: context, query: query)
         let debug = LinkDebugReport.isRequested(byQuery: query)
         switch try await longLinks.resolve(host: host, query: query, asker: .origin(click.origin), storing: debug ? .never : .inBackground) {
         case .link(let resolved) where debug:
@@ -287,6 +294,8 @@ struct ClickRequest {
     var peer: ClickOrigin.Peer
     /// What the fast path already knows of the user agent (it keeps the last one of its connection), or nil.
     var client: ClientInfo? = nil
+    /// Whether the browser said the request is speculative (`PrefetchHeaders`).
+    var prefetch = false
 
     /// Where the click comes from.
     var origin: ClickOrigin { ClickOrigin(peer: peer, forwardedFor: forwardedFor) }

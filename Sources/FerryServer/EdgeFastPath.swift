@@ -189,7 +189,7 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let click = ClickRequest(
             userAgent: request.userAgent, referer: request.referer, acceptLanguage: request.acceptLanguage,
-            forwardedFor: request.forwardedFor, query: query, peer: .socket(peer), client: lastClient
+            forwardedFor: request.forwardedFor, query: query, peer: .socket(peer), client: lastClient, prefetch: request.prefetch
         )
         guard var answer = edge.answerFromCache(host: host, path: path, click: click) else { return nil }
         if host != lastHost {

@@ -1,4 +1,6 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
+import FerryCore
+
 /// A request head read straight from the bytes of a connection by the edge's fast path, before the HTTP decoder.
 ///
 /// The scanner accepts a strict subset of HTTP/1.1 (RFC 9112), the form every browser, crawler and proxy sends:
@@ -32,6 +34,8 @@ struct EdgeRequest: Equatable {
     /// Whether anything asks for more than a plain keep-alive exchange: `Connection` with a token other than
     /// `keep-alive`, `Upgrade`, `Expect`.
     var asksForMore: Bool
+    /// Whether a field says the request is a browser's speculative fetch (`PrefetchHeaders`).
+    var prefetch = false
 
     /// The whole request's length in bytes.
     var length: Int { headLength + bodyLength }
@@ -141,6 +145,8 @@ enum EdgeRequestScanner {
                 if !isKeepAliveOnly(value) { request.asksForMore = true }
             case .upgrade, .expect:
                 request.asksForMore = true
+            case .purpose:
+                if !request.prefetch, PrefetchHeaders.isSpeculative(text(value)) { request.prefetch = true }
             case .other:
                 break
             }
@@ -181,7 +187,8 @@ enum EdgeRequestScanner {
     }
 
     private enum FieldKind {
-        case host, userAgent, referer, acceptLanguage, forwardedFor, contentLength, transferEncoding, connection, upgrade, expect, other
+        case host, userAgent, referer, acceptLanguage, forwardedFor, contentLength, transferEncoding, connection, upgrade, expect, purpose
+        case other
     }
 
     private static let versionPrefix = Array("HTTP/1.".utf8)
@@ -193,7 +200,7 @@ enum EdgeRequestScanner {
             ("host", .host), ("user-agent", .userAgent), ("referer", .referer), ("accept-language", .acceptLanguage),
             ("x-forwarded-for", .forwardedFor), ("content-length", .contentLength), ("transfer-encoding", .transferEncoding),
             ("connection", .connection), ("upgrade", .upgrade), ("expect", .expect),
-        ]
+        ] + PrefetchHeaders.names.map { ($0, .purpose) }
         return names.map { (Array($0.0.utf8), $0.1) }
     }()
 

@@ -18,7 +18,7 @@ struct ExportController: Sendable {
         router.get(RouterPath(FerryRoutes.exportAttributions)) { request, _ in try await attributions(request) }
     }
 
-    static let clickColumns = ["click_id", "time", "link_id", "platform", "os_version", "device", "referrer", "query", "accept_language", "user_agent"]
+    static let clickColumns = ["click_id", "time", "link_id", "platform", "os_version", "device", "referrer", "query", "accept_language", "user_agent", "traffic"]
     static let attributionColumns = ["install_id", "time", "link_id", "click_id", "match_type", "confidence"]
 
     func clicks(_ request: Request) async throws -> Response {
@@ -27,7 +27,7 @@ struct ExportController: Sendable {
             page: { try await reports.clicks(app: $0, environment: $1, range: $2, after: $3) },
             fields: { click in
                 [click.id, Self.timestamp(click.createdAt), click.linkID, click.platform.rawValue, click.osVersion, click.appleDevice,
-                 click.referer, click.query, click.acceptLanguage, click.userAgent]
+                 click.referer, click.query, click.acceptLanguage, click.userAgent, click.traffic.rawValue]
             },
             cursor: { ExportCursor(time: $0.createdAt.timeIntervalSince1970, id: $0.id) })
     }

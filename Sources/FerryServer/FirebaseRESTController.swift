@@ -363,8 +363,9 @@ struct FirebaseLinkStats: Encodable {
 
     init(linkEventStats: [Stat]) { self.linkEventStats = linkEventStats }
 
-    /// Clicks by platform (`CLICK`: all of them; `REDIRECT`: those sent on, every click but a bot's, which gets the
-    /// preview); installs the link brought (`APP_INSTALL` and `APP_FIRST_OPEN`: Ferry sees an install when the app
+    /// People's clicks by platform (`CLICK`; bots, prefetches and scanners are left out, as in all of Ferry's
+    /// statistics; `REDIRECT`: those sent on, all of them but, in days counted before Ferry told bots apart, a bot's,
+    /// which gets the preview); installs the link brought (`APP_INSTALL` and `APP_FIRST_OPEN`: Ferry sees an install when the app
     /// first opens) and opens of the app by the link (`APP_RE_OPEN`), which Ferry counts per link but not per
     /// platform (`DYNAMIC_LINK_PLATFORM_UNSPECIFIED`). Zero counts are left out.
     init(report: StatsReport) {

@@ -77,10 +77,10 @@ package final class WebhookOutbox: Sendable {
         return webhooks.filter { $0.events.contains(event) }
     }
 
-    /// Queues `link.clicked` for the clicks of apps that want it. The event id is made from the click id, so a
-    /// receiver can tell a repeat from a new click.
+    /// Queues `link.clicked` for the people's clicks of apps that want it (a bot's, a prefetch's or a scanner's is not
+    /// sent). The event id is made from the click id, so a receiver can tell a repeat from a new click.
     package func clicksStored(_ clicks: [Click]) async {
-        let groups = Dictionary(grouping: clicks) { "\($0.appID)/\($0.environment.rawValue)" }
+        let groups = Dictionary(grouping: clicks.filter { $0.traffic == .person }) { "\($0.appID)/\($0.environment.rawValue)" }
         for group in groups.values {
             guard let first = group.first else { continue }
             do {

@@ -31,7 +31,7 @@ extension PostgresStore {
         func count(address: String?, network: String?) async throws -> Int {
             try await first("""
                 SELECT COUNT(*) AS n FROM clicks c WHERE c.app_id = \(app) AND c.environment = \(env)
-                  AND c.created_at BETWEEN \(since) AND \(until) AND c.\(unescaped: CandidateQuery.attributablePlatformsSQL) AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
+                  AND c.created_at BETWEEN \(since) AND \(until) AND \(unescaped: CandidateQuery.attributableSQL("c")) AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
                   AND (\(address)::text IS NULL OR c.ip_hash = \(address)) AND (\(network)::text IS NULL OR c.network_hash = \(network))
                 """) { try $0["n"].decode(Int.self) } ?? 0
         }
@@ -39,7 +39,7 @@ extension PostgresStore {
             try await collect("""
                 SELECT \(unescaped: EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
                 WHERE c.app_id = \(app) AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
-                  AND c.\(unescaped: CandidateQuery.attributablePlatformsSQL) AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
+                  AND \(unescaped: CandidateQuery.attributableSQL("c")) AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
                   AND (\(address)::text IS NULL OR c.ip_hash = \(address)) AND (\(network)::text IS NULL OR c.network_hash = \(network))
                   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
                 ORDER BY c.created_at DESC LIMIT \(limit)
@@ -60,7 +60,7 @@ extension PostgresStore {
                 SELECT \(unescaped: EvidenceColumn.list) FROM click_signals s JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
                 WHERE s.app_id = \(app) AND s.fingerprint = \(fingerprint) AND s.received_at BETWEEN \(since) AND \(until)
                   AND c.environment = \(env) AND c.created_at BETWEEN \(since) AND \(until)
-                  AND c.\(unescaped: CandidateQuery.attributablePlatformsSQL) AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
+                  AND \(unescaped: CandidateQuery.attributableSQL("c")) AND (\(platformName)::text IS NULL OR c.platform = \(platformName))
                   AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
                 ORDER BY s.received_at DESC LIMIT \(limit)
                 """)

@@ -118,7 +118,7 @@ extension PostgresStore {
         return try await all("""
             SELECT \(unescaped: EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
             WHERE c.app_id = \(appID) AND c.environment = \(environment.rawValue) AND c.created_at >= \(since.timeIntervalSince1970)
-              AND c.\(unescaped: CandidateQuery.attributablePlatformsSQL)
+              AND \(unescaped: CandidateQuery.attributableSQL("c"))
             ORDER BY c.created_at DESC LIMIT \(max(0, limit))
             """) { try ClickEvidence(row: $0, languages: &languages) }
     }

@@ -12,19 +12,45 @@ extension PostgresStore {
             var stored: Set<String> = []
             for query in Self.rowQueries("""
                 INSERT INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent, platform, referer, query,
-                    accept_language, os_version, apple_device, user_token) VALUES
-                """, columns: 15, clicks, tail: "ON CONFLICT (id, created_at) DO NOTHING RETURNING id", bind: { click, binds in
+                    accept_language, os_version, apple_device, user_token, traffic) VALUES
+                """, columns: 16, clicks, tail: "ON CONFLICT (id, created_at) DO NOTHING RETURNING id", bind: { click, binds in
                     binds.append(click.id); binds.append(click.linkID); binds.append(click.appID); binds.append(click.environment.rawValue)
                     binds.append(click.createdAt.timeIntervalSince1970); binds.append(click.ipHash); binds.append(click.networkHash)
                     binds.append(click.userAgent); binds.append(click.platform.rawValue); binds.append(click.referer); binds.append(click.query)
                     binds.append(click.acceptLanguage); binds.append(click.osVersion); binds.append(click.appleDevice)
-                    binds.append(click.userToken)
+                    binds.append(click.userToken); binds.append(click.traffic.rawValue)
                 }) {
                 for try await row in try await connection.query(query, logger: logger) {
                     stored.insert(try row.decode(String.self))
                 }
             }
             try await Self.addClickStats(clicks.filter { stored.contains($0.id) }, connection: connection, logger: logger)
+        }
+    }
+
+    package func reclassifyClicks(ids: [String], from: Set<ClickTraffic>, to traffic: ClickTraffic) async throws -> [Click] {
+        guard !ids.isEmpty, !from.isEmpty else { return [] }
+        let logger = logger
+        let ids = Array(Set(ids)).sorted()
+        return try await transaction { connection in
+            var changed: [Click] = []
+            for try await row in try await connection.query("SELECT * FROM clicks WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE", logger: logger) {
+                let click = try Click(row: row.makeRandomAccess())
+                if click.traffic != traffic && from.contains(click.traffic) { changed.append(click) }
+            }
+            guard !changed.isEmpty else { return [] }
+            try await connection.query("UPDATE clicks SET traffic = \(traffic.rawValue) WHERE id = ANY(\(changed.map(\.id)))", logger: logger)
+            let utm = try await Self.linkUTM(of: changed, connection: connection, logger: logger)
+            let change = StatsRollup.reclassification(of: changed, to: traffic) { utm[$0.linkID] }
+            var counts = change.increments
+            counts.merge(try await Self.removeVisitors(change.removedVisitors, connection: connection, logger: logger), uniquingKeysWith: +)
+            counts.merge(try await Self.addVisitors(change.addedVisitors, connection: connection, logger: logger), uniquingKeysWith: +)
+            try await Self.addStats(counts.filter { $0.value != 0 }, connection: connection, logger: logger)
+            return changed.map { click in
+                var now = click
+                now.traffic = traffic
+                return now
+            }
         }
     }
 

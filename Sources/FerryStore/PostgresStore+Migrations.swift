@@ -226,6 +226,7 @@ extension PostgresStore {
         ("v12-min-confidence", MinConfidenceSchema.statements(real: "DOUBLE PRECISION")),
         ("v13-attribution-learning", AttributionLearningSchema.statements(real: "DOUBLE PRECISION", identity: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")),
         ("v14-user-clicks", UserClicksSchema.statements()),
+        ("v15-click-traffic", ClickTrafficSchema.statements(indexes: false)),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

@@ -28,14 +28,27 @@ extension PostgresStore {
     /// (one `visitors` increment for each not seen before on its day).
     static func addClickStats(_ clicks: [Click], connection: PostgresConnection, logger: Logger) async throws {
         guard !clicks.isEmpty else { return }
+        let utm = try await linkUTM(of: clicks, connection: connection, logger: logger)
+        var counts = StatsRollup.increments(clicks: clicks) { utm[$0.linkID] }
+        counts.merge(try await addVisitors(StatsRollup.visitors(clicks: clicks), connection: connection, logger: logger), uniquingKeysWith: +)
+        try await addStats(counts, connection: connection, logger: logger)
+    }
+
+    /// The UTM parameters of the links of clicks, by link id.
+    static func linkUTM(of clicks: [Click], connection: PostgresConnection, logger: Logger) async throws -> [String: UTMParameters] {
         var utm: [String: UTMParameters] = [:]
         let linkIDs = Array(Set(clicks.map(\.linkID)))
         let rows = try await connection.query("SELECT id, utm_source, utm_medium, utm_campaign FROM links WHERE id = ANY(\(linkIDs))", logger: logger)
         for try await (id, source, medium, campaign) in rows.decode((String, String?, String?, String?).self) {
             utm[id] = UTMParameters(source: source, medium: medium, campaign: campaign)
         }
-        var counts = StatsRollup.increments(clicks: clicks) { utm[$0.linkID] }
-        let visitors = Array(Set(StatsRollup.visitors(clicks: clicks))).sorted { ($0.linkID, $0.day, $0.visitor) < ($1.linkID, $1.day, $1.visitor) }
+        return utm
+    }
+
+    /// Notes visitors; returns one `visitors` increment for each not seen before on its day.
+    static func addVisitors(_ keys: [VisitorKey], connection: PostgresConnection, logger: Logger) async throws -> [StatsKey: Int] {
+        var counts: [StatsKey: Int] = [:]
+        let visitors = Array(Set(keys)).sorted { ($0.linkID, $0.day, $0.visitor) < ($1.linkID, $1.day, $1.visitor) }
         for query in rowQueries(
             "INSERT INTO stats_visitors (app_id, environment, link_id, day, visitor) VALUES", columns: 5, visitors,
             tail: "ON CONFLICT DO NOTHING RETURNING app_id, environment, link_id, day", bind: { key, binds in
@@ -47,7 +60,20 @@ extension PostgresStore {
                 counts[key, default: 0] += 1
             }
         }
-        try await addStats(counts, connection: connection, logger: logger)
+        return counts
+    }
+
+    /// Forgets visitors a reclassified click had noted; returns one `visitors` decrement for each row that went.
+    static func removeVisitors(_ keys: [VisitorKey], connection: PostgresConnection, logger: Logger) async throws -> [StatsKey: Int] {
+        var counts: [StatsKey: Int] = [:]
+        for key in Set(keys) {
+            let rows = try await connection.query("""
+                DELETE FROM stats_visitors WHERE app_id = \(key.appID) AND environment = \(key.environment.rawValue)
+                    AND link_id = \(key.linkID) AND day = \(Int32(clamping: key.day)) AND visitor = \(key.visitor) RETURNING 1
+                """, logger: logger).collect()
+            if !rows.isEmpty { counts[key.statsKey, default: 0] -= 1 }
+        }
+        return counts
     }
 
     package func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow] {

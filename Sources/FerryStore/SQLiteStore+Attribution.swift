@@ -24,8 +24,8 @@ extension SQLiteStore {
     package func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet {
         try await readHere { db in
             let since = query.since.timeIntervalSince1970, until = query.until.timeIntervalSince1970
-            // Only clicks of the platforms apps are installed on; the address and network indexes hold no others.
-            let platformFilter = " AND c.\(CandidateQuery.attributablePlatformsSQL)" + (platform == nil ? "" : " AND c.platform = :platform")
+            // Only people's clicks on the platforms apps are installed on; the address and network indexes hold no others.
+            let platformFilter = " AND \(CandidateQuery.attributableSQL("c"))" + (platform == nil ? "" : " AND c.platform = :platform")
             var arguments: [String: (any DatabaseValueConvertible)?] = [
                 "app": query.appID, "env": query.environment.rawValue, "since": since, "until": until,
                 "platform": platform?.rawValue, "limit": CandidateQuery.limitPerKey,

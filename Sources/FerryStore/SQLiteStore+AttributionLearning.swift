@@ -117,7 +117,7 @@ extension SQLiteStore {
             var languages = LanguageLists()
             return try db.cachedStatement(sql: """
                 SELECT \(EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
-                WHERE c.app_id = ? AND c.environment = ? AND c.created_at >= ? AND c.\(CandidateQuery.attributablePlatformsSQL)
+                WHERE c.app_id = ? AND c.environment = ? AND c.created_at >= ? AND \(CandidateQuery.attributableSQL("c"))
                 ORDER BY c.created_at DESC LIMIT ?
                 """).decodedRows(arguments: [appID, environment.rawValue, since.timeIntervalSince1970, max(0, limit)]) { row in
                 try ClickEvidence(row: row, languages: &languages)

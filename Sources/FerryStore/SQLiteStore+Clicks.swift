@@ -61,8 +61,8 @@ extension SQLiteStore {
     static func insertClicks(_ clicks: ArraySlice<Click>, db: Database, givingWay: () -> Bool = { false }) throws -> Int {
         let statement = try db.cachedStatement(sql: """
             INSERT OR IGNORE INTO clicks (id, link_id, app_id, environment, created_at, ip_hash, network_hash, user_agent,
-                platform, referer, query, accept_language, os_version, apple_device, user_token)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                platform, referer, query, accept_language, os_version, apple_device, user_token, traffic)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         var stored: [Click] = []
         stored.reserveCapacity(clicks.count)
@@ -73,7 +73,7 @@ extension SQLiteStore {
             try statement.execute(arguments: [
                 click.id, click.linkID, click.appID, click.environment.rawValue, click.createdAt.timeIntervalSince1970,
                 click.ipHash, click.networkHash, click.userAgent, click.platform.rawValue, click.referer, click.query,
-                click.acceptLanguage, click.osVersion, click.appleDevice, click.userToken,
+                click.acceptLanguage, click.osVersion, click.appleDevice, click.userToken, click.traffic.rawValue,
             ])
             if db.changesCount > 0 { stored.append(click) }
         }
@@ -88,6 +88,33 @@ extension SQLiteStore {
     package func click(id: String) async throws -> Click? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM clicks WHERE id = ?", arguments: [id]).map(Click.init(row:))
+        }
+    }
+
+    package func reclassifyClicks(ids: [String], from: Set<ClickTraffic>, to traffic: ClickTraffic) async throws -> [Click] {
+        guard !ids.isEmpty, !from.isEmpty else { return [] }
+        return try await write { db in
+            let read = try db.cachedStatement(sql: "SELECT * FROM clicks WHERE id = ?")
+            let update = try db.cachedStatement(sql: "UPDATE clicks SET traffic = ? WHERE id = ?")
+            var changed: [Click] = []
+            for id in Set(ids) {
+                guard let click = try Row.fetchOne(read, arguments: [id]).map(Click.init(row:)),
+                      click.traffic != traffic, from.contains(click.traffic) else { continue }
+                try update.execute(arguments: [traffic.rawValue, id])
+                changed.append(click)
+            }
+            guard !changed.isEmpty else { return [] }
+            let utm = try Self.linkUTM(of: changed, db: db)
+            let change = StatsRollup.reclassification(of: changed, to: traffic) { utm[$0.linkID] }
+            var counts = change.increments
+            counts.merge(try Self.removeVisitors(change.removedVisitors, db: db), uniquingKeysWith: +)
+            counts.merge(try Self.addVisitors(change.addedVisitors, db: db), uniquingKeysWith: +)
+            try Self.addStats(counts.filter { $0.value != 0 }, db: db)
+            return changed.map { click in
+                var now = click
+                now.traffic = traffic
+                return now
+            }
         }
     }
 

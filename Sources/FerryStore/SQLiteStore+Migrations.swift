@@ -163,7 +163,7 @@ extension SQLiteStore {
         migrator.registerMigration("v8-attributable-click-indexes") { db in
             // Only clicks that can lead to an install are looked up by address or network; indexing the others (a
             // desktop browser's, a bot's) was a write at a random place of two large indexes for every such click.
-            // The condition is `CandidateQuery.attributablePlatformsSQL` as it was written then: queries repeat it.
+            // The condition is the candidate queries' as it was written then (v19 adds the click's kind).
             try db.execute(sql: """
                 DROP INDEX clicks_app_address;
                 DROP INDEX clicks_app_network;
@@ -223,6 +223,9 @@ extension SQLiteStore {
         }
         migrator.registerMigration("v18-user-clicks") { db in
             for statement in UserClicksSchema.statements() { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v19-click-traffic") { db in
+            for statement in ClickTrafficSchema.statements(indexes: true) { try db.execute(sql: statement) }
         }
         return migrator
     }

@@ -79,6 +79,14 @@ extension SQLiteStore {
     /// The roll-up increments of clicks just stored, with their links' UTM parameters.
     static func addClickStats(_ clicks: [Click], db: Database) throws {
         guard !clicks.isEmpty else { return }
+        let utm = try linkUTM(of: clicks, db: db)
+        var counts = StatsRollup.increments(clicks: clicks) { utm[$0.linkID] }
+        counts.merge(try addVisitors(StatsRollup.visitors(clicks: clicks), db: db), uniquingKeysWith: +)
+        try addStats(counts, db: db)
+    }
+
+    /// The UTM parameters of the links of clicks, by link id.
+    static func linkUTM(of clicks: [Click], db: Database) throws -> [String: UTMParameters] {
         var utm: [String: UTMParameters] = [:]
         let lookup = try db.cachedStatement(sql: "SELECT utm_source, utm_medium, utm_campaign FROM links WHERE id = ?")
         for linkID in Set(clicks.map(\.linkID)) {
@@ -86,9 +94,19 @@ extension SQLiteStore {
                 utm[linkID] = UTMParameters(source: row["utm_source"], medium: row["utm_medium"], campaign: row["utm_campaign"])
             }
         }
-        var counts = StatsRollup.increments(clicks: clicks) { utm[$0.linkID] }
-        counts.merge(try addVisitors(StatsRollup.visitors(clicks: clicks), db: db), uniquingKeysWith: +)
-        try addStats(counts, db: db)
+        return utm
+    }
+
+    /// Forgets visitors a reclassified click had noted; returns one `visitors` decrement for each row that went.
+    static func removeVisitors(_ keys: [VisitorKey], db: Database) throws -> [StatsKey: Int] {
+        var counts: [StatsKey: Int] = [:]
+        let statement = try db.cachedStatement(sql: "DELETE FROM visitors_seen WHERE day = ? AND scope = ? AND visitor = ?")
+        for key in keys {
+            let scope = visitorScope(appID: key.appID, environment: key.environment.rawValue, linkID: key.linkID)
+            try statement.execute(arguments: [key.day, scope, visitorNumber(key.visitor)])
+            if db.changesCount > 0 { counts[key.statsKey, default: 0] -= 1 }
+        }
+        return counts
     }
 
     package func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow] {

@@ -146,6 +146,10 @@ package protocol ClickStore: Sendable {
     /// Forgets clicks made before `cutoff`; returns how many went (whole days' partitions on PostgreSQL, counted before
     /// they are dropped).
     func expireClicks(before cutoff: Date) async throws -> Int
+    /// Changes the kind of the stored clicks among `ids` whose kind is one of `from` to `traffic`, and moves them in
+    /// the roll-up (`StatsRollup.reclassification`) in the same transaction; returns the clicks changed, as they are
+    /// now. Clicks of other kinds, and ids not stored, are left alone.
+    func reclassifyClicks(ids: [String], from: Set<ClickTraffic>, to traffic: ClickTraffic) async throws -> [Click]
 }
 
 /// Small server-wide settings, such as the key of the IP hash.

@@ -243,12 +243,51 @@ enum UserClicksSchema {
     }
 }
 
+/// Who made each click (`ClickTraffic`): only a person's click is counted and attributed. Clicks stored before were
+/// bots' when their platform was, and people's otherwise; the roll-up's bot clicks of those days leave the people's
+/// figures for `filtered` (their referrers and campaigns, almost always none, stay where they were counted).
+enum ClickTrafficSchema {
+    /// The condition of clicks that can lead to an install, as the partial indexes of SQLite hold it (queries repeat
+    /// it: `CandidateQuery.attributableSQL`).
+    static let attributable = "platform IN ('ios', 'android') AND traffic = 'person'"
+
+    /// `indexes`: SQLite's partial indexes by address and network are made again for the new condition (PostgreSQL's
+    /// hold every click).
+    static func statements(indexes: Bool) -> [String] {
+        [
+            "ALTER TABLE clicks ADD COLUMN traffic TEXT NOT NULL DEFAULT 'person'",
+            "UPDATE clicks SET traffic = 'bot' WHERE platform = 'bot'",
+            """
+            INSERT INTO stats_daily (app_id, environment, link_id, day, metric, dimension, count)
+            SELECT app_id, environment, link_id, day, 'filtered', 'bot', count FROM stats_daily WHERE metric = 'platform' AND dimension = 'bot'
+            """,
+            // A day's bot clicks leave its clicks: those counted with defaults implied (no referrer, no campaign, as
+            // bots' are) leave them under that dimension, where the implied values are worked out from.
+            """
+            INSERT INTO stats_daily (app_id, environment, link_id, day, metric, dimension, count)
+            SELECT b.app_id, b.environment, b.link_id, b.day, 'clicks',
+                COALESCE((SELECT MAX(d.dimension) FROM stats_daily d WHERE d.app_id = b.app_id AND d.environment = b.environment
+                    AND d.link_id = b.link_id AND d.day = b.day AND d.metric = 'clicks'), 'implied'),
+                -b.count
+            FROM stats_daily b WHERE b.metric = 'platform' AND b.dimension = 'bot'
+            \(StatsSchema.upsertTail)
+            """,
+            "DELETE FROM stats_daily WHERE metric = 'platform' AND dimension = 'bot'",
+        ] + (indexes ? [
+            "DROP INDEX clicks_app_address",
+            "DROP INDEX clicks_app_network",
+            "CREATE INDEX clicks_app_address ON clicks(app_id, ip_hash, created_at) WHERE \(attributable)",
+            "CREATE INDEX clicks_app_network ON clicks(app_id, network_hash, created_at) WHERE \(attributable)",
+        ] : [])
+    }
+}
+
 // MARK: Clicks
 
 /// The columns of `clicks`.
 enum ClickColumn: Int, StoreColumn {
     case id, linkID, appID, environment, createdAt, ipHash, networkHash, userAgent, platform, referer, query, acceptLanguage
-    case osVersion, appleDevice, userToken
+    case osVersion, appleDevice, userToken, traffic
 
     var columnName: String {
         switch self {
@@ -267,6 +306,7 @@ enum ClickColumn: Int, StoreColumn {
         case .osVersion: "os_version"
         case .appleDevice: "apple_device"
         case .userToken: "user_token"
+        case .traffic: "traffic"
         }
     }
 }
@@ -280,7 +320,8 @@ extension Click {
             createdAt: Date(timeIntervalSince1970: row[.createdAt]), ipHash: row[.ipHash], networkHash: row[.networkHash],
             userAgent: row[.userAgent], platform: ClientPlatform(rawValue: row[.platform]) ?? .other,
             referer: row[.referer], query: row[.query], acceptLanguage: row[.acceptLanguage],
-            osVersion: row[.osVersion], appleDevice: row[.appleDevice], userToken: row[.userToken]
+            osVersion: row[.osVersion], appleDevice: row[.appleDevice], userToken: row[.userToken],
+            traffic: ClickTraffic(rawValue: row[.traffic]) ?? .person
         )
     }
 }

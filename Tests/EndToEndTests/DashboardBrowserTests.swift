@@ -59,18 +59,25 @@ struct DashboardBrowserTests {
                     #expect(status == 200)
                 }
                 _ = try await FerryKitEndToEndTests.clickAsIPhone(base, slug: "spring")
+                // Slack's preview and a browser's prefetch: answered, and shown apart.
+                _ = try await FerryKitEndToEndTests.http("GET", base.appendingPathComponent("spring"),
+                                                         headers: ["User-Agent": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"])
+                _ = try await FerryKitEndToEndTests.http("GET", base.appendingPathComponent("spring"),
+                                                         headers: ["User-Agent": "Mozilla/5.0 (X11; Linux x86_64)", "Sec-Purpose": "prefetch"])
                 let linkID = try #require(try await page.url().components(separatedBy: "/").last)
                 var clicks = 0
-                for _ in 0..<100 where clicks < 4 {
+                for _ in 0..<100 where clicks < 6 {
                     clicks = try await server.store.clickCount(linkID: linkID)
-                    if clicks < 4 { try await Task.sleep(for: .milliseconds(50)) }
+                    if clicks < 6 { try await Task.sleep(for: .milliseconds(50)) }
                 }
                 try await page.goto(try await page.url())
                 #expect(try await page.text("#total-clicks") == "4")
+                #expect(try await page.text("#total-filtered") == "2")
                 #expect(try await page.evaluate("document.querySelectorAll('svg.chart polyline').length") == "2", "the chart draws clicks and installs")
                 #expect(try await page.evaluate("document.getElementById('qr').naturalWidth > 0 ? 'yes' : 'no'") == "yes", "the QR code loads")
                 let breakdowns = try await page.text(".breakdowns")
                 #expect(breakdowns.contains("desktop") && breakdowns.contains("ios"))
+                #expect(breakdowns.contains("Bots and link previews") && breakdowns.contains("Browser prefetches"))
                 #expect(try await page.text(".link-head").contains("<script>alert('x')</script>"), "the campaign is shown as text")
 
                 try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)

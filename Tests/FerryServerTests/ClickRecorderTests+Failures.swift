@@ -288,6 +288,9 @@ extension FailingClickStoreProtocol {
     func click(id: String) async throws -> Click? { try await base.click(id: id) }
     func prepareClickStorage(now: Date) async throws { try await base.prepareClickStorage(now: now) }
     func expireClicks(before cutoff: Date) async throws -> Int { try await base.expireClicks(before: cutoff) }
+    func reclassifyClicks(ids: [String], from: Set<ClickTraffic>, to traffic: ClickTraffic) async throws -> [Click] {
+        try await base.reclassifyClicks(ids: ids, from: from, to: traffic)
+    }
 }
 
 /// Written through the store's asynchronous path, as PostgreSQL is.

@@ -19,16 +19,18 @@ struct StatsAPITests {
                                                                         utm: UTMParameters(source: "newsletter", medium: "email", campaign: "spring")),
                                                       app: fixture.app, environment: .live)
         try await fixture.application().test(.router) { client in
-            // Two people on iPhones (one of them installs), one Android phone from a tweet, a desktop, and a bot.
+            // Two people on iPhones (one of them installs), one Android phone from a tweet, a desktop; a bot and a
+            // browser's prefetch, answered but not counted among them.
             let clickID = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.10")
             _ = try await clickOnIPhone(client, slug: "promo", address: "203.0.113.11", report: nil)
             for (agent, address, extra) in [(UA.android, "198.51.100.1", [(HTTPField.Name.referer, "https://t.co/abc")]),
-                                            (UA.desktop, "198.51.100.2", []), (UA.slackBot, "198.51.100.3", [])] {
+                                            (UA.desktop, "198.51.100.2", []), (UA.slackBot, "198.51.100.3", []),
+                                            (UA.iPhoneSafari, "198.51.100.4", [(HTTPField.Name("Sec-Purpose")!, "prefetch")])] {
                 let response = try await client.execute(uri: "/promo?utm_source=twitter", method: .get,
                                                         headers: headers(userAgent: agent, extra: [(.forwardedFor, address)] + extra))
                 #expect(response.status.code < 400)
             }
-            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: link.id) == 5 })
+            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: link.id) == 6 })
             let match = try await client.execute(
                 uri: "/v1/attribution/match", method: .post, headers: headers(key: fixture.publishable, json: true, extra: [(.forwardedFor, "198.51.100.77")]),
                 body: jsonBody(MatchRequest(installID: "IDFV-1", signals: iPhoneSignals, clickToken: "ferry:\(clickID)")))
@@ -43,19 +45,22 @@ struct StatsAPITests {
             let report = try response.decode(StatsReport.self)
             #expect(report.linkID == link.id)
             #expect(report.days.count == 30)
-            #expect(report.totals.clicks == 5)
-            #expect(report.totals.uniqueVisitors == 4, "the bot is no visitor")
+            #expect(report.totals.clicks == 4)
+            #expect(report.totals.uniqueVisitors == 4, "the bot and the prefetch are no visitors")
+            #expect(report.totals.filteredClicks == 2)
+            #expect(report.filtered == ["bot": 1, "prefetch": 1])
             #expect(report.totals.installs == 1 && report.totals.deterministicInstalls == 1)
             #expect(report.totals.opens == 1)
             #expect(report.totals.customEvents == 1)
-            #expect(report.platforms == ["ios": 2, "android": 1, "desktop": 1, "bot": 1])
+            #expect(report.platforms == ["ios": 2, "android": 1, "desktop": 1])
             #expect(report.referrers["t.co"] == 1)
-            #expect(report.utmSources == ["newsletter": 2, "twitter": 3])
-            #expect(report.days.last?.clicks == 5)
+            #expect(report.utmSources == ["newsletter": 2, "twitter": 2])
+            #expect(report.days.last?.clicks == 4)
+            #expect(report.days.last?.filteredClicks == 2)
 
             let app = try await client.execute(uri: "/v1/stats", method: .get, headers: headers(key: fixture.secret)).decode(StatsReport.self)
             #expect(app.linkID == nil)
-            #expect(app.totals.clicks == 5 && app.totals.installs == 1)
+            #expect(app.totals.clicks == 4 && app.totals.installs == 1 && app.totals.filteredClicks == 2)
         }
     }
 
@@ -103,7 +108,9 @@ struct ExportAPITests {
             let hostile = try await client.execute(uri: "/promo?q=%3DHYPERLINK(1)", method: .get,
                                                    headers: headers(userAgent: UA.desktop, extra: [(.referer, "=cmd|' /C calc'!A0")]))
             #expect(hostile.status == .found)
-            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: link.id) == 2 })
+            let bot = try await client.execute(uri: "/promo", method: .get, headers: headers(userAgent: UA.slackBot))
+            #expect(bot.status == .ok)
+            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: link.id) == 3 })
             _ = try await client.execute(
                 uri: "/v1/attribution/match", method: .post, headers: headers(key: fixture.publishable, json: true, extra: [(.forwardedFor, "198.51.100.7")]),
                 body: jsonBody(MatchRequest(installID: "IDFV-1", signals: iPhoneSignals, clickToken: "ferry:\(clickID)")))
@@ -113,9 +120,11 @@ struct ExportAPITests {
             #expect(clicks.headers[.contentType] == "text/csv; charset=utf-8")
             #expect(clicks.headers[.contentDisposition]?.hasPrefix("attachment; filename=\"clicks-") == true)
             let rows = try CSV.parse(clicks.text)
-            #expect(rows.first == ["click_id", "time", "link_id", "platform", "os_version", "device", "referrer", "query", "accept_language", "user_agent"])
-            #expect(rows.count == 3)
-            #expect(rows.contains { $0[0] == clickID && $0[3] == "ios" && $0[2] == link.id })
+            #expect(rows.first == ["click_id", "time", "link_id", "platform", "os_version", "device", "referrer", "query", "accept_language", "user_agent",
+                                   "traffic"])
+            #expect(rows.count == 4, "a bot's click is exported too, as a bot's")
+            #expect(rows.contains { $0[0] == clickID && $0[3] == "ios" && $0[2] == link.id && $0[10] == "person" })
+            #expect(rows.contains { $0[3] == "bot" && $0[10] == "bot" })
             #expect(rows.contains { $0[6] == "'=cmd|' /C calc'!A0" }, "a formula in a referrer is disarmed")
             #expect(!clicks.text.contains("203.0.113.10"), "addresses are never exported")
 

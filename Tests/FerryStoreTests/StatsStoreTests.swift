@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryStore
 import GRDB
+import PostgresNIO
 import Foundation
 import Testing
 
@@ -10,9 +11,10 @@ import Testing
 @Suite("Statistics roll-up")
 struct StatsStoreTests {
     static func visit(_ id: String, link: String = "lnk_1", day: Int = 0, address: String = "ip-a", agent: String = "Safari",
-                      platform: ClientPlatform = .iOS, referer: String? = nil, query: String? = nil) -> Click {
+                      platform: ClientPlatform = .iOS, referer: String? = nil, query: String? = nil, traffic: ClickTraffic? = nil) -> Click {
         Click(id: id, linkID: link, appID: "app_1", environment: .live, createdAt: epoch.addingTimeInterval(Double(day) * 86400 + 60),
-              ipHash: address, networkHash: nil, userAgent: agent, platform: platform, referer: referer, query: query, acceptLanguage: nil)
+              ipHash: address, networkHash: nil, userAgent: agent, platform: platform, referer: referer, query: query, acceptLanguage: nil,
+              traffic: traffic)
     }
 
     @Test(arguments: StoreBackend.available) func clicksInstallsAndEventsAddUpByDayAndValue(backend: StoreBackend) async throws {
@@ -25,9 +27,12 @@ struct StatsStoreTests {
                 Self.visit("c1", referer: "https://www.twitter.com/status/1"),
                 Self.visit("c2", referer: "https://www.twitter.com/status/2"),       // same visitor, same day
                 Self.visit("c3", address: "ip-b", platform: .android, query: "utm_source=tiktok&utm_campaign=launch"),
-                Self.visit("c4", address: "ip-c", agent: "Slackbot", platform: .bot),  // a bot is no visitor
+                Self.visit("c4", address: "ip-c", agent: "Slackbot", platform: .bot),  // a bot is no visitor, nor a click
                 Self.visit("c5", day: 1, platform: .desktop),                         // the same person the next day
                 Self.visit("c6", link: "lnk_2", address: "ip-b", platform: .android),
+                // A browser's prefetch and an email scanner: answered, counted apart, with their referrer and campaign.
+                Self.visit("c7", address: "ip-d", referer: "https://mail.example.com/", query: "utm_source=mail", traffic: .prefetch),
+                Self.visit("c8", address: "ip-e", platform: .desktop, traffic: .scanner),
             ])
             // A batch written again (a retry) adds nothing.
             try await store.recordClicks([Self.visit("c1", referer: "https://www.twitter.com/status/1")])
@@ -45,20 +50,23 @@ struct StatsStoreTests {
 
             let range = StatsRange(fromDay: today, toDay: today + 1)
             let link = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: "lnk_1", range: range), range: range, linkID: "lnk_1")
-            #expect(link.totals == StatsTotals(clicks: 5, uniqueVisitors: 3, installs: 2, deterministicInstalls: 1, probabilisticInstalls: 1,
-                                               organicInstalls: 0, opens: 2, reinstalls: 1, customEvents: 1))
-            #expect(link.platforms == ["ios": 2, "android": 1, "bot": 1, "desktop": 1])
-            #expect(link.referrers == ["twitter.com": 2, "direct": 3])
-            #expect(link.utmSources == ["newsletter": 4, "tiktok": 1], "the click's own utm_source wins over the link's")
-            #expect(link.utmCampaigns == ["spring": 4, "launch": 1])
-            #expect(link.utmMediums == ["email": 5])
+            #expect(link.totals == StatsTotals(clicks: 4, uniqueVisitors: 3, installs: 2, deterministicInstalls: 1, probabilisticInstalls: 1,
+                                               organicInstalls: 0, opens: 2, reinstalls: 1, customEvents: 1, filteredClicks: 3))
+            #expect(link.platforms == ["ios": 2, "android": 1, "desktop": 1])
+            #expect(link.filtered == ["bot": 1, "prefetch": 1, "scanner": 1])
+            #expect(link.referrers == ["twitter.com": 2, "direct": 2])
+            #expect(link.utmSources == ["newsletter": 3, "tiktok": 1], "the click's own utm_source wins over the link's")
+            #expect(link.utmCampaigns == ["spring": 3, "launch": 1])
+            #expect(link.utmMediums == ["email": 4])
             #expect(link.events == ["link_open": 2, "reinstall": 1, "purchase": 1])
-            #expect(link.days.map(\.clicks) == [4, 1])
+            #expect(link.days.map(\.clicks) == [3, 1])
+            #expect(link.days.map(\.filteredClicks) == [3, 0])
             #expect(link.days.map(\.uniqueVisitors) == [2, 1])
             #expect(link.days.map(\.installs) == [2, 0])
 
             let app = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: nil, range: range), range: range, linkID: nil)
-            #expect(app.totals.clicks == 6)
+            #expect(app.totals.clicks == 5)
+            #expect(app.totals.filteredClicks == 3)
             #expect(app.totals.uniqueVisitors == 3, "ip-b on two links is one visitor of the app; ip-a twice counts once a day")
             #expect(app.totals.organicInstalls == 1)
             #expect(app.totals.installs == 2)
@@ -73,6 +81,118 @@ struct StatsStoreTests {
             #expect(try await store.purgeVisitors(beforeDay: today + 1) > 0)
             let after = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: "lnk_1", range: range), range: range, linkID: "lnk_1")
             #expect(after.totals.uniqueVisitors == 3)
+        }
+    }
+
+    /// Clicks found later to be of another kind move between the people's figures and the filtered ones, with their
+    /// referrers, campaigns and visitors; a click of a kind not asked for, or moved already, stays as it is.
+    @Test(arguments: StoreBackend.available) func reclassifiedClicksMoveBetweenPeopleAndFiltered(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            try await store.createLink(makeLink(id: "lnk_1", slug: "one"))  // utm: newsletter / email / spring
+            let today = StatsRollup.day(of: epoch)
+            let range = StatsRange(fromDay: today, toDay: today)
+            func report() async throws -> StatsReport {
+                StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: "lnk_1", range: range), range: range, linkID: "lnk_1")
+            }
+            try await store.recordClicks([
+                Self.visit("s1", address: "ip-s", agent: "Chrome", platform: .desktop, referer: "https://outlook.example.com/"),
+                Self.visit("s2", address: "ip-s", agent: "Chrome", platform: .desktop),
+                Self.visit("p1", address: "ip-p", referer: "https://news.example.com/", traffic: .prefetch),
+                Self.visit("b1", address: "ip-b", agent: "Slackbot", platform: .bot),
+                Self.visit("k1", address: "ip-k"),
+            ])
+            let before = try await report()
+            #expect(before.totals.clicks == 3 && before.totals.uniqueVisitors == 2 && before.totals.filteredClicks == 2)
+
+            let scanners = try await store.reclassifyClicks(ids: ["s1", "s2", "b1", "nothing"], from: [.person], to: .scanner)
+            #expect(Set(scanners.map(\.id)) == ["s1", "s2"], "a bot's click is not a person's, and an unknown id is nothing")
+            #expect(scanners.allSatisfy { $0.traffic == .scanner })
+            #expect(try await store.click(id: "s1")?.traffic == .scanner)
+            #expect(try await store.click(id: "b1")?.traffic == .bot)
+            // The page the prefetch fetched was shown: a person after all.
+            #expect(try await store.reclassifyClicks(ids: ["p1"], from: [.prefetch], to: .person).map(\.id) == ["p1"])
+            #expect(try await store.reclassifyClicks(ids: ["p1", "s1"], from: [.prefetch], to: .person).isEmpty, "moved once")
+
+            let after = try await report()
+            #expect(after.totals.clicks == 2, "k1 and p1")
+            #expect(after.totals.uniqueVisitors == 2, "ip-s's visitor went, ip-p's came")
+            #expect(after.filtered == ["bot": 1, "scanner": 2])
+            #expect(after.platforms == ["ios": 2])
+            #expect(after.referrers == ["news.example.com": 1, "direct": 1])
+            #expect(after.utmSources == ["newsletter": 2])
+            #expect(after.days.map(\.clicks) == [2])
+            let app = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: nil, range: range), range: range, linkID: nil)
+            #expect(app.totals == after.totals)
+        }
+    }
+
+    /// A SQLite database whose bot clicks were counted among the clicks moves them to the filtered ones on upgrade.
+    @Test func upgradingSQLiteTakesBotClicksOutOfThePeoplesFigures() async throws {
+        let database = try TemporaryDatabase()
+        defer { database.remove() }
+        do {
+            let queue = try DatabaseQueue(path: database.path)
+            try SQLiteStore.migrator.migrate(queue, upTo: "v18-user-clicks")
+            try await queue.write { db in try Self.countedBeforeKinds { try db.execute(sql: $0) } }
+        }
+        let store = try SQLiteStore(path: database.path)
+        try await Self.expectBotsFiltered(store)
+        try await store.close()
+    }
+
+    /// The same on PostgreSQL: a schema as it was before (the column dropped, its migration forgotten).
+    @Test(.enabled(if: StoreBackend.available.contains(.postgres))) func upgradingPostgreSQLTakesBotClicksOutOfThePeoplesFigures() async throws {
+        let base = try #require(ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"])
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let url = base + (base.contains("?") ? "&" : "?") + "search_path=" + schema
+        let before = try await PostgresStore(url: url)
+        try await before.execute("ALTER TABLE clicks DROP COLUMN traffic")
+        try await before.execute("DELETE FROM ferry_migrations WHERE name = 'v15-click-traffic'")
+        try await before.transaction { connection in
+            var statements: [String] = []
+            try Self.countedBeforeKinds { statements.append($0) }
+            for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresStore.quietLogger) }
+        }
+        try await before.close()
+        let store = try await PostgresStore(url: url)
+        try await Self.expectBotsFiltered(store)
+        try await store.close()
+    }
+
+    /// A link's two people's clicks and a bot's, counted as they were before clicks had a kind: the bot
+    /// among the clicks (with defaults implied) and its platform.
+    static func countedBeforeKinds(_ execute: (String) throws -> Void) throws {
+        let day = StatsRollup.day(of: epoch)
+        for (id, platform) in [("c1", "ios"), ("c2", "android"), ("c3", "bot")] {
+            try execute("""
+                INSERT INTO clicks (id, link_id, app_id, environment, created_at, platform)
+                VALUES ('\(id)', 'lnk_1', 'app_1', 'live', \(epoch.timeIntervalSince1970 + 60), '\(platform)')
+                """)
+        }
+        for link in ["lnk_1", "*"] {
+            for (metric, dimension, count) in [("clicks", "implied", 3), ("platform", "ios", 1), ("platform", "android", 1), ("platform", "bot", 1),
+                                               ("visitors", "", 2)] {
+                try execute("""
+                    INSERT INTO stats_daily (app_id, environment, link_id, day, metric, dimension, count)
+                    VALUES ('app_1', 'live', '\(link)', \(day), '\(metric)', '\(dimension)', \(count))
+                    """)
+            }
+        }
+    }
+
+    static func expectBotsFiltered(_ store: any FerryDatabase) async throws {
+        #expect(try await store.click(id: "c3")?.traffic == .bot)
+        #expect(try await store.click(id: "c1")?.traffic == .person)
+        let today = StatsRollup.day(of: epoch)
+        let range = StatsRange(fromDay: today, toDay: today)
+        for link in ["lnk_1", nil] {
+            let report = StatsReport(rows: try await store.statsRows(appID: "app_1", environment: .live, linkID: link, range: range), range: range, linkID: link)
+            #expect(report.totals.clicks == 2)
+            #expect(report.totals.filteredClicks == 1)
+            #expect(report.platforms == ["ios": 1, "android": 1])
+            #expect(report.filtered == ["bot": 1])
+            #expect(report.referrers == ["direct": 2])
         }
     }
 }

@@ -32,7 +32,7 @@ extension DashboardController {
             "query": (search.isEmpty ? nil : search) as Any, "hasLinks": !links.isEmpty, "next": next.map(String.init) as Any,
             "madeInApp": madeInApp && search.isEmpty, "filter": madeInApp && search.isEmpty ? "&made=app" : "", "csrf": viewer.csrf,
             "clientLinks": viewer.auth.app.clientLinks,
-            "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs],
+            "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs, "filteredClicks": totals.filteredClicks],
             "links": links.map { link in
                 ["id": link.id, "url": link.shortURL(in: viewer.auth.app), "destination": link.destination, "campaign": link.campaign ?? link.utm.campaign ?? "",
                  "status": status(link), "created": Self.day(link.createdAt), "createdInApp": link.createdInApp] as [String: Any]
@@ -64,6 +64,7 @@ extension DashboardController {
             ["name": "Campaigns"].merging(rows(report.utmCampaigns)) { $1 },
             ["name": "Sources"].merging(rows(report.utmSources)) { $1 },
             ["name": "Referrers"].merging(rows(report.referrers)) { $1 },
+            ["name": "Left out"].merging(rows(Dictionary(report.filtered.map { (Self.filteredLabel($0.key), $0.value) }, uniquingKeysWith: +))) { $1 },
         ]
         let totals = report.totals
         let body = render("link", [
@@ -72,10 +73,21 @@ extension DashboardController {
             "status": status(link), "created": Self.day(link.createdAt), "csrf": viewer.csrf,
             "toggle": link.disabled ? "enable" : "disable", "toggleLabel": link.disabled ? "Enable" : "Disable",
             "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs,
-                       "deterministicInstalls": totals.deterministicInstalls, "probabilisticInstalls": totals.probabilisticInstalls, "opens": totals.opens],
+                       "deterministicInstalls": totals.deterministicInstalls, "probabilisticInstalls": totals.probabilisticInstalls, "opens": totals.opens,
+                       "filteredClicks": totals.filteredClicks],
             "chart": StatsChart.svg(days: report.days), "breakdowns": breakdowns,
         ])
         return html(title: link.slug, body: body, viewer: viewer)
+    }
+
+    /// What the dashboard calls each kind of click left out of the figures.
+    static func filteredLabel(_ kind: String) -> String {
+        switch ClickTraffic(rawValue: kind) {
+        case .bot: "Bots and link previews"
+        case .prefetch: "Browser prefetches"
+        case .scanner: "Email security scanners"
+        case .person, nil: kind
+        }
     }
 
     func linkForm(_ viewer: Viewer, link: Link?, error: String?, values: QueryString? = nil) -> Response {

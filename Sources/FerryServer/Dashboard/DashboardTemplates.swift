@@ -51,7 +51,7 @@ enum DashboardTemplates {
           <form method="get" action="/dashboard" class="search"><input type="search" name="q" value="{{query}}" placeholder="Slug, destination or campaign" aria-label="Search links"><button>Search</button></form>
           <a class="button" href="/dashboard/links/new" id="new-link">New link</a>
         </div>
-        {{#totals}}<p class="summary">Last 30 days: <strong>{{clicks}}</strong> clicks, <strong>{{uniqueVisitors}}</strong> visitors, <strong>{{installs}}</strong> installs attributed.</p>{{/totals}}
+        {{#totals}}<p class="summary">Last 30 days: <strong>{{clicks}}</strong> clicks, <strong>{{uniqueVisitors}}</strong> visitors, <strong>{{installs}}</strong> installs attributed. <span class="muted" id="filtered-summary">Left out: <strong>{{filteredClicks}}</strong> clicks of bots, prefetches and email scanners.</span></p>{{/totals}}
         <p class="filters" id="link-filters">{{#madeInApp}}<a href="/dashboard">All links</a> · <strong>Made in the app</strong>{{/madeInApp}}{{^madeInApp}}<strong>All links</strong> · <a href="/dashboard?made=app" id="made-in-app">Made in the app</a>{{/madeInApp}}</p>
         {{#madeInApp}}
         <p class="muted">Share links installs of the app made with its publishable key{{^clientLinks}} (client links are off in the settings: no new ones are made){{/clientLinks}}.</p>
@@ -133,6 +133,7 @@ enum DashboardTemplates {
           <li><strong>{{totals.uniqueVisitors}}</strong> visitors</li>
           <li><strong id="total-installs">{{totals.installs}}</strong> installs <span class="muted">({{totals.deterministicInstalls}} certain, {{totals.probabilisticInstalls}} probable)</span></li>
           <li><strong>{{totals.opens}}</strong> opens</li>
+          <li><strong id="total-filtered">{{totals.filteredClicks}}</strong> left out <span class="muted">(bots, prefetches, email scanners)</span></li>
         </ul>
         <div class="chart-box">{{{chart}}}<p class="legend"><span class="key clicks"></span> clicks <span class="key installs"></span> installs</p></div>
         <div class="breakdowns">

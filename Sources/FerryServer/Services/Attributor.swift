@@ -278,6 +278,8 @@ struct Attributor: Sendable {
         }
         try await store.recordClickSignals(ClickSignalsRecord(clickID: clickID, appID: app.id, signals: AttributionRules.sanitize(signals),
                                                               receivedAt: time))
+        // The page's script reports only once its page is shown: a prefetched page that reports was a person's visit.
+        if click.traffic == .prefetch { _ = try await store.reclassifyClicks(ids: [clickID], from: [.prefetch], to: .person) }
     }
 
     /// How long after its click the interstitial's report is taken (the page sends it as soon as it loads).

@@ -42,7 +42,8 @@ package func buildApplication(
     let recorder = ClickRecorder(
         store: store, flushInterval: configuration.clickFlushInterval, batchSize: configuration.clickBatchSize,
         bufferLimit: configuration.clickBufferLimit, logger: logger, addresses: addresses, hasher: hasher,
-        writerPriority: configuration.clickWriterPriority, afterWrite: { await outbox.clicksStored($0) }
+        writerPriority: configuration.clickWriterPriority, scannerNetworks: configuration.allScannerNetworks,
+        afterWrite: { await outbox.clicksStored($0) }
     )
     let dispatcher = WebhookDispatcher(
         store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger,

@@ -53,15 +53,20 @@ package final class ClickRecorder: Service, Sendable {
     private let hasher: AddressHasher?
     private let writerPriority: ClickWriterPriority
     private let afterWrite: (@Sendable ([Click]) async -> Void)?
+    /// Networks whose clicks are email security scanners' (`MailScannerNetworks`, and the operator's own).
+    private let scannerNetworks: [IPNetwork]
+    private let bursts = Mutex(ScannerBurstDetector())
 
     /// Creates a recorder writing to `store`; `afterWrite` gets each batch once it is stored (webhooks).
     ///
     /// Clicks recorded with an origin get their address hashes from `addresses` and `hasher` when written.
-    /// `writerPriority` is how the writing thread is scheduled against the rest of the process.
+    /// `writerPriority` is how the writing thread is scheduled against the rest of the process. A person's-looking click
+    /// from one of `scannerNetworks`, or in a burst (`ScannerBurstDetector`), is recorded as a scanner's.
     package init(store: any ClickStore, flushInterval: Duration, batchSize: Int, bufferLimit: Int, logger: Logger,
                 addresses: ClientAddressResolver = ClientAddressResolver(), hasher: AddressHasher? = nil, writerPriority: ClickWriterPriority = .nice(0),
-                afterWrite: (@Sendable ([Click]) async -> Void)? = nil) {
+                scannerNetworks: [IPNetwork] = [], afterWrite: (@Sendable ([Click]) async -> Void)? = nil) {
         self.afterWrite = afterWrite
+        self.scannerNetworks = scannerNetworks
         self.store = store
         self.flushInterval = flushInterval
         self.batchSize = max(1, batchSize)
@@ -126,12 +131,13 @@ package final class ClickRecorder: Service, Sendable {
             }
             if taken.isEmpty { return }
             do {
-                let batch = try await write(taken)
+                let (batch, earlier) = try await write(taken)
                 state.withLock { state in
                     state.recorded += batch.count
                     state.inFlight[number] = nil
                 }
                 await afterWrite?(batch)
+                await reclassifyBursts(earlier)
             } catch {
                 let failures: Int = state.withLock { state in
                     // Put the batch back in front, within the bound; what does not fit is counted as dropped.
@@ -149,35 +155,65 @@ package final class ClickRecorder: Service, Sendable {
     }
 
     /// Fills in the address hashes of a batch and stores it: on the writing thread when the store writes on the
-    /// calling thread, else through the store's own asynchronous path. Returns the clicks as stored.
-    private func write(_ taken: [Pending]) async throws -> [Click] {
+    /// calling thread, else through the store's own asynchronous path. Returns the clicks as stored, and the ids of
+    /// clicks of earlier batches that the batch shows to be a scanner's.
+    private func write(_ taken: [Pending]) async throws -> (clicks: [Click], earlier: [String]) {
         if let blocking = store as? any BlockingClickWriting, let thread = writerThread() {
             do {
                 return try await thread.runIfActive { [self] in
-                    let batch = resolve(taken)
-                    try blocking.recordClicksBlocking(batch)
-                    return batch
+                    let resolved = resolve(taken)
+                    try blocking.recordClicksBlocking(resolved.clicks)
+                    return resolved
                 }
             } catch let error as NIOThreadPoolError.ThreadPoolInactive {
                 logger.debug("click writer stopped; writing on the caller", metadata: ["error": "\(error)"])
             }
         }
-        let batch = resolve(taken)
-        try await store.recordClicks(batch)
-        return batch
+        let resolved = resolve(taken)
+        try await store.recordClicks(resolved.clicks)
+        return resolved
     }
 
-    /// The clicks of a batch with the keyed hashes of their client addresses, and a signed-in person's token apart
-    /// from the query (`UserClickToken`): work left off the redirect path.
-    private func resolve(_ taken: [Pending]) -> [Click] {
-        taken.map { pending in
+    /// The clicks of a batch with the keyed hashes of their client addresses, a signed-in person's token apart from
+    /// the query (`UserClickToken`), and a scanner's click told from a person's by its network or its burst: work left
+    /// off the redirect path. Also returns the ids of clicks of earlier batches that a burst shows to be a scanner's.
+    private func resolve(_ taken: [Pending]) -> (clicks: [Click], earlier: [String]) {
+        var clicks = taken.map { pending in
             var click = UserClickToken.separated(pending.click)
             if let origin = pending.origin, let hasher {
                 let address = addresses.clientAddress(peer: origin.peer, forwardedFor: origin.forwardedFor)
                 click.ipHash = address.map(hasher.hash)
                 click.networkHash = address.map(hasher.hashNetwork)
+                if click.traffic == .person, let address, scannerNetworks.contains(where: { $0.contains(address) }) {
+                    click.traffic = .scanner
+                }
             }
             return click
+        }
+        var earlier: [String] = []
+        bursts.withLock { detector in
+            var position: [String: Int] = [:]
+            for index in clicks.indices {
+                position[clicks[index].id] = index
+                let verdict = detector.observe(clicks[index])
+                guard verdict.isScanner else { continue }
+                clicks[index].traffic = .scanner
+                for id in verdict.earlier {
+                    if let inBatch = position[id] { clicks[inBatch].traffic = .scanner } else { earlier.append(id) }
+                }
+            }
+        }
+        return (clicks, earlier)
+    }
+
+    /// Takes clicks already stored as people's, which a later click showed to be a scanner's burst, out of the
+    /// people's figures. A failure is logged: the clicks stay counted as people's.
+    private func reclassifyBursts(_ ids: [String]) async {
+        guard !ids.isEmpty else { return }
+        do {
+            _ = try await store.reclassifyClicks(ids: ids, from: [.person], to: .scanner)
+        } catch {
+            logger.error("scanner clicks not reclassified", metadata: ["clicks": "\(ids.count)", "error": "\(error)"])
         }
     }
 

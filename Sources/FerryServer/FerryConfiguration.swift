@@ -79,6 +79,12 @@ package struct FerryConfiguration: Sendable {
     package var database = DatabaseLocation.default
     /// Proxies whose `X-Forwarded-For` is believed (loopback always is).
     package var trustedProxies: [IPNetwork] = []
+    /// Networks whose clicks are email security scanners', besides those their vendors publish.
+    package var scannerNetworks: [IPNetwork] = []
+    /// Whether the networks email security vendors publish (`MailScannerNetworks`) mark scanners' clicks.
+    package var publishedScannerNetworks = true
+    /// Every network whose clicks are recorded as a scanner's.
+    package var allScannerNetworks: [IPNetwork] { (publishedScannerNetworks ? MailScannerNetworks.published.map(\.network) : []) + scannerNetworks }
     /// Key for the keyed hash of client addresses; generated once and kept in the database when nil.
     package var ipHashKey: String?
     /// How often the click recorder writes a batch.
@@ -157,6 +163,16 @@ package struct FerryConfiguration: Sendable {
         }
         if let value = environment["FERRY_TRUSTED_PROXIES"], !value.isEmpty {
             do { trustedProxies = try IPNetwork.parseList(value) } catch { throw ConfigurationError("FERRY_TRUSTED_PROXIES: \(error)") }
+        }
+        if let value = environment["FERRY_SCANNER_NETWORKS"], !value.isEmpty {
+            do { scannerNetworks = try IPNetwork.parseList(value) } catch { throw ConfigurationError("FERRY_SCANNER_NETWORKS: \(error)") }
+        }
+        if let value = environment["FERRY_PUBLISHED_SCANNER_NETWORKS"], !value.isEmpty {
+            switch value.lowercased() {
+            case "on": publishedScannerNetworks = true
+            case "off": publishedScannerNetworks = false
+            default: throw ConfigurationError("FERRY_PUBLISHED_SCANNER_NETWORKS must be on or off, not '\(value)'")
+            }
         }
         if let value = environment["FERRY_CLICK_RETENTION_DAYS"], !value.isEmpty {
             guard let days = Int(value), (0...36500).contains(days) else {

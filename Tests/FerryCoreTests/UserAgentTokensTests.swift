@@ -45,11 +45,16 @@ import Testing
     func emailScannersThatNameThemselvesAreScanners(userAgent: String, name: String) {
         let info = UserAgentClassifier().classify(userAgent)
         #expect(info.platform == .bot && info.botName == name && info.isMailScanner, "\(info)")
+        #expect(ClickTraffic.of(client: info, prefetch: false) == .scanner)
+        #expect(ClickTraffic.of(client: info, prefetch: true) == .prefetch)
     }
 
     @Test func otherBotsAndBrowsersAreNoScanners() {
         let slack = UserAgentClassifier().classify("Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)")
-        #expect(slack.isBot && !slack.isMailScanner)
+        #expect(!slack.isMailScanner && ClickTraffic.of(client: slack, prefetch: false) == .bot)
+        let safari = UserAgentClassifier().classify(
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1")
+        #expect(ClickTraffic.of(client: safari, prefetch: false) == .person)
         #expect(UserAgentTokens.mailScanners.count == 7)
     }
 

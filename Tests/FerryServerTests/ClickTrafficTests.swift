@@ -122,6 +122,112 @@ struct ClickTrafficTests {
         // The page's script waits for a prerendered page to be shown before it reports.
         #expect(InterstitialPage.script.contains("document.prerendering") && InterstitialPage.script.contains("prerenderingchange"))
     }
+
+    /// One address and browser opening three links of the app within seconds is a scanner checking a message, even
+    /// when its earlier clicks were already written as a person's; a person opening two links is a person.
+    @Test func aBurstOfLinksFromOneAddressIsAScannersAndItsEarlierClicksFollow() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        var made: [Link] = []
+        for slug in ["news", "offer", "unsubscribe"] {
+            made.append(try await fixture.admin.createLink(CreateLinkRequest(slug: slug, destination: "https://example.com/\(slug)"), app: fixture.app, environment: .live))
+        }
+        let links = made
+        try await fixture.application().test(.router) { client in
+            for (index, link) in links.enumerated() {
+                let response = try await client.execute(uri: "/\(link.slug)", method: .get,
+                                                        headers: headers(userAgent: UA.windowsChrome, extra: [(.forwardedFor, "192.0.2.77")]))
+                #expect(response.status == .found)
+                // Each click is written before the next comes: the third finds the first two stored as people's.
+                #expect(try await fixture.eventually { try await Self.clicks(fixture).count == index + 1 })
+            }
+            for link in links.prefix(2) {
+                _ = try await client.execute(uri: "/\(link.slug)", method: .get, headers: headers(userAgent: UA.windowsChrome, extra: [(.forwardedFor, "192.0.2.78")]))
+            }
+            #expect(try await fixture.eventually { try await Self.clicks(fixture).count == 5 })
+            #expect(try await fixture.eventually { try await Self.report(fixture).totals.clicks == 2 })
+            let clicks = try await Self.clicks(fixture).values
+            #expect(clicks.filter { $0.traffic == .scanner }.count == 3)
+            let app = try await Self.report(fixture)
+            #expect(app.totals.clicks == 2, "the person's two")
+            #expect(app.totals.uniqueVisitors == 1)
+            #expect(app.filtered == ["scanner": 3])
+            for link in links {
+                #expect(try await Self.report(fixture, link: link.id).filtered == ["scanner": 1])
+            }
+        }
+    }
+
+    /// Clicks from a network a vendor publishes, or the operator names, are a scanner's, as are those of a scanner
+    /// that names itself; a bot's stays a bot's.
+    @Test func aClickFromAScannersNetworkIsAScanners() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "home", destination: "https://example.com/home"), app: fixture.app, environment: .live)
+        var configuration = Fixture.configuration
+        try configuration.apply(environment: ["FERRY_SCANNER_NETWORKS": "198.51.100.0/24, 2001:db8:5::/48"])
+        try await fixture.application(configuration).test(.router) { client in
+            for (agent, address) in [(UA.windowsChrome, "198.51.100.20"), (UA.iPhoneSafari, "2001:db8:5::1"), (UA.slackBot, "198.51.100.21"),
+                                     (UA.windowsChrome, "203.0.113.20"), (UA.windowsChrome, "104.47.20.30"), ("Barracuda Sentinel (EE)", "203.0.113.21")] {
+                _ = try await client.execute(uri: "/home", method: .get, headers: headers(userAgent: agent, extra: [(.forwardedFor, address)]))
+            }
+            #expect(try await fixture.eventually { try await fixture.store.clickCount(linkID: link.id) == 6 })
+            let report = try await Self.report(fixture, link: link.id)
+            #expect(report.filtered == ["scanner": 4, "bot": 1], "Exchange Online Protection's 104.47.0.0/17 is published")
+            #expect(report.totals.clicks == 1)
+        }
+        // Every published network reads, and the operator can leave them out.
+        #expect(MailScannerNetworks.published.count == MailScannerNetworks.table.split(separator: "\n").count)
+        var without = Fixture.configuration
+        try without.apply(environment: ["FERRY_PUBLISHED_SCANNER_NETWORKS": "off", "FERRY_SCANNER_NETWORKS": "192.0.2.0/24"])
+        #expect(without.allScannerNetworks.map(\.description) == ["192.0.2.0/24"])
+        #expect(Fixture.configuration.allScannerNetworks.count == MailScannerNetworks.published.count)
+        var wrong = FerryConfiguration()
+        #expect(throws: ConfigurationError.self) { try wrong.apply(environment: ["FERRY_SCANNER_NETWORKS": "198.51.100.0/33"]) }
+        #expect(throws: ConfigurationError.self) { try wrong.apply(environment: ["FERRY_PUBLISHED_SCANNER_NETWORKS": "maybe"]) }
+    }
 }
 
+/// The burst rule, with clicks minutes and seconds apart.
+@Suite("Scanner bursts")
+struct ScannerBurstDetectorTests {
+    static func click(_ id: String, link: String, at seconds: Double, address: String = "a", agent: String = "Chrome") -> Click {
+        Click(id: id, linkID: link, appID: "app_1", environment: .live, createdAt: Date(timeIntervalSince1970: 1_800_000_000 + seconds),
+              ipHash: address, networkHash: nil, userAgent: agent, platform: .desktop, referer: nil, query: nil, acceptLanguage: nil)
+    }
+
+    @Test func threeLinksWithinSecondsAreAScannersAndSlowerOnesAPersons() {
+        var detector = ScannerBurstDetector()
+        // A person reading a newsletter: three links over twenty minutes, the same one twice in a row.
+        for (id, link, time) in [("p1", "l1", 0.0), ("p2", "l1", 2), ("p3", "l2", 300), ("p4", "l3", 1200)] {
+            #expect(detector.observe(Self.click(id, link: link, at: time)) == .init(isScanner: false, earlier: []))
+        }
+        // A scanner: the message's links within four seconds; its later clicks within the window are its too.
+        #expect(!detector.observe(Self.click("s1", link: "l1", at: 5000, address: "b")).isScanner)
+        #expect(!detector.observe(Self.click("s2", link: "l2", at: 5001.5, address: "b")).isScanner)
+        #expect(detector.observe(Self.click("s3", link: "l3", at: 5004, address: "b")) == .init(isScanner: true, earlier: ["s1", "s2"]))
+        #expect(detector.observe(Self.click("s4", link: "l1", at: 5009, address: "b")) == .init(isScanner: true, earlier: []))
+        // The same address with another browser, or another address, is someone else.
+        #expect(!detector.observe(Self.click("o1", link: "l4", at: 5010, address: "b", agent: "Safari")).isScanner)
+        #expect(!detector.observe(Self.click("o2", link: "l5", at: 5010, address: "c")).isScanner)
+        // An hour later the address starts afresh.
+        #expect(!detector.observe(Self.click("n1", link: "l1", at: 8600, address: "b")).isScanner)
+        #expect(detector.tracked == 1)
+        // Clicks without an address, or already known not to be a person's, are not watched.
+        var bot = Self.click("b1", link: "l1", at: 8601)
+        bot.traffic = .bot
+        #expect(!detector.observe(bot).isScanner)
+        var anonymous = Self.click("x1", link: "l2", at: 8601)
+        anonymous.ipHash = nil
+        #expect(!detector.observe(anonymous).isScanner)
+    }
+
+    @Test func aFloodIsRememberedOnlyUpToTheBound() {
+        var detector = ScannerBurstDetector()
+        for index in 0..<(ScannerBurstDetector.maximumTracked + 5000) {
+            _ = detector.observe(Self.click("c\(index)", link: "l\(index % 2)", at: Double(index) / 100_000, address: "a\(index)"))
+        }
+        #expect(detector.tracked <= ScannerBurstDetector.maximumTracked)
+    }
+}
 #endif

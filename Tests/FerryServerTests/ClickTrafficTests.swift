@@ -123,6 +123,27 @@ struct ClickTrafficTests {
         #expect(InterstitialPage.script.contains("document.prerendering") && InterstitialPage.script.contains("prerenderingchange"))
     }
 
+    /// A phone prefetched the redirect to the Play Store and then followed it: the install's referrer names the
+    /// prefetched click, which matches and becomes a person's.
+    @Test func aFollowedPrefetchWhoseReferrerReachesTheAppIsAPersons() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "droid", destination: "https://example.com/"), app: fixture.app, environment: .live)
+        try await fixture.application().test(.router) { client in
+            let click = try await client.execute(uri: "/droid", method: .get, headers: headers(
+                userAgent: UA.android, extra: [(.forwardedFor, "203.0.113.70"), (HTTPField.Name("Sec-Purpose")!, "prefetch")]))
+            let location = try #require(click.headers[.location])
+            let referrer = QueryString.decode(Substring(try #require(location.components(separatedBy: "referrer=").last)))
+            let clickID = try #require(AttributionRules.clickID(fromReferrer: referrer))
+            #expect(try await fixture.eventually { try await fixture.store.click(id: clickID)?.traffic == .prefetch })
+            let response = try await AttributionAPITests().match(client, key: fixture.publishable, installID: "android-1", address: "198.51.100.70",
+                                                                 signals: DeviceSignals(platform: "android", osVersion: "14"), referrer: referrer)
+            #expect(try response.decode(MatchResponse.self).matchType == .deterministic)
+            #expect(try await fixture.store.click(id: clickID)?.traffic == .person)
+            #expect(try await Self.report(fixture, link: link.id).totals.clicks == 1)
+        }
+    }
+
     /// One address and browser opening three links of the app within seconds is a scanner checking a message, even
     /// when its earlier clicks were already written as a person's; a person opening two links is a person.
     @Test func aBurstOfLinksFromOneAddressIsAScannersAndItsEarlierClicksFollow() async throws {

@@ -88,8 +88,13 @@ struct Attributor: Sendable {
             let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: click.clickID,
                                            linkID: click.linkID, matchType: .deterministic, confidence: 1, createdAt: time)
             if let stored = try await bind(record) {
-                if stored == record, let counterfactual {
-                    await observe(.click(click), install: install, candidates: counterfactual, app: app, environment: environment, installID: installID)
+                if stored == record {
+                    // A token or a Play referrer reached the app: whoever made the click was a person, also when the
+                    // browser fetched it ahead (a prefetched redirect to the store that was then followed).
+                    _ = try await store.reclassifyClicks(ids: [click.clickID], from: [.prefetch], to: .person)
+                    if let counterfactual {
+                        await observe(.click(click), install: install, candidates: counterfactual, app: app, environment: environment, installID: installID)
+                    }
                 }
                 return stored
             }

@@ -1,4 +1,5 @@
 @testable import AttributionSimulation
+import Testing
 
 extension Population {
     /// An `independent` population from the HTTP request only, small enough to replay in a debug build in seconds:
@@ -13,3 +14,9 @@ extension Population {
         return generator.generate()
     }
 }
+
+/// The simulator's suites, run one test at a time. Each test replays a population for seconds on a thread of Swift's
+/// cooperative pool, which has as many threads as the machine has cores: run side by side, they held every thread of a
+/// two-core machine for most of a minute, and tests elsewhere in the run that wait on a timer (FerryKit's link
+/// deadlines) timed out without having run.
+@Suite(.serialized) enum SimulatorSuites {}

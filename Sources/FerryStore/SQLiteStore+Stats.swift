@@ -66,12 +66,22 @@ extension SQLiteStore {
 
     /// Notes visitors; returns one `visitors` increment for each not seen before on its day.
     static func addVisitors(_ keys: [VisitorKey], db: Database) throws -> [StatsKey: Int] {
+        try changeVisitors(keys, sql: "INSERT OR IGNORE INTO visitors_seen (day, scope, visitor) VALUES (?, ?, ?)", by: 1, db: db)
+    }
+
+    /// Forgets visitors a reclassified click had noted; returns one `visitors` decrement for each row that went.
+    static func removeVisitors(_ keys: [VisitorKey], db: Database) throws -> [StatsKey: Int] {
+        try changeVisitors(keys, sql: "DELETE FROM visitors_seen WHERE day = ? AND scope = ? AND visitor = ?", by: -1, db: db)
+    }
+
+    /// Runs a statement of `(day, scope, visitor)` for each key; each row it changes moves the key's day by `step`.
+    private static func changeVisitors(_ keys: [VisitorKey], sql: String, by step: Int, db: Database) throws -> [StatsKey: Int] {
         var counts: [StatsKey: Int] = [:]
-        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO visitors_seen (day, scope, visitor) VALUES (?, ?, ?)")
+        let statement = try db.cachedStatement(sql: sql)
         for key in keys {
             let scope = visitorScope(appID: key.appID, environment: key.environment.rawValue, linkID: key.linkID)
             try statement.execute(arguments: [key.day, scope, visitorNumber(key.visitor)])
-            if db.changesCount > 0 { counts[key.statsKey, default: 0] += 1 }
+            if db.changesCount > 0 { counts[key.statsKey, default: 0] += step }
         }
         return counts
     }
@@ -97,17 +107,6 @@ extension SQLiteStore {
         return utm
     }
 
-    /// Forgets visitors a reclassified click had noted; returns one `visitors` decrement for each row that went.
-    static func removeVisitors(_ keys: [VisitorKey], db: Database) throws -> [StatsKey: Int] {
-        var counts: [StatsKey: Int] = [:]
-        let statement = try db.cachedStatement(sql: "DELETE FROM visitors_seen WHERE day = ? AND scope = ? AND visitor = ?")
-        for key in keys {
-            let scope = visitorScope(appID: key.appID, environment: key.environment.rawValue, linkID: key.linkID)
-            try statement.execute(arguments: [key.day, scope, visitorNumber(key.visitor)])
-            if db.changesCount > 0 { counts[key.statsKey, default: 0] -= 1 }
-        }
-        return counts
-    }
 
     package func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow] {
         try await writer.read { db in

@@ -15,9 +15,11 @@ import Testing
 @Suite("The edge's fast path")
 struct EdgeFastPathTests {
     /// Requests in one write, read until the server closes (the last request says `Connection: close`).
-    static func exchange(port: Int, _ requests: [String], pieces: Int? = nil) async throws -> [RawHTTPClient.Response] {
+    /// A server that answers nothing fails after `receiveTimeout` seconds; the default leaves room for a machine the
+    /// whole suite keeps busy.
+    static func exchange(port: Int, _ requests: [String], pieces: Int? = nil, receiveTimeout: Int = 30) async throws -> [RawHTTPClient.Response] {
         let bytes = Array(requests.joined().utf8)
-        let raw = try await onItsOwnThread { try RawHTTPClient.exchange(port: port, bytes: bytes, pieces: pieces) }
+        let raw = try await onItsOwnThread { try RawHTTPClient.exchange(port: port, bytes: bytes, pieces: pieces, receiveTimeout: receiveTimeout) }
         return try RawHTTPClient.parseAll(raw, bodiless: Set(requests.indices.filter { requests[$0].hasPrefix("HEAD ") }))
     }
 

@@ -91,7 +91,10 @@ struct Attributor: Sendable {
                 if stored == record {
                     // A token or a Play referrer reached the app: whoever made the click was a person, also when the
                     // browser fetched it ahead (a prefetched redirect to the store that was then followed).
-                    _ = try await store.reclassifyClicks(ids: [click.clickID], from: [.prefetch], to: .person)
+                    // A read first: a write for every deterministic match would hold the writer for nothing.
+                    if try await store.click(id: click.clickID)?.traffic == .prefetch {
+                        _ = try await store.reclassifyClicks(ids: [click.clickID], from: [.prefetch], to: .person)
+                    }
                     if let counterfactual {
                         await observe(.click(click), install: install, candidates: counterfactual, app: app, environment: environment, installID: installID)
                     }

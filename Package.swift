@@ -96,13 +96,14 @@ let package = Package(
         ),
         // The attribution simulator's model, population and report, which its tests use (the executable is below).
         .target(name: "AttributionSimulation", dependencies: ["FerryCore"], path: "Benchmarks/AttributionSimulation", swiftSettings: strict),
-        // Starting programs from the tests without Foundation's Process (see ChildProcess).
+        // What the tests share: starting programs without Foundation's Process (ChildProcess), turns (TakesTurns), and
+        // computing off the cooperative pool (BackgroundWork).
         .target(name: "FerryTestSupport", path: "Tests/FerryTestSupport", swiftSettings: strict),
-        .testTarget(name: "FerryAPITests", dependencies: ["FerryAPI"], swiftSettings: strict),
-        .testTarget(name: "AttributionSimulatorTests", dependencies: ["AttributionSimulation", "FerryCore"], swiftSettings: strict),
-        .testTarget(name: "FerryKitTests", dependencies: ["FerryKit"], swiftSettings: strict),
+        .testTarget(name: "FerryAPITests", dependencies: ["FerryAPI", "FerryTestSupport"], swiftSettings: strict),
+        .testTarget(name: "AttributionSimulatorTests", dependencies: ["AttributionSimulation", "FerryCore", "FerryTestSupport"], swiftSettings: strict),
+        .testTarget(name: "FerryKitTests", dependencies: ["FerryKit", "FerryTestSupport"], swiftSettings: strict),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryTestSupport"], swiftSettings: strict),
-        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", serverProduct("GRDB", "GRDB.swift")], swiftSettings: strict),
+        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryTestSupport", serverProduct("GRDB", "GRDB.swift")], swiftSettings: strict),
         // The real FerryKit over URLSession against the real server on a real port.
         .testTarget(
             name: "EndToEndTests",

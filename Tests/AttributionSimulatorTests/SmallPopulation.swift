@@ -1,4 +1,5 @@
 @testable import AttributionSimulation
+import FerryTestSupport
 import Testing
 
 extension Population {
@@ -15,8 +16,8 @@ extension Population {
     }
 }
 
-/// The simulator's suites, run one test at a time. Each test replays a population for seconds on a thread of Swift's
-/// cooperative pool, which has as many threads as the machine has cores: run side by side, they held every thread of a
-/// two-core machine for most of a minute, and tests elsewhere in the run that wait on a timer (FerryKit's link
-/// deadlines) timed out without having run.
-@Suite(.serialized) enum SimulatorSuites {}
+/// The simulator's suites, run one test at a time on a thread of their own (`BackgroundWork`). Each test replays a
+/// population for seconds. On Swift's cooperative pool, which has as many threads as the machine has cores, they held
+/// the threads of a two-core machine for minutes, and tests elsewhere in the run that wait on a timer (FerryKit's link
+/// deadlines, the servers' database deadlines) timed out without having run.
+@Suite(.serialized, .backgroundWork) enum SimulatorSuites {}

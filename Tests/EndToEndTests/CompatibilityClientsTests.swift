@@ -2,6 +2,7 @@
 import FerryKit
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
@@ -135,7 +136,7 @@ struct LimeLinkClient: Sendable {
     }
 }
 
-@Suite("Clients of other platforms against the real server")
+@Suite("Clients of other platforms against the real server", .takesTurns)
 struct CompatibilityClientsTests {
     typealias Server = FerryKitEndToEndTests.Server
 

@@ -4,7 +4,7 @@ import Testing
 import FerryTestSupport
 
 /// An app that adds this repository and links only FerryKit must resolve none of the server's dependencies.
-@Suite("An app depending on FerryKit")
+@Suite("An app depending on FerryKit", .takesTurns)
 struct ConsumerPackageTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -10,7 +11,7 @@ import FoundationNetworking
 import Testing
 
 /// The dashboard in a real browser: headless Chromium signs in, creates a link, and reads its statistics page.
-@Suite("The dashboard in a browser")
+@Suite("The dashboard in a browser", .takesTurns)
 struct DashboardBrowserTests {
     /// Where screenshots are kept: `FERRY_TEST_ARTIFACTS`, or `.build/test-artifacts` in the repository.
     static var artifacts: URL {

@@ -2,6 +2,7 @@
 import FerryKit
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -33,7 +34,7 @@ final class CountingTransport: FerryTransport, @unchecked Sendable {
     }
 }
 
-@Suite("FerryKit against the real server")
+@Suite("FerryKit against the real server", .takesTurns)
 struct FerryKitEndToEndTests {
     /// A server on a random port with one app whose link domain is the loopback address, its keys, and a link
     /// created through the HTTP API.

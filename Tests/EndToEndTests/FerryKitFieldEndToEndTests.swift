@@ -3,6 +3,7 @@ import FerryAPI
 import FerryKit
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -26,7 +27,7 @@ final class RecordingTransport: FerryTransport, @unchecked Sendable {
 
 /// FerryKit as it behaves in the field, against the real server on a real port: the signals an app chooses to send,
 /// the install id kept out of URLs, and links tapped while the server cannot answer.
-@Suite("FerryKit in the field, against the real server")
+@Suite("FerryKit in the field, against the real server", .takesTurns)
 struct FerryKitFieldEndToEndTests {
     typealias Server = FerryKitEndToEndTests.Server
 

@@ -1,4 +1,5 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,7 +13,7 @@ import Darwin
 #endif
 
 /// The driver itself, against static pages from a small in-process server.
-@Suite("Headless Chromium driver")
+@Suite("Headless Chromium driver", .takesTurns)
 struct HeadlessChromiumTests {
     static let installed = HeadlessChromium.executable != nil
     static let onCI = !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty

@@ -6,7 +6,7 @@ import FerryTestSupport
 /// The server runs on macOS and Linux, while the package also declares FerryKit's platforms and SwiftPM builds every
 /// target on each of them: the server's targets compile to nothing elsewhere and build their dependencies only where
 /// they run. Nothing here builds for those other platforms, so these checks hold the rule.
-@Suite("The server's platforms")
+@Suite("The server's platforms", .takesTurns)
 struct ServerPlatformsTests {
     static let repository = ConsumerPackageTests.repository
     static let guardLine = "#if os(macOS) || os(Linux)"

@@ -4,6 +4,7 @@ import FerryCore
 import FerryKit
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -14,7 +15,7 @@ import FoundationNetworking
 
 /// Share links made by the real FerryKit, over URLSession, against the real server on a real port, with each store
 /// Ferry ships: SQLite always, PostgreSQL when `FERRY_TEST_POSTGRES_URL` names a server (CI always does).
-@Suite("Share links: FerryKit against the real server")
+@Suite("Share links: FerryKit against the real server", .takesTurns)
 struct ShareLinksEndToEndTests {
     enum Backend: String, CustomTestStringConvertible {
         case sqlite, postgres

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryAPI
 
-@Suite("ErrorResponse")
+@Suite("ErrorResponse", .takesTurns)
 struct APIErrorTests {
     private func object(_ value: some Encodable) throws -> [String: Any] {
         let data = try FerryJSON.makeEncoder().encode(value)
@@ -51,7 +52,7 @@ struct APIErrorTests {
     }
 }
 
-@Suite("API error codes")
+@Suite("API error codes", .takesTurns)
 struct APIErrorCodeTests {
     /// A code this build knows decodes to its member, status included; one it does not know is kept as sent, without
     /// a status, so that a client can still fall back on the HTTP status.

@@ -1,7 +1,8 @@
+import FerryTestSupport
 import Testing
 @testable import FerryAPI
 
-@Suite("APIKeyFormat")
+@Suite("APIKeyFormat", .takesTurns)
 struct APIKeyFormatTests {
     /// 32 ASCII letters and digits: a well-formed random part.
     static let random = "0123456789abcdefghijABCDEFGHIJ01"

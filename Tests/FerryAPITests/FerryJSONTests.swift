@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryAPI
 
-@Suite("FerryJSON")
+@Suite("FerryJSON", .takesTurns)
 struct FerryJSONTests {
     /// 2026-01-31T12:00:00Z
     static let noon = Date(timeIntervalSince1970: 1_769_860_800)

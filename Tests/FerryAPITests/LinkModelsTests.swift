@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryAPI
@@ -108,7 +109,7 @@ enum UpdateField: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("UpdateLinkRequest")
+@Suite("UpdateLinkRequest", .takesTurns)
 struct UpdateLinkRequestTests {
     private func decode(_ json: String) throws -> UpdateLinkRequest {
         try FerryJSON.makeDecoder().decode(UpdateLinkRequest.self, from: Data(json.utf8))
@@ -218,7 +219,7 @@ struct UpdateLinkRequestTests {
     }
 }
 
-@Suite("CreateLinkRequest")
+@Suite("CreateLinkRequest", .takesTurns)
 struct CreateLinkRequestTests {
     @Test func decodesAMinimalBody() throws {
         let json = #"{"destination": "https://example.com/"}"#
@@ -244,7 +245,7 @@ struct CreateLinkRequestTests {
     }
 }
 
-@Suite("LinkResponse")
+@Suite("LinkResponse", .takesTurns)
 struct LinkResponseTests {
     static let allKeys: Set<String> = [
         "id", "url", "domain", "slug", "environment", "destination", "iosURL", "androidURL", "params", "utm", "campaign",
@@ -316,7 +317,7 @@ struct LinkResponseTests {
     }
 }
 
-@Suite("UTMParameters and SocialMetadata")
+@Suite("UTMParameters and SocialMetadata", .takesTurns)
 struct UTMParametersTests {
     @Test func queryItemsFollowTheConventionalOrder() {
         let utm = UTMParameters(source: "s", medium: "m", campaign: "c", content: "co", term: "t")

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryAPI
 
-@Suite struct MatchRequestTests {
+@Suite(.takesTurns) struct MatchRequestTests {
     static let signals = DeviceSignals(
         platform: "ios", osVersion: "18.1", model: "iPhone16,1", screenWidth: 393, screenHeight: 852, screenScale: 3,
         timeZone: "America/New_York", timeZoneOffsetSeconds: -18000, languages: ["en-US"])

@@ -1,7 +1,8 @@
+import FerryTestSupport
 import Testing
 @testable import FerryAPI
 
-@Suite("FerryRoutes")
+@Suite("FerryRoutes", .takesTurns)
 struct RoutesTests {
     @Test func pathsAreStable() {
         #expect(FerryRoutes.links == "/v1/links")

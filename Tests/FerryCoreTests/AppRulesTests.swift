@@ -1,7 +1,8 @@
+import FerryTestSupport
 import Testing
 @testable import FerryCore
 
-@Suite("AppRules")
+@Suite("AppRules", .takesTurns)
 struct AppRulesTests {
     // MARK: team id
 

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
 
-@Suite("AssociationFiles")
+@Suite("AssociationFiles", .takesTurns)
 struct AssociationFilesTests {
     func appleDocument(_ app: App) throws -> [String: Any] {
         let data = AssociationFiles.appleAppSiteAssociation(for: app)

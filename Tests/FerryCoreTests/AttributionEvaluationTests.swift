@@ -1,11 +1,12 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
 
 /// The report of an app's attribution model: labelled installs answered again without their token, by segment, with
 /// calibration bands, the text an operator reads and the chart.
-@Suite struct AttributionEvaluationTests {
+@Suite(.takesTurns) struct AttributionEvaluationTests {
     typealias M = AttributionMatcherTests
     typealias L = AttributionLearnerTests
 

@@ -1,11 +1,12 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
 
 /// The per-app learner on synthetic installs drawn from known numbers: what it recovers, what bounds it keeps, and
 /// that a model learnt this way changes the matcher's decisions where the fixed numbers fail.
-@Suite struct AttributionLearnerTests {
+@Suite(.takesTurns) struct AttributionLearnerTests {
     typealias M = AttributionMatcherTests
     static let window: TimeInterval = 86_400
 

@@ -1,11 +1,12 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
 
 /// Hand-built candidate sets for the probabilistic matcher. The population-level figures (precision, recall,
 /// calibration) come from `Benchmarks/AttributionSimulator`; these pin the behaviour of single decisions.
-@Suite struct AttributionMatcherTests {
+@Suite(.takesTurns) struct AttributionMatcherTests {
     /// 2026-01-05T20:00:00Z.
     static let now = Date(timeIntervalSince1970: 1_767_643_200)
     static let window: TimeInterval = 86_400

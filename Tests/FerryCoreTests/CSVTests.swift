@@ -1,7 +1,8 @@
 import FerryCore
+import FerryTestSupport
 import Testing
 
-@Suite("CSV")
+@Suite("CSV", .takesTurns)
 struct CSVTests {
     @Test func fieldsAreQuotedOnlyWhenNeededAndFormulasAreDisarmed() {
         #expect(CSV.line(["a", nil, "b c"]) == "a,,b c\r\n")

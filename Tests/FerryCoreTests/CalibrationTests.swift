@@ -1,10 +1,11 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
 
 /// The calibration's inverse, by which a minimum confidence becomes the posterior a probabilistic match needs.
-@Suite struct CalibrationTests {
+@Suite(.takesTurns) struct CalibrationTests {
     @Test func theInverseIsTheSmallestPosteriorStatedThatSure() throws {
         let calibration = Calibration.default
         var previous = 0.0
@@ -52,7 +53,7 @@ import Testing
 }
 
 /// The matcher with a minimum confidence: the threshold becomes the calibration's inverse of the minimum.
-@Suite struct AttributionMatcherMinimumTests {
+@Suite(.takesTurns) struct AttributionMatcherMinimumTests {
     static let now = Date(timeIntervalSince1970: 1_767_643_200)
     static let install = InstallEvidence(
         addressHash: "addr-home", networkHash: "net-home",

@@ -1,9 +1,10 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
 
-@Suite("ClickRouter")
+@Suite("ClickRouter", .takesTurns)
 struct ClickRouterTests {
     let router = ClickRouter()
     static let clickID = "clk_Ab12Cd34"

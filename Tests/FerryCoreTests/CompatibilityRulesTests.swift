@@ -1,9 +1,10 @@
 import FerryAPI
 @testable import FerryCore
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("Compatibility rules")
+@Suite("Compatibility rules", .takesTurns)
 struct CompatibilityRulesTests {
     @Test(arguments: [
         ("abc123://test", "https://abc123.host/link/test?campaign=summer&source=email", "abc123://test?campaign=summer&source=email"),

@@ -1,7 +1,8 @@
+import FerryTestSupport
 import Testing
 @testable import FerryCore
 
-@Suite("DomainName")
+@Suite("DomainName", .takesTurns)
 struct DomainNameTests {
     @Test(arguments: [
         ("go.example.com", "go.example.com"),

@@ -1,4 +1,5 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
@@ -98,7 +99,7 @@ private let sampleExport: String = {
     return text
 }()
 
-@Suite("FirebaseLinkImport")
+@Suite("FirebaseLinkImport", .takesTurns)
 struct FirebaseLinkImportTests {
     typealias Import = FirebaseLinkImport
 
@@ -650,7 +651,7 @@ struct FirebaseLinkImportTests {
 }
 
 /// Short links of several segments, and short links on a domain with a path prefix.
-@Suite("Firebase Dynamic Links import: paths")
+@Suite("Firebase Dynamic Links import: paths", .takesTurns)
 struct FirebaseLinkImportPathTests {
     @Test(arguments: [
         ("https://go.acme.com/promo/spring-26", "promo/spring-26"), ("https://go.acme.com/Promo/Spring-26/", "promo/spring-26"),

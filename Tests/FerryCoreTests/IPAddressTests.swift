@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Testing
 @testable import FerryCore
 
@@ -19,7 +20,7 @@ private func net(_ text: String) -> IPNetwork {
 
 // MARK: - IPv4 parsing
 
-@Suite("IPAddress IPv4 parsing")
+@Suite("IPAddress IPv4 parsing", .takesTurns)
 struct IPv4ParsingTests {
     @Test(arguments: [
         ("0.0.0.0", UInt32(0)),
@@ -57,7 +58,7 @@ struct IPv4ParsingTests {
 
 // MARK: - IPv6 parsing and RFC 5952 printing
 
-@Suite("IPAddress IPv6 parsing")
+@Suite("IPAddress IPv6 parsing", .takesTurns)
 struct IPv6ParsingTests {
     @Test(arguments: [
         ("::", "::"),
@@ -155,7 +156,7 @@ struct IPv6ParsingTests {
 
 // MARK: - Properties
 
-@Suite("IPAddress properties")
+@Suite("IPAddress properties", .takesTurns)
 struct IPAddressPropertyTests {
     @Test(arguments: [
         ("127.0.0.1", true), ("127.0.0.0", true), ("127.255.255.255", true), ("127.1.2.3", true),
@@ -216,7 +217,7 @@ struct IPAddressPropertyTests {
 
 // MARK: - IPNetwork
 
-@Suite("IPNetwork")
+@Suite("IPNetwork", .takesTurns)
 struct IPNetworkTests {
     @Test(arguments: [
         ("10.0.0.0/8", "10.0.0.0/8"),
@@ -382,7 +383,7 @@ struct IPNetworkTests {
 
 // MARK: - ClientAddressResolver
 
-@Suite("ClientAddressResolver")
+@Suite("ClientAddressResolver", .takesTurns)
 struct ClientAddressResolverTests {
     let loopbackOnly = ClientAddressResolver()
     let tenNet = ClientAddressResolver(trustedProxies: [IPNetwork("10.0.0.0/8")!])
@@ -537,7 +538,7 @@ struct ClientAddressResolverTests {
     }
 }
 
-@Suite("Public addresses")
+@Suite("Public addresses", .takesTurns)
 struct PublicAddressTests {
     @Test func internalRangesAreNotPublic() {
         for text in ["0.0.0.0", "10.0.0.1", "100.64.0.1", "100.127.255.255", "127.0.0.1", "169.254.169.254", "172.16.0.1", "172.31.255.255",

@@ -6,7 +6,7 @@ import FerryTestSupport
 
 /// Runs the interstitial's real script in Node with a small stand-in for the browser's window, and reads what it
 /// did: the beacon it sent, the pasteboard it wrote, where it navigated.
-@Suite("The interstitial's script")
+@Suite("The interstitial's script", .takesTurns)
 struct InterstitialScriptTests {
     static let node: String? = ["/usr/bin/node", "/usr/local/bin/node", "/opt/homebrew/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Observations as the server keeps them: anonymised (the matcher weighs them exactly as before, and no hash or click
 /// id is left), and as JSON that reads back to the same values; models likewise.
-@Suite struct LearningObservationStorageTests {
+@Suite(.takesTurns) struct LearningObservationStorageTests {
     typealias M = AttributionMatcherTests
     static let window: TimeInterval = 86_400
 

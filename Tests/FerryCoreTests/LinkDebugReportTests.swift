@@ -1,9 +1,10 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
 
-@Suite("LinkDebugReport")
+@Suite("LinkDebugReport", .takesTurns)
 struct LinkDebugReportTests {
     static func report(
         _ link: Link = Fixtures.link(), app: App = Fixtures.app(), linkBundleIDs: [String] = [], now: Date = Fixtures.now

@@ -1,10 +1,11 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
 
 /// Slugs of several segments, path prefixes, and what a request path names on a link domain.
-@Suite("Link paths")
+@Suite("Link paths", .takesTurns)
 struct LinkPathTests {
     // MARK: Slugs of several segments
 

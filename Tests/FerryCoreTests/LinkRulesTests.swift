@@ -1,9 +1,10 @@
 import FerryAPI
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
 
-@Suite("LinkRules.makeLink")
+@Suite("LinkRules.makeLink", .takesTurns)
 struct LinkRulesMakeLinkTests {
     static let now = Fixtures.now
 
@@ -233,7 +234,7 @@ struct LinkRulesMakeLinkTests {
     }
 }
 
-@Suite("LinkRules.apply")
+@Suite("LinkRules.apply", .takesTurns)
 struct LinkRulesApplyTests {
     static let later = Fixtures.now.addingTimeInterval(600)
 

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import FerryCore
 
-@Suite("Models")
+@Suite("Models", .takesTurns)
 struct ModelsTests {
     @Test func linkStatus() {
         let now = Fixtures.now
@@ -75,7 +75,7 @@ struct ModelsTests {
     }
 }
 
-@Suite("Identifiers")
+@Suite("Identifiers", .takesTurns)
 struct IdentifiersTests {
     @Test func idsHaveThePrefixAnd22Alphanumerics() {
         var generator = SeededGenerator(seed: 1)
@@ -154,7 +154,7 @@ struct IdentifiersTests {
     }
 }
 
-@Suite("App.linkDomain")
+@Suite("App.linkDomain", .takesTurns)
 struct AppLinkDomainTests {
     @Test func aHostStandsForTheAppsDomainWithOrWithoutItsPort() {
         let app = App(id: "app_1", name: "A", domains: ["go.example.com", "localhost:8080", "localhost"], createdAt: Date())

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
@@ -63,7 +64,7 @@ private func runsScript(_ value: String) -> Bool {
     return ["javascript:", "vbscript:", "data:"].contains { target.hasPrefix($0) }
 }
 
-@Suite("HTML.escape")
+@Suite("HTML.escape", .takesTurns)
 struct HTMLEscapeTests {
     @Test(arguments: [
         ("<script>", "&lt;script&gt;"),
@@ -113,7 +114,7 @@ struct HTMLEscapeTests {
     }
 }
 
-@Suite("PreviewPage")
+@Suite("PreviewPage", .takesTurns)
 struct PreviewPageTests {
     static func page(title: String = "Sale", description: String? = "50% off", imageURL: String? = "https://acme.com/i.png",
                      destination: String = "https://acme.com/sale?a=1&b=2") -> PreviewPage {
@@ -177,7 +178,7 @@ struct PreviewPageTests {
     }
 }
 
-@Suite("InterstitialPage")
+@Suite("InterstitialPage", .takesTurns)
 struct InterstitialPageTests {
     static func page(
         title: String = "Sale", description: String? = "50% off", storeURL: String = "https://apps.apple.com/app/id1",
@@ -265,7 +266,7 @@ struct InterstitialPageTests {
     }
 }
 
-@Suite("StatusPage")
+@Suite("StatusPage", .takesTurns)
 struct StatusPageTests {
     @Test func standardPages() {
         #expect(StatusPage.notFound.status == 404)

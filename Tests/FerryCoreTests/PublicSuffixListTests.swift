@@ -1,7 +1,8 @@
+import FerryTestSupport
 import Testing
 @testable import FerryCore
 
-@Suite("Public suffix list")
+@Suite("Public suffix list", .takesTurns)
 struct PublicSuffixListTests {
     /// A few rules of each kind, as the list writes them.
     static let list = PublicSuffixList(text: """
@@ -38,7 +39,7 @@ struct PublicSuffixListTests {
     }
 }
 
-@Suite("Domain ownership")
+@Suite("Domain ownership", .takesTurns)
 struct DomainOwnershipTests {
     @Test(arguments: [
         ("go.example.com", "go.example.com", true), ("go.example.com", "x.go.example.com", true), ("example.com", "a.b.example.com", true),

@@ -118,7 +118,7 @@ private func module(_ code: QRCode, _ x: Int, _ y: Int) -> Bool { code.isDark(x:
 // MARK: - Decoding with zbar
 
 #if os(macOS) || os(Linux)  // runs zbar through ChildProcess
-@Suite("QRCode decoding with zbar")
+@Suite("QRCode decoding with zbar", .takesTurns)
 struct QRCodeDecodingTests {
     @Test("zbar is installed in CI")
     func zbarRequiredInCI() {
@@ -230,7 +230,7 @@ struct QRCodeDecodingTests {
 
 // MARK: - Structure
 
-@Suite("QRCode structure")
+@Suite("QRCode structure", .takesTurns)
 struct QRCodeStructureTests {
     /// One code per version in `versions` at `level`, each from the smallest input that needs that version.
     static func codes(level: QRCode.ErrorCorrection = .low, versions: some Sequence<Int> = 1...40) throws -> [QRCode] {
@@ -495,7 +495,7 @@ struct QRCodeStructureTests {
 
 // MARK: - Rendering
 
-@Suite("QRCode rendering")
+@Suite("QRCode rendering", .takesTurns)
 struct QRCodeRenderingTests {
     /// A minimal zlib reader for stored and fixed-Huffman deflate blocks (all the encoder writes).
     struct Inflater {

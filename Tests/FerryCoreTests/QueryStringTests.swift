@@ -1,7 +1,8 @@
+import FerryTestSupport
 import Testing
 @testable import FerryCore
 
-@Suite("QueryString")
+@Suite("QueryString", .takesTurns)
 struct QueryStringTests {
     private func pairs(_ query: QueryString) -> [String] {
         query.items.map { item in item.value.map { "\(item.name)=\($0)" } ?? "\(item.name)<nil>" }
@@ -203,7 +204,7 @@ struct QueryStringTests {
     }
 }
 
-@Suite("URLParts")
+@Suite("URLParts", .takesTurns)
 struct URLPartsTests {
     @Test(arguments: [
         ("https://x.com/p?a=1&b=2#frag", "https://x.com/p", "a=1&b=2", "frag"),
@@ -245,7 +246,7 @@ struct URLPartsTests {
     }
 }
 
-@Suite("UserClickToken")
+@Suite("UserClickToken", .takesTurns)
 struct UserClickTokenTests {
     static let token = "fu_" + "0123456789abcdef0123456789abcdef"
 

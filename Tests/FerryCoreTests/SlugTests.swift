@@ -1,7 +1,8 @@
+import FerryTestSupport
 import Testing
 @testable import FerryCore
 
-@Suite("Slug")
+@Suite("Slug", .takesTurns)
 struct SlugTests {
     @Test(arguments: [
         ("summer", "summer"),

@@ -1,9 +1,10 @@
 import FerryAPI
 @testable import FerryCore
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("Statistics")
+@Suite("Statistics", .takesTurns)
 struct StatisticsTests {
     @Test func daysAreWrittenAndReadAsCalendarDates() {
         #expect(StatsRange.day(from: "1970-01-01") == 0)

@@ -1,8 +1,9 @@
 import FerryAPI
+import FerryTestSupport
 import Testing
 @testable import FerryCore
 
-@Suite("URLRules")
+@Suite("URLRules", .takesTurns)
 struct URLRulesTests {
     static let longValid: String = {
         let base = "https://example.com/"

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
@@ -556,7 +557,7 @@ enum UserAgentCorpus {
     static let all: [UserAgentCase] = linkPreviewBots + crawlers + tools + iOS + android + desktop + other + unidentified
 }
 
-@Suite("UserAgentClassifier")
+@Suite("UserAgentClassifier", .takesTurns)
 struct UserAgentClassifierTests {
     let classifier = UserAgentClassifier()
 

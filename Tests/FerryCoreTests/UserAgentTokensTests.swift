@@ -1,9 +1,10 @@
+import FerryTestSupport
 import Testing
 @testable import FerryCore
 
 /// The data file of bot tokens (`UserAgentTokens`, made by scripts/update-user-agents.py): every row reaches the
 /// classifier, and the link-preview fetchers it adds get the preview.
-@Suite struct UserAgentTokensTests {
+@Suite(.takesTurns) struct UserAgentTokensTests {
     static let classes: Set = ["unfurler", "crawler", "ai", "monitor", "library", "headless", "scanner", "mail"]
 
     @Test func everyRowOfTheDataFileReachesTheClassifier() {

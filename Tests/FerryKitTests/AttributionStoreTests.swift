@@ -1,4 +1,5 @@
 import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ private func link(_ slug: String, source: String, campaign: String? = nil, targe
         source: .universalLink)
 }
 
-@Suite("AttributionStore")
+@Suite("AttributionStore", .takesTurns)
 struct AttributionStoreTests {
     @Test func firstTouchIsKeptAndLastTouchReplacedOverSeveralOpens() {
         let clock = TestClock()

@@ -1,11 +1,12 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Copy to open: click tokens, the pasteboard and the paste button")
+@Suite("Copy to open: click tokens, the pasteboard and the paste button", .takesTurns)
 struct ClickTokenTests {
     static let id = "clk_PLsXYaao52SOJN9Ibp1hQG"
 

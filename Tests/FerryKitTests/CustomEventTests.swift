@@ -1,8 +1,9 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("Events of the app's own")
+@Suite("Events of the app's own", .takesTurns)
 struct CustomEventTests {
     static func collecting() -> ScriptedTransport {
         ScriptedTransport { request in

@@ -1,4 +1,5 @@
 import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -47,7 +48,7 @@ private func expectedDashboard(_ state: AppState) -> Route {
 
 private func url(_ text: String) -> URL { URL(string: text)! }
 
-@Suite("DeepLinkRequest")
+@Suite("DeepLinkRequest", .takesTurns)
 struct DeepLinkRequestTests {
     @Test func httpPathIsDecodedLowercasedAndTrimmed() {
         let request = DeepLinkRequest(url: url("https://App.Example.com/PayWall/Caf%C3%A9//?utm_source=x&dl_target=%20DashBoard%20"))
@@ -103,7 +104,7 @@ struct DeepLinkRequestTests {
     }
 }
 
-@Suite("DeepLinkRouter")
+@Suite("DeepLinkRouter", .takesTurns)
 struct DeepLinkRouterTests {
     // MARK: The two flows, every state
 

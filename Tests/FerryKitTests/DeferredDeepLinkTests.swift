@@ -1,11 +1,12 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Ferry: deferred deep links, users and events")
+@Suite("Ferry: deferred deep links, users and events", .takesTurns)
 struct DeferredDeepLinkTests {
     static let matched = MatchResponse(matched: true, matchType: .probabilistic, confidence: 0.93, isDeferred: true, link: Kit.linkData())
 

@@ -1,11 +1,12 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("FerryOptions.deviceSignals: what the match request tells of the device")
+@Suite("FerryOptions.deviceSignals: what the match request tells of the device", .takesTurns)
 struct DeviceSignalsPolicyTests {
     /// A provider with a patch version and two languages, counting how often it is asked.
     final class CountingSignals: DeviceSignalsProvider, @unchecked Sendable {

@@ -1,9 +1,10 @@
 @testable import FerryKit
 import Dispatch
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("Event handlers: subscribing while events are published")
+@Suite("Event handlers: subscribing while events are published", .takesTurns)
 struct EventHandlersTests {
     static func event(_ name: String) -> FerryEvent { FerryEvent(name: FerryEvent.Name(rawValue: name), timestamp: Date(timeIntervalSince1970: 0)) }
 

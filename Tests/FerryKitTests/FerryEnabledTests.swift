@@ -1,11 +1,12 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Ferry.setEnabled: turned off, FerryKit sends nothing")
+@Suite("Ferry.setEnabled: turned off, FerryKit sends nothing", .takesTurns)
 struct FerryEnabledTests {
     static let shortLink = URL(string: "https://go.example.com/summer?utm_source=mail&coupon=SPRING")!
     static let longLink = URL(string: "https://go.example.com/?link=https%3A%2F%2Fexample.com%2Fsale&ibi=com.example.app")!

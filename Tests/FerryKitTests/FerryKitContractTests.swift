@@ -1,8 +1,9 @@
 import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("FerryKit's view of the wire contract")
+@Suite("FerryKit's view of the wire contract", .takesTurns)
 struct FerryKitContractTests {
     @Test func appsSeeTheKeyFormatsThroughFerryKit() {
         #expect(APIKeyFormat(parsing: "fk_live_" + String(repeating: "A", count: 32))?.kind == .publishable)

@@ -1,11 +1,12 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Ferry.reset: the install starts over")
+@Suite("Ferry.reset: the install starts over", .takesTurns)
 struct FerryResetTests {
     /// The answers of a server that keeps one per install id, as the real one does: the first install it sees came
     /// from `summer`, any later one from `autumn` (a click made after the reset).

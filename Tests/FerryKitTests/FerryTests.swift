@@ -1,11 +1,12 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Ferry: configuration and key checks")
+@Suite("Ferry: configuration and key checks", .takesTurns)
 struct FerryConfigurationTests {
     @Test func aWellFormedPublishableKeyIsTakenAndItsEnvironmentRead() throws {
         let ferry = try Ferry(apiKey: "  \(Kit.testKey)\n", options: Kit.options(transport: ScriptedTransport()))
@@ -151,7 +152,7 @@ struct FerryConfigurationTests {
     }
 }
 
-@Suite("Ferry: links the app is opened with")
+@Suite("Ferry: links the app is opened with", .takesTurns)
 struct HandleDeepLinkTests {
     static func resolving(_ data: LinkData = Kit.linkData()) -> ScriptedTransport {
         ScriptedTransport { request in

@@ -1,11 +1,12 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Share links: LinkBuilder and Ferry.shortLink")
+@Suite("Share links: LinkBuilder and Ferry.shortLink", .takesTurns)
 struct LinkBuilderTests {
     static let created = Date(timeIntervalSince1970: 1_780_000_000)
 

@@ -1,4 +1,5 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
@@ -6,7 +7,7 @@ import FoundationNetworking
 #endif
 
 /// What the resolve requests carry.
-@Suite("Ferry: resolve requests")
+@Suite("Ferry: resolve requests", .takesTurns)
 struct ResolveRequestTests {
     static let longLink = URL(string: "https://go.example.com/?link=https%3A%2F%2Fexample.com%2Fitem%3Fid%3D7&ibi=com.example.app"
                               + "&utm_source=mail&utm_campaign=spring&gclid=g1&imv=2.1&ref=friend")!
@@ -56,7 +57,7 @@ final class Gate: @unchecked Sendable {
 }
 
 /// A link the server cannot resolve in time is read from its URL, within the deadline.
-@Suite("Ferry: links opened while the server cannot answer")
+@Suite("Ferry: links opened while the server cannot answer", .takesTurns)
 struct UnresolvedLinkTests {
     static let error401 = #"{"error":{"code":"unauthorized","message":"unknown or revoked API key","field":null}}"#
 
@@ -186,7 +187,7 @@ struct UnresolvedLinkTests {
 }
 
 /// The open of a link that could not be resolved is kept, and sent once the server answers.
-@Suite("Ferry: opens sent later")
+@Suite("Ferry: opens sent later", .takesTurns)
 struct PendingOpenTests {
     static let resolvePrefix = FerryRoutes.resolve(slug: "")
 
@@ -377,7 +378,7 @@ struct PendingOpenTests {
 }
 
 /// A URL on one of the app's link domains that is no short or long link is one of the app's own Universal Links.
-@Suite("Ferry: Universal Links on a link domain that are no links")
+@Suite("Ferry: Universal Links on a link domain that are no links", .takesTurns)
 struct LinkDomainURLTests {
     enum Route: Hashable, Sendable { case dashboard, paywall, settings, product(String) }
 

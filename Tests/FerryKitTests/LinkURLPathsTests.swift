@@ -1,10 +1,11 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// Universal Links with a slug of several segments or under a domain's path prefix, which FerryKit does not know: the
 /// path goes to the server as it is (lowercased), and today's one-segment forms are read exactly as before.
-@Suite("What counts as a Ferry link: paths")
+@Suite("What counts as a Ferry link: paths", .takesTurns)
 struct LinkURLPathsTests {
     static func kind(_ text: String) throws -> LinkURL {
         LinkURL(try #require(URL(string: text)), domains: ["go.example.com", "example.org"], schemes: ["myapp"])

@@ -1,8 +1,9 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("Logging: levels, categories and private values")
+@Suite("Logging: levels, categories and private values", .takesTurns)
 struct LoggingTests {
     @Test func interpolatedTextIsPrivateUnlessMarkedAndNumbersArePublic() {
         let url = URL(string: "https://go.example.com/summer")!

@@ -1,11 +1,12 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-@Suite("Ferry: the least confidence of a deferred deep link match")
+@Suite("Ferry: the least confidence of a deferred deep link match", .takesTurns)
 struct MinimumMatchConfidenceTests {
     /// The match request, as sent by a first launch with `minimum`.
     func firstMatchRequest(minimum: Double?) async throws -> URLRequest {

@@ -1,8 +1,9 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("What the Objective-C facade hands out")
+@Suite("What the Objective-C facade hands out", .takesTurns)
 struct ObjectiveCBridgeTests {
     static let allCodes: [FerryError.Code] = [
         .invalidAPIKey, .secretKeyInApp, .invalidConfiguration, .notConfigured, .invalidArgument, .network, .timeout, .unauthorized,

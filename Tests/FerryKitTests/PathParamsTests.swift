@@ -1,8 +1,9 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("Path params and what counts as a Ferry link")
+@Suite("Path params and what counts as a Ferry link", .takesTurns)
 struct PathParamsTests {
     @Test(arguments: [
         ("https://go.example.com/link/product/42", "product", "42", ["42"]),

@@ -1,4 +1,5 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
@@ -8,7 +9,7 @@ import FoundationNetworking
 /// FerryKit's privacy manifest against what FerryKit sends: every call is driven through the injected transport, every
 /// field of every request is classified by the table below (a field the table does not know fails the test), and the
 /// data types that come out, with their linked flags, must be exactly those `PrivacyInfo.xcprivacy` declares.
-@Suite("Privacy manifest: what FerryKit sends is what it declares")
+@Suite("Privacy manifest: what FerryKit sends is what it declares", .takesTurns)
 struct PrivacyManifestTests {
     // MARK: The classification
 

@@ -1,4 +1,5 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -37,7 +38,7 @@ final class LockableStorage: FerryStorage, @unchecked Sendable {
     }
 }
 
-@Suite("A launch before the device's first unlock")
+@Suite("A launch before the device's first unlock", .takesTurns)
 struct ProtectedDataTests {
     static let earlier = Date(timeIntervalSince1970: 1_700_000_000)
 

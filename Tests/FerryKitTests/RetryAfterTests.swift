@@ -1,4 +1,5 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
@@ -7,7 +8,7 @@ import FoundationNetworking
 
 /// A 429 is tried again after the wait its `Retry-After` asks for, when that wait fits; the waits go through the
 /// client's injected sleep, so nothing here waits for real.
-@Suite("APIClient: Retry-After and deadlines")
+@Suite("APIClient: Retry-After and deadlines", .takesTurns)
 struct RetryAfterTests {
     static let limited = #"{"error":{"code":"rate_limited","message":"too many requests","field":null}}"#
 

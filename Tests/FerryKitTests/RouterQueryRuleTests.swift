@@ -1,9 +1,10 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// Rules for query parameters of the app's own, such as `?page=settings` on the root of a domain.
-@Suite("DeepLinkRouter: query rules")
+@Suite("DeepLinkRouter: query rules", .takesTurns)
 struct RouterQueryRuleTests {
     static func url(_ text: String) -> URL { URL(string: text)! }
 

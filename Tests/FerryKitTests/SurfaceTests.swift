@@ -1,11 +1,12 @@
 @testable import FerryKit
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// Every public async call of `Ferry` comes in four forms: async on an instance, with a completion on the main actor,
 /// and both again as static members on the shared instance. The table below names each form; it is never run, it
 /// only has to compile, so a form that goes missing (or changes its shape) fails the build of this test.
-@Suite("The public surface")
+@Suite("The public surface", .takesTurns)
 struct SurfaceTests {
     typealias Done<Value> = Ferry.Completion<Value>
 

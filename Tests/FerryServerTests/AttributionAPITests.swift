@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -18,7 +19,7 @@ let iPhoneSignals = DeviceSignals(
 /// The same device, as the interstitial's script reports it.
 let iPhoneBrowserReport = #"{"platform": "iPhone", "screenWidth": 393, "screenHeight": 852, "screenScale": 3, "timeZone": "America/New_York", "timeZoneOffsetSeconds": -18000, "languages": ["en-US", "en"]}"#
 
-@Suite("Deferred deep links and attribution over HTTP")
+@Suite("Deferred deep links and attribution over HTTP", .takesTurns)
 struct AttributionAPITests {
     func match(_ client: some TestClientProtocol, key: String, installID: String, address: String, signals: DeviceSignals = iPhoneSignals,
                token: String? = nil, referrer: String? = nil) async throws -> TestResponse {

@@ -3,12 +3,13 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// `ferry app create|update --attribution-model`, `ferry attribution refit`, `model` and `report`, run as the real
 /// executable.
-@Suite("The ferry command: attribution models", .serialized)
+@Suite("The ferry command: attribution models", .serialized, .takesTurns)
 struct AttributionCommandLineTests {
     @Test func theModelIsChosenRefittedAndShown() async throws {
         let directory = try temporaryDirectory()

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import GRDB
 import HTTPTypes
@@ -15,7 +16,7 @@ import Testing
 /// Apps that learn their attribution model: what the server records of the installs it answers (anonymised, labelled
 /// by the click of a deterministic match), how a refit becomes the model the next answer uses, and that apps on the
 /// fixed model pay nothing and answer as before.
-@Suite("Attribution models learnt per app")
+@Suite("Attribution models learnt per app", .takesTurns)
 struct AttributionLearningTests {
     static func match(_ client: some TestClientProtocol, key: String, installID: String, address: String, signals: DeviceSignals = iPhoneSignals,
                       token: String? = nil, referrer: String? = nil) async throws -> MatchResponse {

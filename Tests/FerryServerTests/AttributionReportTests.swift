@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,7 +13,7 @@ import Testing
 
 /// The dashboard's attribution page: the report of the model the app answers with in the session's environment, its
 /// calibration chart, and a refit on demand.
-@Suite("Attribution report")
+@Suite("Attribution report", .takesTurns)
 struct AttributionReportTests {
     /// Households that installed 20 minutes to 5 hours after their click, each tied to it by a click token, and
     /// Android installs whose Play Store referrer named no click, observed over the last day.

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -10,7 +11,7 @@ import Testing
 
 /// The click recorder on its own: where a click came from is resolved when it is written, and on SQLite the
 /// writing happens on a thread of lower priority than the event loops.
-@Suite("Click recorder")
+@Suite("Click recorder", .takesTurns)
 struct ClickRecorderTests {
     static func click(_ id: String, linkID: String, appID: String) -> Click {
         Click(id: id, linkID: linkID, appID: appID, environment: .live, createdAt: Date(), ipHash: nil, networkHash: nil,

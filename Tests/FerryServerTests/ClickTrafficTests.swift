@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,7 +13,7 @@ import Testing
 
 /// Bots, prefetches and email scanners are answered like anyone, recorded with their kind, and left out of the
 /// people's figures and of attribution.
-@Suite("Who made a click")
+@Suite("Who made a click", .takesTurns)
 struct ClickTrafficTests {
     /// Every click of the fixture's app today, by id.
     static func clicks(_ fixture: Fixture) async throws -> [String: Click] {
@@ -215,7 +216,7 @@ struct ClickTrafficTests {
 }
 
 /// The burst rule, with clicks minutes and seconds apart.
-@Suite("Scanner bursts")
+@Suite("Scanner bursts", .takesTurns)
 struct ScannerBurstDetectorTests {
     static func click(_ id: String, link: String, at seconds: Double, address: String = "a", agent: String = "Chrome") -> Click {
         Click(id: id, linkID: link, appID: "app_1", environment: .live, createdAt: Date(timeIntervalSince1970: 1_800_000_000 + seconds),

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,7 +13,7 @@ import Testing
 
 /// Share links made in the app: what a publishable key may create, what it is refused (with the answer each abuse
 /// gets, and nothing stored), the same request answered with the same link, and the owner's view of such links.
-@Suite("Client links")
+@Suite("Client links", .takesTurns)
 struct ClientLinksTests {
     /// The fixture's app with client links on, allowing its own site and one partner's pages.
     static func fixture(clientLinks: Bool = true) async throws -> Fixture {

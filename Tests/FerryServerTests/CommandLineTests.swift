@@ -86,7 +86,7 @@ func matches(_ text: String, _ pattern: String) -> Bool {
     text.range(of: pattern, options: .regularExpression) != nil
 }
 
-@Suite("The ferry command", .serialized)
+@Suite("The ferry command", .serialized, .takesTurns)
 struct CommandLineTests {
     @Test func adminCommandsPrintOnlyWhatScriptsNeed() async throws {
         let directory = try temporaryDirectory()

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -11,7 +12,7 @@ import NIOCore
 import Testing
 
 /// Requests replayed as the other platforms' documentation writes them, against Ferry's compatibility routes.
-@Suite("Compatibility routes")
+@Suite("Compatibility routes", .takesTurns)
 struct CompatibilityTests {
     static let appClient = "ExampleApp/3.2 CFNetwork/1568.200.51 Darwin/24.1.0"
 

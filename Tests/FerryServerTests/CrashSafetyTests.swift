@@ -10,7 +10,7 @@ import FerryTestSupport
 /// `ferry serve` killed with SIGKILL while links are being created and clicks recorded, then started again on the
 /// same database: every link whose creation was answered 201 is there, whole; the clicks lost are only those the
 /// recorder had not yet written (it writes every 250 ms), and the clicks and the statistics agree.
-@Suite("Crash safety", .serialized)
+@Suite("Crash safety", .serialized, .takesTurns)
 struct CrashSafetyTests {
     /// What the load saw, from several threads.
     final class Tally: Sendable {

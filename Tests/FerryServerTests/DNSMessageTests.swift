@@ -4,7 +4,7 @@ import FerryTestSupport
 import Testing
 
 /// Reading DNS answers: what a DNS server (or anyone able to send datagrams to the port asked from) may send.
-@Suite("DNS messages")
+@Suite("DNS messages", .takesTurns)
 struct DNSMessageTests {
     /// An answer to `query` carrying TXT records of one or more strings each, its name compressed or not.
     static func answer(to query: [UInt8], records: [[String]], rcode: UInt8 = 0, compressed: Bool = true) -> [UInt8] {

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -11,7 +12,7 @@ import Testing
 
 /// The dashboard's side of share links made in the app: the settings switch, the mark and filter in the links list,
 /// and the owner's bulk deletion, each through the forms with their session token.
-@Suite("Dashboard: client links")
+@Suite("Dashboard: client links", .takesTurns)
 struct DashboardClientLinksTests {
     @Test func theOwnerTurnsClientLinksOnSeesThemAndDeletesThemInBulk() async throws {
         let fixture = try await Fixture.make()

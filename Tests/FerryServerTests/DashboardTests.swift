@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -11,7 +12,7 @@ import NIOCore
 import Testing
 
 /// The dashboard's guards, request by request: sessions, CSRF, origins, tenants, escaping.
-@Suite("Dashboard")
+@Suite("Dashboard", .takesTurns)
 struct DashboardTests {
     static let origin = "http://go.example.com"
 

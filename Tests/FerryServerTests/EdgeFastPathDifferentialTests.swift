@@ -30,7 +30,7 @@ import Testing
 ///
 /// Each stream comes from its own seed, printed with any disagreement; `FERRY_FUZZ_SEED=N` runs that one stream
 /// (in each of the tests), `FERRY_FUZZ_STREAMS=N` runs more streams.
-@Suite("The edge's fast path against NIO's decoder")
+@Suite("The edge's fast path against NIO's decoder", .takesTurns)
 struct EdgeFastPathDifferentialTests {
     // MARK: The tests
 

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,7 +13,7 @@ import Testing
 
 /// Clicks on links in memory are answered on the connection's event loop (`EdgeFastPath`); everything else by the
 /// router. These tests send raw HTTP over real sockets and hold both paths to the same answers.
-@Suite("The edge's fast path")
+@Suite("The edge's fast path", .takesTurns)
 struct EdgeFastPathTests {
     /// Requests in one write, read until the server closes (the last request says `Connection: close`).
     /// A server that answers nothing fails after `receiveTimeout` seconds; the default leaves room for a machine the

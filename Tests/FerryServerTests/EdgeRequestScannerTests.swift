@@ -1,10 +1,11 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 @testable import FerryServer
+import FerryTestSupport
 import Testing
 
 /// The fast path's reading of request heads: a strict subset of HTTP/1.1, where anything outside it is left to the
 /// framework's decoder, and where every request read has exactly the length any reading of HTTP gives it.
-@Suite("The edge's request scanner")
+@Suite("The edge's request scanner", .takesTurns)
 struct EdgeRequestScannerTests {
     static func scan(_ text: String) -> EdgeScan {
         Array(text.utf8).withUnsafeBytes { EdgeRequestScanner.scan($0) }

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -10,7 +11,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-@Suite("The click, pages and association files")
+@Suite("The click, pages and association files", .takesTurns)
 struct EdgeTests {
     func createLink(_ fixture: Fixture, _ request: CreateLinkRequest, environment: APIEnvironment = .live) async throws -> Link {
         try await fixture.admin.createLink(request, app: fixture.app, environment: environment)
@@ -281,7 +282,7 @@ struct EdgeTests {
     }
 }
 
-@Suite("The API description")
+@Suite("The API description", .takesTurns)
 struct OpenAPIDocumentTests {
     @Test func theServerServesTheDocumentedSpecAndItNamesEveryRoute() async throws {
         let fixture = try await Fixture.make()

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -11,7 +12,7 @@ import Testing
 
 /// Firebase Dynamic Links' REST API on Ferry, called with the requests FDL's REST documentation shows (the project's
 /// key in `?key=`, the bodies as written there), and the answers read as FDL's clients read them.
-@Suite("Firebase REST API")
+@Suite("Firebase REST API", .takesTurns)
 struct FirebaseRESTTests {
     /// The answer of `POST /v1/shortLinks`, as FDL's clients read it.
     struct ShortLink: Decodable {

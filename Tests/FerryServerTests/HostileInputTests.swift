@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -144,7 +145,7 @@ struct Canary {
     }
 }
 
-@Suite("Hostile input, over real sockets")
+@Suite("Hostile input, over real sockets", .takesTurns)
 struct HostileInputTests {
     /// Every host a link in these tests leads to; anything else in a `Location` is an open redirect.
     static let ownersHosts: Set<String> = ["example.com", "www.example.com", "play.google.com", "apps.apple.com", "xn--80ak6aa92e.com"]

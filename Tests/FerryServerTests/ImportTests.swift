@@ -3,11 +3,12 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// `ferry import firebase`: the real command on a real database file.
-@Suite("Importing a Firebase Dynamic Links export")
+@Suite("Importing a Firebase Dynamic Links export", .takesTurns)
 struct ImportTests {
     static let export = """
         \u{FEFF}Short link,Deep link (link),Android package name (apn),Android fallback link (afl),Android minimum package version code (amv),\

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 @testable import FerryStore
+import FerryTestSupport
 import Foundation
 import GRDB
 import HTTPTypes
@@ -12,7 +13,7 @@ import Testing
 
 /// The install that opens a link travels in a header, so that no identifier sits in a URL that proxies and logs keep;
 /// the query parameter of older SDKs still works.
-@Suite("The opening install's id")
+@Suite("The opening install's id", .takesTurns)
 struct InstallIDHeaderTests {
     @Test func theResolveRoutesReadTheInstallFromTheHeaderFirst() async throws {
         let fixture = try await Fixture.make()

@@ -3,12 +3,13 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Logging
 import Testing
 
 /// The edge's cache and how it asks the database what the cache does not know.
-@Suite("Link cache")
+@Suite("Link cache", .takesTurns)
 struct LinkCacheTests {
     static func link(_ slug: String, to destination: String) -> Link {
         Link(id: "lnk_\(slug)", appID: "app_1", environment: .live, domain: "go.example.com", slug: slug, destination: destination,
@@ -137,7 +138,7 @@ struct LinkCacheTests {
 }
 
 /// The cache kept in step with changes made by another process on the same database.
-@Suite("Cache refresher")
+@Suite("Cache refresher", .takesTurns)
 struct CacheRefresherTests {
     @Test func anotherProcessChangingOneLinkMakesTheCacheForgetThatLinkAloneAndAnAppChangeEverything() async throws {
         let fixture = try await Fixture.make()

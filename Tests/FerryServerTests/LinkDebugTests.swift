@@ -2,6 +2,7 @@
 import FerryAPI
 import FerryCore
 @testable import FerryServer
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,7 +10,7 @@ import HummingbirdTesting
 import Testing
 
 /// `?d=1` on a link (the debug page, never a click) and `GET /v1/links/{id}/debug`, over real sockets.
-@Suite("The debug view of a link")
+@Suite("The debug view of a link", .takesTurns)
 struct LinkDebugTests {
     static let robotsTag = HTTPField.Name("X-Robots-Tag")!
 

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -11,7 +12,7 @@ import Testing
 
 /// Slugs of several segments and domains with a path prefix, over real sockets: the fast path and the framework's
 /// route give the same answers, the association file is built for its host, and the API shows the prefix.
-@Suite("Link paths: slugs of several segments and path prefixes")
+@Suite("Link paths: slugs of several segments and path prefixes", .takesTurns)
 struct LinkPathsTests {
     /// The fixture's app, with `example.org` (prefix `/links`) besides its domains, and links on both.
     static func make() async throws -> Fixture {

@@ -3,12 +3,13 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// The steps from a host and a slug to a link (`LinkLookup`), walked by hand over a real SQLite store, and the two
 /// ways `LinkResolver` walks them: without waiting (the fast path) and waiting for the database (the router).
-@Suite("The link resolver")
+@Suite("The link resolver", .takesTurns)
 struct LinkResolverTests {
     static func resolver(_ fixture: Fixture, limits: RateLimitSettings = .off, immediate: Bool = true) -> LinkResolver {
         LinkResolver(

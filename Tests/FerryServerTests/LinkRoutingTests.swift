@@ -2,6 +2,7 @@
 import FerryAPI
 import FerryCore
 import FerryServer
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -10,7 +11,7 @@ import Testing
 
 /// Each per-link routing field, for each kind of visitor, over a real socket (through the edge's fast path and the
 /// framework alike: the first click of a link is read by the framework, the next ones come from the cache).
-@Suite("Per-link routing for each visitor")
+@Suite("Per-link routing for each visitor", .takesTurns)
 struct LinkRoutingTests {
     /// Creates a link through the API; returns its slug.
     static func create(_ client: some TestClientProtocol, _ fixture: Fixture, slug: String, routing: String, extra: String = "") async throws {

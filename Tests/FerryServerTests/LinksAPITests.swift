@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -10,7 +11,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-@Suite("Links API")
+@Suite("Links API", .takesTurns)
 struct LinksAPITests {
     @Test func createReturns201WithEveryField() async throws {
         let fixture = try await Fixture.make()

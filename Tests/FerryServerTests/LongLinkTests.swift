@@ -2,6 +2,7 @@
 import FerryAPI
 import FerryCore
 import FerryServer
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -11,7 +12,7 @@ import Testing
 /// Firebase Dynamic Links long links (`https://DOMAIN/?link=…`) over real sockets: routed like short links for each
 /// kind of visitor, recorded and attributable, and refused with a 400 page when they would lead where the app does
 /// not allow.
-@Suite("Long links")
+@Suite("Long links", .takesTurns)
 struct LongLinkTests {
     /// A fixture whose app allows long links to example.com and its subdomains.
     static func fixture(patterns: [String] = [#"^https://([a-z]+\.)?example\.com/.*$"#]) async throws -> Fixture {

@@ -2,13 +2,14 @@
 import FerryAPI
 import FerryCore
 @testable import FerryServer
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
 
-@Suite("Metrics")
+@Suite("Metrics", .takesTurns)
 struct MetricsTests {
     @Test func aScraperOnLoopbackReadsClickAndCacheCountersInPrometheusText() async throws {
         let fixture = try await Fixture.make()

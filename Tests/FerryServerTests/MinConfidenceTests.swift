@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 @testable import FerryStore
+import FerryTestSupport
 import Foundation
 import GRDB
 import HTTPTypes
@@ -13,7 +14,7 @@ import Testing
 
 /// The least confidence of a probabilistic match: asked by the match request (`minConfidence`) or set as the app's
 /// default, over real HTTP, on SQLite and on PostgreSQL.
-@Suite("Minimum confidence of probabilistic matches")
+@Suite("Minimum confidence of probabilistic matches", .takesTurns)
 struct MinConfidenceTests {
     /// A store with one app (an App Store id, so that iPhones get the interstitial), its keys, and a link.
     struct Setup {

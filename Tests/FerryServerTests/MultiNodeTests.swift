@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,7 @@ import NIOCore
 import Testing
 
 /// Two `ferry serve` nodes on one PostgreSQL database, as behind a load balancer.
-@Suite("Several nodes on one PostgreSQL")
+@Suite("Several nodes on one PostgreSQL", .takesTurns)
 struct MultiNodeTests {
     static let postgresURL = ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
@@ -154,7 +155,7 @@ struct MultiNodeTests {
 }
 
 /// A server whose PostgreSQL goes away and comes back.
-@Suite("A database outage")
+@Suite("A database outage", .takesTurns)
 struct DatabaseOutageTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/test-postgres.sh").standardized.path
 

@@ -2,6 +2,7 @@
 import FerryAPI
 import FerryCore
 import FerryServer
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,7 +10,7 @@ import HummingbirdTesting
 import Testing
 
 /// What docs/openapi.yaml (served at `/openapi.yaml`) claims, checked against the server.
-@Suite("API description")
+@Suite("API description", .takesTurns)
 struct OpenAPIDescriptionTests {
     /// The description's text.
     static let text: String = {

@@ -10,7 +10,7 @@ import NIOCore
 import Testing
 import FerryTestSupport
 
-@Suite("QR codes over HTTP")
+@Suite("QR codes over HTTP", .takesTurns)
 struct QRCodeAPITests {
     static let zbarimg = "/usr/bin/zbarimg"
 

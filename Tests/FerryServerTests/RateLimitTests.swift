@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 @testable import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -13,7 +14,7 @@ import Testing
 
 /// Limits per client address and per API key: the buckets themselves, their settings, and every limited route
 /// answering 429 with `Retry-After` while other clients go on.
-@Suite("Rate limits")
+@Suite("Rate limits", .takesTurns)
 struct RateLimitTests {
     /// A clock the test moves by hand.
     final class ManualClock: Sendable {

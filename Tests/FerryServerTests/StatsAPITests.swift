@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -10,7 +11,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-@Suite("Statistics over HTTP")
+@Suite("Statistics over HTTP", .takesTurns)
 struct StatsAPITests {
     @Test func clicksMatchesAndEventsShowInTheLinksAndTheAppsStatistics() async throws {
         let fixture = try await Fixture.make()
@@ -97,7 +98,7 @@ struct StatsAPITests {
     }
 }
 
-@Suite("Exports over HTTP")
+@Suite("Exports over HTTP", .takesTurns)
 struct ExportAPITests {
     @Test func clicksAndAttributionsComeAsCSVOfTheKeysAppOnly() async throws {
         let fixture = try await Fixture.make()

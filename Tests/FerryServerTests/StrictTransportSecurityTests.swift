@@ -2,6 +2,7 @@
 import FerryAPI
 import FerryCore
 @testable import FerryServer
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,7 +10,7 @@ import HummingbirdTesting
 import Testing
 
 /// `Strict-Transport-Security` on what a real host is answered, from the fast path and the router alike.
-@Suite("Strict transport security")
+@Suite("Strict transport security", .takesTurns)
 struct StrictTransportSecurityTests {
     @Test func everyAnswerForARealHostPinsItToHTTPS() async throws {
         let fixture = try await Fixture.make()

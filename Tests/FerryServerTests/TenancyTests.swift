@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -13,7 +14,7 @@ import Testing
 /// What one app's keys could once do to another app or to the server's settings, each refused now: domains, test
 /// keys, dashboard sessions, user bindings and the interstitial's reports. Every test runs on a real server over a
 /// real socket, on SQLite and, when one is given, on PostgreSQL.
-@Suite("Tenancy")
+@Suite("Tenancy", .takesTurns)
 struct TenancyTests {
     static let backends = TenantIsolationTests.backends
 

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -12,7 +13,7 @@ import Testing
 
 /// Two apps on one server, each with a secret and a publishable key in each environment, and a link, clicks and a
 /// webhook in each environment: what a key of one may reach of the other's, route by route.
-@Suite("Tenant isolation")
+@Suite("Tenant isolation", .takesTurns)
 struct TenantIsolationTests {
     /// The databases the tests run on: SQLite always, PostgreSQL when `FERRY_TEST_POSTGRES_URL` names one.
     static let backends: [String] = ["sqlite"] + (MultiNodeTests.postgresURL != nil ? ["postgres"] : [])

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -12,7 +13,7 @@ import Testing
 /// How deliveries reach receivers that misbehave, over real sockets: the address that was checked is the one
 /// connected to, and no answer — empty, endless, never finished, or from a receiver that hangs — costs more than
 /// its own attempt.
-@Suite("Webhook delivery")
+@Suite("Webhook delivery", .takesTurns)
 struct WebhookDeliveryTests {
     /// One attempt per delivery within a test (a failed one is retried an hour later), the receivers on this machine.
     static func configuration(_ change: (inout WebhookDeliverySettings) -> Void = { _ in }) -> FerryConfiguration {

@@ -3,6 +3,7 @@ import FerryAPI
 import FerryCore
 import FerryServer
 import FerryStore
+import FerryTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -37,7 +38,7 @@ final class WebhookReceiver: Sendable {
     }
 }
 
-@Suite("Webhooks")
+@Suite("Webhooks", .takesTurns)
 struct WebhookTests {
     static var configuration: FerryConfiguration {
         var configuration = Fixture.configuration

@@ -1,6 +1,7 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryAPI
 import FerryCore
+import FerryTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// What learning each app's model keeps, on each store: observations by app, environment and age; model versions with
 /// one active per app and environment; the purge; the clicks value frequencies are counted on; and the upgrade of a
 /// database made before all this.
-@Suite("Store conformance: attribution learning")
+@Suite("Store conformance: attribution learning", .takesTurns)
 struct AttributionLearningStoreTests {
     /// An anonymised observation of an install `seconds` after `epoch`, with one candidate click.
     static func observation(seconds: Double, label kind: LearningObservation.Label.Kind = .unlabelled, app: String = "app_1",

@@ -2,12 +2,13 @@
 import FerryAPI
 import FerryCore
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// Links made in the app: the app's switch, the mark on each link, one link per request digest within the reuse
 /// period, the filtered listing and the bulk deletion, on each store.
-@Suite("Store conformance: client links")
+@Suite("Store conformance: client links", .takesTurns)
 struct ClientLinksStoreTests {
     func madeInApp(_ id: String, slug: String, seconds: Double, environment: APIEnvironment = .live) -> Link {
         var link = makeLink(id: id, slug: slug, environment: environment, seconds: seconds)

@@ -2,10 +2,11 @@
 import FerryAPI
 import FerryCore
 @testable import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("Crowd counts")
+@Suite("Crowd counts", .takesTurns)
 struct CrowdCountsTests {
     static let now = Date(timeIntervalSince1970: 1_790_000_000)
 

@@ -2,6 +2,7 @@
 import FerryAPI
 import FerryCore
 @testable import FerryStore
+import FerryTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Glibc
 import Testing
 
 /// An operation's deadline, and a PostgreSQL server that stops answering in the middle of a connection.
-@Suite("Deadlines")
+@Suite("Deadlines", .takesTurns)
 struct DeadlineTests {
     struct Late: Error {}
 
@@ -165,7 +166,7 @@ struct DeadlineTests {
 }
 
 /// Change notices of installs that share a database in separate schemas.
-@Suite("PostgreSQL listeners")
+@Suite("PostgreSQL listeners", .takesTurns)
 struct ListenerTests {
     static let base = ProcessInfo.processInfo.environment["FERRY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
 

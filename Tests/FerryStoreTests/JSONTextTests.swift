@@ -1,9 +1,10 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 @testable import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("JSON text columns")
+@Suite("JSON text columns", .takesTurns)
 struct JSONTextTests {
     /// What the short reader of string lists gives must be what the JSON decoder gives, or nothing.
     @Test func stringListsReadWithoutTheDecoderAgreeWithIt() throws {

@@ -2,12 +2,13 @@
 import FerryAPI
 import FerryCore
 @testable import FerryStore
+import FerryTestSupport
 import Foundation
 import GRDB
 import Testing
 
 /// Path prefixes of link domains and slugs of several segments, stored and read back by each store.
-@Suite("Store conformance: link paths")
+@Suite("Store conformance: link paths", .takesTurns)
 struct LinkPathsStoreTests {
     @Test(arguments: StoreBackend.available) func pathPrefixesAndLongSlugsRoundTrip(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in

@@ -2,12 +2,13 @@
 import FerryAPI
 import FerryCore
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// An app's default minimum confidence of probabilistic matches, on each store: through every read and write of apps,
 /// and held to a confidence by the schema.
-@Suite("Store conformance: minimum confidence")
+@Suite("Store conformance: minimum confidence", .takesTurns)
 struct MinConfidenceStoreTests {
     @Test(arguments: StoreBackend.available) func anAppsDefaultRoundTripsChangesAndClears(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in

@@ -1,11 +1,12 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// `sslmode` as libpq reads it, against the test PostgreSQL, which speaks TLS with a certificate for the name
 /// `localhost` (and no address) from a throwaway authority (`scripts/test-postgres.sh` names it in the URL's `sslrootcert`).
-@Suite("PostgreSQL over TLS")
+@Suite("PostgreSQL over TLS", .takesTurns)
 struct PostgresTLSTests {
     /// The test server's URL and its authority's certificate, when both are there.
     static var server: (url: URLComponents, authority: String)? {

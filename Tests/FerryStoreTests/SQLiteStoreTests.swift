@@ -2,6 +2,7 @@
 import FerryAPI
 import FerryCore
 import FerryStore
+import FerryTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -42,7 +43,7 @@ func makeLink(id: String, appID: String = "app_1", slug: String, domain: String 
     )
 }
 
-@Suite("SQLite store on real files")
+@Suite("SQLite store on real files", .takesTurns)
 struct SQLiteStoreTests {
 
     @Test func dataSurvivesReopeningTheFileAndAnotherProcessSeesIt() async throws {

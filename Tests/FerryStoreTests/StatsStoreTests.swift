@@ -2,13 +2,14 @@
 import FerryAPI
 import FerryCore
 @testable import FerryStore
+import FerryTestSupport
 import GRDB
 import PostgresNIO
 import Foundation
 import Testing
 
 /// The daily roll-up, written once and run against each backend.
-@Suite("Statistics roll-up")
+@Suite("Statistics roll-up", .takesTurns)
 struct StatsStoreTests {
     static func visit(_ id: String, link: String = "lnk_1", day: Int = 0, address: String = "ip-a", agent: String = "Safari",
                       platform: ClientPlatform = .iOS, referer: String? = nil, query: String? = nil, traffic: ClickTraffic? = nil) -> Click {
@@ -197,7 +198,7 @@ struct StatsStoreTests {
     }
 }
 
-@Suite("Exports")
+@Suite("Exports", .takesTurns)
 struct ExportStoreTests {
     @Test(arguments: StoreBackend.available) func exportsPageThroughARangeInTimeOrderWithinOneAppAndEnvironment(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in
@@ -232,7 +233,7 @@ struct ExportStoreTests {
     }
 }
 
-@Suite("Webhook outbox")
+@Suite("Webhook outbox", .takesTurns)
 struct WebhookStoreTests {
     @Test(arguments: StoreBackend.available) func deliveriesAreClaimedOnceLeasedRetriedAndGoWithTheirWebhook(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in
@@ -298,7 +299,7 @@ struct WebhookStoreTests {
 }
 
 /// Upgrading a SQLite database carries its visitors of the day over to the new table of them.
-@Suite("Statistics roll-up: upgrades")
+@Suite("Statistics roll-up: upgrades", .takesTurns)
 struct StatsUpgradeTests {
     @Test func visitorsSeenBeforeAnUpgradeAreNotCountedAgainAfterIt() async throws {
         let database = try TemporaryDatabase()
@@ -332,7 +333,7 @@ struct StatsUpgradeTests {
     }
 }
 
-@Suite("Click batches on SQLite")
+@Suite("Click batches on SQLite", .takesTurns)
 struct SQLiteClickBatchTests {
     @Test func aBatchGivesWayToAnotherWriteAndIsWrittenWholeOverSeveralTransactions() async throws {
         let database = try TemporaryDatabase()

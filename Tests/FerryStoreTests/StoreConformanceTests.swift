@@ -2,6 +2,7 @@
 import FerryAPI
 import FerryCore
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -42,7 +43,7 @@ func click(_ id: String, address: String?, network: String?, seconds: Double) ->
 }
 
 /// What every store must do, written once and run against each backend.
-@Suite("Store conformance")
+@Suite("Store conformance", .takesTurns)
 struct StoreConformanceTests {
     @Test(arguments: StoreBackend.available) func appsRoundTripWithDomainsInOrder(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in

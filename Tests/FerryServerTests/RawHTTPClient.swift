@@ -35,9 +35,10 @@ enum RawHTTPClient {
         return try parse(raw)
     }
 
-    /// Sends bytes and reads until the server closes; a read that waits 10 s without the server closing fails. With
+    /// Sends bytes and reads until the server closes; a read that waits 30 s without the server closing fails (a
+    /// bound for a server that never answers, with room for a two-core machine running the whole suite). With
     /// `pieces`, the bytes go in writes of that many bytes, `pause` microseconds apart (a slow client, split heads).
-    static func exchange(port: Int, bytes: [UInt8], pieces: Int? = nil, pause: UInt32 = 3000, receiveTimeout: Int = 10) throws -> [UInt8] {
+    static func exchange(port: Int, bytes: [UInt8], pieces: Int? = nil, pause: UInt32 = 3000, receiveTimeout: Int = 30) throws -> [UInt8] {
         let fd = try connected(port: port) { fd in
             var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -58,7 +59,7 @@ enum RawHTTPClient {
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                throw Failure(description: "the server neither answered nor closed within 10 s (\(received.count) bytes read)")
+                throw Failure(description: "the server neither answered nor closed within \(receiveTimeout) s (\(received.count) bytes read)")
             }
             if n <= 0 { break }
             received += buffer[0..<n]

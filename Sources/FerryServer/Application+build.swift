@@ -39,8 +39,11 @@ package func buildApplication(
     let outbox = WebhookOutbox(store: store, now: admin.now, logger: logger, allowPrivateDestinations: configuration.webhookAllowPrivateDestinations)
     let addresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
     let hasher = AddressHasher(key: hashKey)
+    let journal = try configuration.clickJournal.directory(for: providedStore == nil ? configuration.database : nil).map { path in
+        try ClickJournal(directory: URL(fileURLWithPath: path, isDirectory: true), maxBytes: configuration.clickJournalMaxBytes)
+    }
     let recorder = ClickRecorder(
-        store: store, flushInterval: configuration.clickFlushInterval, batchSize: configuration.clickBatchSize,
+        store: store, journal: journal, flushInterval: configuration.clickFlushInterval, batchSize: configuration.clickBatchSize,
         bufferLimit: configuration.clickBufferLimit, logger: logger, addresses: addresses, hasher: hasher,
         writerPriority: configuration.clickWriterPriority, scannerNetworks: configuration.allScannerNetworks,
         afterWrite: { await outbox.clicksStored($0) }

@@ -14,38 +14,76 @@ import Synchronization
 
 /// Takes clicks from the edge without waiting and writes them to the store in batches, off the request path.
 ///
-/// The buffer is bounded: when the database falls behind by more than `bufferLimit` clicks, new clicks are dropped
-/// and counted rather than growing memory without end. Stopping, gracefully or by cancellation, writes everything
-/// still held.
+/// With a journal (`ClickJournal`), every click is appended to it within `journalInterval` of being answered, on a
+/// thread of its own at the process's priority, and the database is written from the journal: a database that falls
+/// behind (a spike the writer cannot keep up with, an outage) leaves the clicks on disk, and they are written when it
+/// catches up, after a restart too. Only a full journal (its limit, or its disk nearly full) drops clicks, counted, with
+/// an error logged. The latest `bufferLimit` clicks appended are also kept in memory, so that under normal load the
+/// database is written without reading the journal back.
+///
+/// Without a journal the clicks wait in memory: past `bufferLimit` clicks, new clicks are dropped and counted rather
+/// than growing memory without end.
+///
+/// Either way, stopping writes what it can: everything without a journal; with one, what the database takes within
+/// `stopWriteLimit` (the rest is written at the next start).
 ///
 /// On a store that writes on the calling thread (SQLite), batches are written on a thread of the recorder's own
 /// whose scheduling priority is lowered by `writerPriority`: when the processor is saturated, answering clicks comes
-/// before recording them (the buffer then fills and the excess is counted as dropped), and whenever the processor
-/// has time to spare the writer gets all of it.
+/// before storing them, and whenever the processor has time to spare the writer gets all of it.
 package final class ClickRecorder: Service, Sendable {
     private struct Pending {
         var click: Click
         var origin: ClickOrigin?
     }
 
+    /// A click appended to the journal (or, without one, held in memory), waiting for the database, with where its
+    /// record starts and ends (without a journal, its place in the order of clicks taken).
+    private struct Held {
+        var click: Click
+        var start: JournalPosition
+        var end: JournalPosition
+    }
+
+    /// What the next write takes.
+    private enum Batch {
+        case held([Held])
+        case journal(from: JournalPosition, before: JournalPosition?)
+    }
+
     /// Everything under the lock is constant time per click, or a move of one batch: the edge's event loops take this
     /// lock for every click they hand over, and must not wait behind a copy of the whole buffer.
     private struct State {
+        /// Clicks from the edge, not yet taken.
         var pending = CircularBuffer<Pending>()
-        /// The batches being written now, by number (usually one).
-        var inFlight: [Int: [Pending]] = [:]
-        var batches = 0
+        /// Clicks taken and being resolved and appended now.
+        var appending: [Pending] = []
+        /// Clicks appended (or held) and not yet stored, the latest ones, in order.
+        var held = CircularBuffer<Held>()
+        /// The clicks being stored now, and how many of them were read back from the journal (not held).
+        var writing: [Click] = []
+        var writingFromJournal = 0
+        /// Everything before this is stored.
+        var stored = JournalPosition(segment: 0, offset: 0)
+        /// Everything before this is appended (or held).
+        var appended = JournalPosition(segment: 0, offset: 0)
+        var isAppending = false
+        var isWriting = false
         var dropped = 0
         var recorded = 0
         var failedFlushes = 0
+        /// Whether the journal refused the last clicks it was given (it is full).
+        var journalFull = false
         /// The writing thread, made when first needed.
         var writerThread: NIOThreadPool?
         var stopped = false
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let store: any ClickStore
+    private let journal: ClickJournal?
     private let flushInterval: Duration
+    private let journalInterval: Duration
+    private let stopWriteLimit: Duration
     private let batchSize: Int
     private let bufferLimit: Int
     private let logger: Logger
@@ -56,33 +94,51 @@ package final class ClickRecorder: Service, Sendable {
     /// Networks whose clicks are email security scanners' (`MailScannerNetworks`, and the operator's own).
     private let scannerNetworks: [IPNetwork]
     private let bursts = Mutex(ScannerBurstDetector())
+    /// The thread that appends to the journal, at the process's own priority.
+    private let journalThread = Mutex<NIOThreadPool?>(nil)
 
-    /// Creates a recorder writing to `store`; `afterWrite` gets each batch once it is stored (webhooks).
+    /// Creates a recorder writing to `store`, through `journal` when there is one; `afterWrite` gets each batch once it
+    /// is stored (webhooks).
     ///
-    /// Clicks recorded with an origin get their address hashes from `addresses` and `hasher` when written.
-    /// `writerPriority` is how the writing thread is scheduled against the rest of the process. A person's-looking click
-    /// from one of `scannerNetworks`, or in a burst (`ScannerBurstDetector`), is recorded as a scanner's.
-    package init(store: any ClickStore, flushInterval: Duration, batchSize: Int, bufferLimit: Int, logger: Logger,
+    /// Clicks recorded with an origin get their address hashes from `addresses` and `hasher` before they are
+    /// appended. `writerPriority` is how the writing thread is scheduled against the rest of the process. A
+    /// person's-looking click from one of `scannerNetworks`, or in a burst (`ScannerBurstDetector`), is recorded as a
+    /// scanner's.
+    package init(store: any ClickStore, journal: ClickJournal? = nil, flushInterval: Duration, journalInterval: Duration = .milliseconds(50),
+                stopWriteLimit: Duration = .seconds(10), batchSize: Int, bufferLimit: Int, logger: Logger,
                 addresses: ClientAddressResolver = ClientAddressResolver(), hasher: AddressHasher? = nil, writerPriority: ClickWriterPriority = .nice(0),
                 scannerNetworks: [IPNetwork] = [], afterWrite: (@Sendable ([Click]) async -> Void)? = nil) {
         self.afterWrite = afterWrite
         self.scannerNetworks = scannerNetworks
         self.store = store
+        self.journal = journal
         self.flushInterval = flushInterval
+        self.journalInterval = journalInterval
+        self.stopWriteLimit = stopWriteLimit
         self.batchSize = max(1, batchSize)
         self.bufferLimit = max(1, bufferLimit)
         self.logger = logger
         self.addresses = addresses
         self.hasher = hasher
         self.writerPriority = writerPriority
+        var initial = State()
+        if let journal {
+            // What an earlier run appended and the database did not store is read back from the journal.
+            let (end, checkpoint) = journal.positions
+            initial.stored = checkpoint
+            initial.appended = end
+        }
+        state = Mutex(initial)
     }
 
-    /// Hands a click over; returns at once. False when the buffer was full and the click was dropped. With an
-    /// `origin`, the click's address hashes are filled in when it is written.
+    /// Hands a click over; returns at once. False when the click was dropped: without a journal, when the buffer was
+    /// full; with one, when the clicks not yet appended fill the buffer (the journal's disk has stalled). With an
+    /// `origin`, the click's address hashes are filled in before it is appended.
     @discardableResult
     package func record(_ click: Click, origin: ClickOrigin? = nil) -> Bool {
         state.withLock { state in
-            guard state.pending.count < bufferLimit else {
+            let waiting = state.pending.count + (journal == nil ? state.held.count + state.appending.count : 0)
+            guard waiting < bufferLimit else {
                 state.dropped += 1
                 return false
             }
@@ -91,10 +147,12 @@ package final class ClickRecorder: Service, Sendable {
         }
     }
 
-    /// Whether a click is still waiting to be written, or being written.
+    /// Whether a click is still waiting to be written, or being written. Under a backlog too deep to keep in memory, a
+    /// click that is only in the journal is not seen here.
     package func isPending(clickID: String) -> Bool {
         state.withLock { state in
-            state.inFlight.values.contains { $0.contains { $0.click.id == clickID } } || state.pending.contains { $0.click.id == clickID }
+            state.writing.contains { $0.id == clickID } || state.held.contains { $0.click.id == clickID }
+                || state.appending.contains { $0.click.id == clickID } || state.pending.contains { $0.click.id == clickID }
         }
     }
 
@@ -103,7 +161,7 @@ package final class ClickRecorder: Service, Sendable {
     package func waitUntilWritten(clickID: String, timeout: Duration = .seconds(2)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while isPending(clickID: clickID) {
-            await flush()
+            await flush(until: deadline)
             guard isPending(clickID: clickID) else { return true }
             guard ContinuousClock.now < deadline else { return false }
             try? await Task.sleep(for: .milliseconds(5))
@@ -111,85 +169,224 @@ package final class ClickRecorder: Service, Sendable {
         return true
     }
 
-    /// Counters: clicks not written yet (waiting, or in the batch being written), written, and dropped since start.
+    /// Counters: clicks not written yet (waiting, being appended, held or being written; not those only in the
+    /// journal), written, and dropped since start.
     package var statistics: (pending: Int, recorded: Int, dropped: Int) {
-        state.withLock { ($0.pending.count + $0.inFlight.values.reduce(0) { $0 + $1.count }, $0.recorded, $0.dropped) }
+        state.withLock { ($0.pending.count + $0.appending.count + $0.held.count + $0.writingFromJournal, $0.recorded, $0.dropped) }
     }
 
-    /// Writes until the buffer is empty or a write fails.
-    package func flush() async {
+    /// The journal's figures: its bytes on disk, the bytes appended and not yet stored, whether it is refusing clicks
+    /// (full), and damaged records skipped. Nil without a journal.
+    package var journalStatistics: (bytes: Int64, backlogBytes: Int64, full: Bool, damaged: Int)? {
+        guard let journal else { return nil }
+        return (journal.bytes, journal.backlogBytes, state.withLock { $0.journalFull }, journal.damagedRecords)
+    }
+
+    /// Appends the clicks waiting, then writes until everything appended is stored or a write fails; while the
+    /// recorder's own threads are appending or writing, waits for them (at most until `deadline`).
+    package func flush(until deadline: ContinuousClock.Instant? = nil) async {
         while true {
-            let (number, taken): (Int, [Pending]) = state.withLock { state in
-                let count = min(batchSize, state.pending.count)
-                guard count > 0 else { return (0, []) }
-                var batch: [Pending] = []
-                batch.reserveCapacity(count)
-                for _ in 0..<count { batch.append(state.pending.removeFirst()) }
-                state.batches += 1
-                state.inFlight[state.batches] = batch
-                return (state.batches, batch)
+            append()
+            let outcome = await writeAll(until: deadline)
+            let appending = state.withLock { $0.isAppending }
+            guard outcome == .busy || appending, deadline.map({ ContinuousClock.now < $0 }) ?? true else { return }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// Takes the clicks waiting, fills in their address hashes, and appends them to the journal (or, without one,
+    /// holds them for the database). With a full journal, the clicks are dropped and counted.
+    func append() {
+        let taken: [Pending]? = state.withLock { state in
+            guard !state.isAppending, !state.pending.isEmpty else { return nil }
+            state.isAppending = true
+            state.appending = Array(state.pending)
+            state.pending.removeAll(keepingCapacity: true)
+            return state.appending
+        }
+        guard let taken else { return }
+        let clicks = taken.map(resolveAddress)
+        guard let journal else {
+            state.withLock { state in
+                for click in clicks {
+                    let end = JournalPosition(segment: 0, offset: state.appended.offset + 1)
+                    state.held.append(Held(click: click, start: state.appended, end: end))
+                    state.appended = end
+                }
+                state.appending = []
+                state.isAppending = false
             }
-            if taken.isEmpty { return }
-            do {
-                let (batch, earlier) = try await write(taken)
-                state.withLock { state in
-                    state.recorded += batch.count
-                    state.inFlight[number] = nil
-                }
-                await afterWrite?(batch)
-                await reclassifyBursts(earlier)
-            } catch {
-                let failures: Int = state.withLock { state in
-                    // Put the batch back in front, within the bound; what does not fit is counted as dropped.
-                    let room = max(0, bufferLimit - state.pending.count)
-                    for pending in taken.prefix(room).reversed() { state.pending.prepend(pending) }
-                    state.inFlight[number] = nil
-                    state.dropped += taken.count - min(room, taken.count)
-                    state.failedFlushes += 1
-                    return state.failedFlushes
-                }
-                logger.error("click batch not written; will retry", metadata: ["error": "\(error)", "failures": "\(failures)"])
-                return
+            return
+        }
+        do {
+            let ranges = try journal.append(clicks.map(ClickRecordCoding.encode))
+            let recovered: Bool = state.withLock { state in
+                for (click, range) in zip(clicks, ranges) { state.held.append(Held(click: click, start: range.start, end: range.end)) }
+                // The oldest beyond the bound stay in the journal only; the writer reads them back from it.
+                while state.held.count > bufferLimit { state.held.removeFirst() }
+                state.appended = ranges.last?.end ?? state.appended
+                state.appending = []
+                state.isAppending = false
+                defer { state.journalFull = false }
+                return state.journalFull
+            }
+            if recovered { logger.warning("click journal has room again; clicks are kept") }
+        } catch {
+            let first: Bool = state.withLock { state in
+                state.dropped += clicks.count
+                state.appending = []
+                state.isAppending = false
+                defer { state.journalFull = true }
+                return !state.journalFull
+            }
+            if first {
+                logger.critical("click journal full: clicks are answered but dropped until the database catches up or the journal gets room",
+                                metadata: ["error": "\(error)", "journal": "\(journal.directory.path)"])
             }
         }
     }
 
-    /// Fills in the address hashes of a batch and stores it: on the writing thread when the store writes on the
-    /// calling thread, else through the store's own asynchronous path. Returns the clicks as stored, and the ids of
-    /// clicks of earlier batches that the batch shows to be a scanner's.
-    private func write(_ taken: [Pending]) async throws -> (clicks: [Click], earlier: [String]) {
-        if let blocking = store as? any BlockingClickWriting, let thread = writerThread() {
-            do {
-                return try await thread.runIfActive { [self] in
-                    let resolved = resolve(taken)
-                    try blocking.recordClicksBlocking(resolved.clicks)
-                    return resolved
+    /// Writes batches until everything appended is stored, a write fails, another caller is writing, `until` passes
+    /// or `stopping` says so.
+    @discardableResult
+    private func writeAll(until deadline: ContinuousClock.Instant?, stopping: () -> Bool = { false }) async -> WriteOutcome {
+        while true {
+            let outcome = await writeBatch()
+            guard outcome == .wrote else { return outcome }
+            if let deadline, ContinuousClock.now >= deadline { return .wrote }
+            if stopping() { return .wrote }
+        }
+    }
+
+    private enum WriteOutcome {
+        case wrote, nothingLeft, busy, failed
+    }
+
+    /// Writes one batch.
+    private func writeBatch() async -> WriteOutcome {
+        let batch: Batch?? = state.withLock { state in
+            guard !state.isWriting else { return .some(nil) }
+            if let first = state.held.first, journal == nil || first.start <= state.stored {
+                let count = min(batchSize, state.held.count)
+                var taken: [Held] = []
+                taken.reserveCapacity(count)
+                for index in 0..<count { taken.append(state.held[state.held.index(state.held.startIndex, offsetBy: index)]) }
+                state.isWriting = true
+                state.writing = taken.map(\.click)
+                return Batch.held(taken)
+            }
+            guard state.stored < state.appended else { return nil }
+            state.isWriting = true
+            return Batch.journal(from: state.stored, before: state.held.first?.start)
+        }
+        guard let taken = batch else { return .nothingLeft }
+        guard let batch = taken else { return .busy }
+        do {
+            let (written, end, earlier) = try await write(batch)
+            let progressed: Bool = state.withLock { state in
+                let progressed = end > state.stored
+                state.stored = max(state.stored, end)
+                while let first = state.held.first, first.end <= state.stored { state.held.removeFirst() }
+                state.recorded += written.count
+                state.writing = []
+                state.writingFromJournal = 0
+                state.isWriting = false
+                return progressed
+            }
+            if let journal {
+                do { try journal.commit(end) } catch {
+                    logger.error("click journal checkpoint not written; its clicks will be read again", metadata: ["error": "\(error)"])
                 }
+            }
+            if !written.isEmpty { await afterWrite?(written) }
+            await reclassifyBursts(earlier)
+            // A journal that reads nothing from where the writer is (a record cut short that it could not skip) must
+            // not hold the writer in a loop; the next round tries again.
+            return progressed ? .wrote : .nothingLeft
+        } catch {
+            let failures: Int = state.withLock { state in
+                state.writing = []
+                state.writingFromJournal = 0
+                state.isWriting = false
+                state.failedFlushes += 1
+                return state.failedFlushes
+            }
+            logger.error("click batch not written; will retry", metadata: ["error": "\(error)", "failures": "\(failures)"])
+            return .failed
+        }
+    }
+
+    /// Reads a batch (from memory, or back from the journal), marks its scanners' bursts, and stores it: on the
+    /// writing thread when the store writes on the calling thread, else through the store's own asynchronous path.
+    /// Returns the clicks as stored, where the batch ends, and the ids of clicks of earlier batches that the batch
+    /// shows to be a scanner's.
+    private func write(_ batch: Batch) async throws -> (clicks: [Click], end: JournalPosition, earlier: [String]) {
+        let work: @Sendable () throws -> (clicks: [Click], end: JournalPosition, earlier: [String]) = { [self] in
+            let (clicks, end) = try read(batch)
+            let (marked, earlier) = markBursts(clicks)
+            if let blocking = store as? any BlockingClickWriting { try blocking.recordClicksBlocking(marked) }
+            return (marked, end, earlier)
+        }
+        if store is any BlockingClickWriting, let thread = writerThread() {
+            do {
+                return try await thread.runIfActive { try work() }
             } catch let error as NIOThreadPoolError.ThreadPoolInactive {
                 logger.debug("click writer stopped; writing on the caller", metadata: ["error": "\(error)"])
             }
+            return try work()
         }
-        let resolved = resolve(taken)
-        try await store.recordClicks(resolved.clicks)
-        return resolved
+        let (clicks, end) = try read(batch)
+        let (marked, earlier) = markBursts(clicks)
+        try await store.recordClicks(marked)
+        return (marked, end, earlier)
     }
 
-    /// The clicks of a batch with the keyed hashes of their client addresses, a signed-in person's token apart from
-    /// the query (`UserClickToken`), and a scanner's click told from a person's by its network or its burst: work left
-    /// off the redirect path. Also returns the ids of clicks of earlier batches that a burst shows to be a scanner's.
-    private func resolve(_ taken: [Pending]) -> (clicks: [Click], earlier: [String]) {
-        var clicks = taken.map { pending in
-            var click = UserClickToken.separated(pending.click)
-            if let origin = pending.origin, let hasher {
-                let address = addresses.clientAddress(peer: origin.peer, forwardedFor: origin.forwardedFor)
-                click.ipHash = address.map(hasher.hash)
-                click.networkHash = address.map(hasher.hashNetwork)
-                if click.traffic == .person, let address, scannerNetworks.contains(where: { $0.contains(address) }) {
-                    click.traffic = .scanner
+    /// The clicks of a batch and where it ends: those held, or those read back from the journal (a record this version
+    /// cannot read is logged and skipped).
+    private func read(_ batch: Batch) throws -> (clicks: [Click], end: JournalPosition) {
+        switch batch {
+        case .held(let held):
+            return (held.map(\.click), held.last?.end ?? JournalPosition(segment: 0, offset: 0))
+        case .journal(let from, let before):
+            guard let journal else { return ([], from) }
+            let (records, next) = try journal.read(from: from, before: before, count: batchSize)
+            var clicks: [Click] = []
+            clicks.reserveCapacity(records.count)
+            for record in records {
+                if let click = ClickRecordCoding.decode(record.payload) {
+                    clicks.append(click)
+                } else {
+                    logger.error("click journal record not readable; skipped", metadata: ["at": "\(record.start)"])
                 }
             }
-            return click
+            state.withLock { state in
+                state.writing = clicks
+                state.writingFromJournal = clicks.count
+            }
+            return (clicks, next)
         }
+    }
+
+    /// A click with the keyed hashes of its client address, a signed-in person's token apart from the query
+    /// (`UserClickToken`), and a scanner's click told from a person's by its network: work left off the redirect path,
+    /// done before the click is appended, so that the journal never holds an address.
+    private func resolveAddress(_ pending: Pending) -> Click {
+        var click = UserClickToken.separated(pending.click)
+        if let origin = pending.origin, let hasher {
+            let address = addresses.clientAddress(peer: origin.peer, forwardedFor: origin.forwardedFor)
+            click.ipHash = address.map(hasher.hash)
+            click.networkHash = address.map(hasher.hashNetwork)
+            if click.traffic == .person, let address, scannerNetworks.contains(where: { $0.contains(address) }) {
+                click.traffic = .scanner
+            }
+        }
+        return click
+    }
+
+    /// A batch with the clicks that make a scanner's burst marked (`ScannerBurstDetector`), as the database writer sees
+    /// them in order, and the ids of clicks of earlier batches that the batch shows to be a scanner's.
+    private func markBursts(_ batch: [Click]) -> (clicks: [Click], earlier: [String]) {
+        var clicks = batch
         var earlier: [String] = []
         bursts.withLock { detector in
             var position: [String: Int] = [:]
@@ -254,27 +451,78 @@ package final class ClickRecorder: Service, Sendable {
         }
     }
 
-    /// Runs until shutdown, flushing every `flushInterval`, then flushes what is left, also when it is cancelled
-    /// rather than shut down gracefully (as a service group does to every service when one of them fails).
+    /// The journal's thread, started on first use; nil once the recorder has stopped.
+    private func appendingThread() -> NIOThreadPool? {
+        journalThread.withLock { thread in
+            if let thread { return thread }
+            guard !state.withLock({ $0.stopped }) else { return nil }
+            let started = NIOThreadPool(numberOfThreads: 1)
+            started.start()
+            thread = started
+            return started
+        }
+    }
+
+    /// Runs until shutdown: appends to the journal every `journalInterval` (flushing it to the disk at most once a
+    /// second) and writes the database every `flushInterval`. Then appends and writes what is left, also when it is
+    /// cancelled rather than shut down gracefully (as a service group does to every service when one of them fails).
     package func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await cancelWhenGracefulShutdown {
-                try await Task.sleep(for: self.flushInterval)
+        await withTaskGroup(of: Void.self) { group in
+            if let journal {
+                group.addTask {
+                    var synced = ContinuousClock.now
+                    while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.journalInterval) }
+                        if Task.isCancelled { break }
+                        let due = ContinuousClock.now - synced >= .seconds(1)
+                        if due { synced = .now }
+                        if let thread = self.appendingThread() {
+                            _ = try? await thread.runIfActive {
+                                self.append()
+                                if due { journal.sync() }
+                            }
+                        }
+                    }
+                }
             }
-            if Task.isCancelled { break }
-            await flush()
+            group.addTask {
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.flushInterval) }
+                    if Task.isCancelled { break }
+                    if self.journal == nil { self.append() }
+                    await self.writeAll(until: nil) { Task.isCancelled || Task.isShuttingDownGracefully }
+                }
+            }
         }
         // Not in this task: once it is cancelled, the writing thread and the stores refuse to start a write, and
         // what the recorder holds would be lost.
-        await Task { await self.flush() }.value
-        let thread: NIOThreadPool? = state.withLock { state in
+        await Task { await self.finish() }.value
+    }
+
+    /// Appends what is waiting, flushes the journal to the disk, writes the database (everything without a journal;
+    /// with one, for at most `stopWriteLimit`), and stops the threads.
+    private func finish() async {
+        // A request's flush may be appending as the loops end: what it took is appended when it returns.
+        while state.withLock({ !$0.pending.isEmpty || $0.isAppending }) {
+            append()
+            if state.withLock({ $0.isAppending }) { try? await Task.sleep(for: .milliseconds(1)) }
+        }
+        journal?.sync()
+        await writeAll(until: journal == nil ? nil : .now + stopWriteLimit) { false }
+        let (writer, appender): (NIOThreadPool?, NIOThreadPool?) = state.withLock { state in
             state.stopped = true
             defer { state.writerThread = nil }
-            return state.writerThread
+            return (state.writerThread, journalThread.withLock { thread in
+                defer { thread = nil }
+                return thread
+            })
         }
-        try? await thread?.shutdownGracefully()
+        try? await writer?.shutdownGracefully()
+        try? await appender?.shutdownGracefully()
         let stats = statistics
-        logger.info("click recorder stopped", metadata: ["recorded": "\(stats.recorded)", "pending": "\(stats.pending)", "dropped": "\(stats.dropped)"])
+        var metadata: Logger.Metadata = ["recorded": "\(stats.recorded)", "pending": "\(stats.pending)", "dropped": "\(stats.dropped)"]
+        if let journal = journalStatistics { metadata["journalBacklogBytes"] = "\(journal.backlogBytes)" }
+        logger.info("click recorder stopped", metadata: metadata)
     }
 }
 #endif

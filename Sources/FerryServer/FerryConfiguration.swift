@@ -4,6 +4,31 @@ import FerryStore
 import Foundation
 import Logging
 
+/// Where the click journal is kept (`FerryConfiguration.clickJournal`).
+package enum ClickJournalLocation: Sendable, Hashable {
+    /// Beside the SQLite file, or `ferry-clicks` in the working directory with PostgreSQL; off for a store that was
+    /// handed over ready-made (no location to put it beside) and for an in-memory SQLite database.
+    case automatic
+    /// No journal: clicks wait for the database in memory, and are dropped past the click buffer's limit.
+    case off
+    /// This directory.
+    case directory(String)
+
+    /// The directory for a database at `database`; nil when there is none.
+    package func directory(for database: DatabaseLocation?) -> String? {
+        switch self {
+        case .off: nil
+        case .directory(let path): path
+        case .automatic:
+            switch database {
+            case .sqlite(let path)?: path == ":memory:" || path.hasPrefix("file::memory:") ? nil : path + ".clicks"
+            case .postgres?: "ferry-clicks"
+            case nil: nil
+            }
+        }
+    }
+}
+
 /// Where Ferry keeps its data: `sqlite:PATH` (or a bare path), or `postgres://…`.
 package enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     /// A SQLite file.
@@ -91,8 +116,16 @@ package struct FerryConfiguration: Sendable {
     package var clickFlushInterval: Duration = .milliseconds(250)
     /// Largest click batch written in one transaction.
     package var clickBatchSize = 5000
-    /// Clicks held in memory at most while the database is slow; beyond that new clicks are counted and dropped.
+    /// Clicks held in memory at most while the database is slow. Without a click journal, beyond that new clicks are
+    /// counted and dropped; with one, the older ones are read back from the journal.
     package var clickBufferLimit = 50_000
+    /// Where every click answered is appended before the database stores it (`ClickJournal`; `FERRY_CLICK_JOURNAL`, a
+    /// directory or `off`). Automatic: beside the SQLite file (`ferry.sqlite.clicks`), or `ferry-clicks` in the
+    /// working directory with PostgreSQL; off for a store handed to `buildApplication` ready-made.
+    package var clickJournal = ClickJournalLocation.automatic
+    /// The most bytes the click journal holds (`FERRY_CLICK_JOURNAL_MAX_MB`); past it, clicks are counted as dropped
+    /// and an alarm is logged until the database catches up. Default: 2 GiB, about eight million clicks.
+    package var clickJournalMaxBytes: Int64 = 2 << 30
     /// How the thread that writes clicks is scheduled against the threads that answer them (SQLite only): a nice
     /// value (0…19) gives it a share under load, `idle` runs it only on processor time nothing else wants. When the
     /// processor is saturated, redirects come first and the clicks the writer cannot keep up with are counted as
@@ -210,6 +243,15 @@ package struct FerryConfiguration: Sendable {
                 throw ConfigurationError("FERRY_CLICK_BUFFER_LIMIT must be a number of clicks from 1 to 100000000")
             }
             clickBufferLimit = limit
+        }
+        if let value = environment["FERRY_CLICK_JOURNAL"], !value.isEmpty {
+            clickJournal = value.lowercased() == "off" ? .off : .directory(value)
+        }
+        if let value = environment["FERRY_CLICK_JOURNAL_MAX_MB"], !value.isEmpty {
+            guard let megabytes = Int64(value), (16...16_777_216).contains(megabytes) else {
+                throw ConfigurationError("FERRY_CLICK_JOURNAL_MAX_MB must be a number of megabytes from 16 to 16777216")
+            }
+            clickJournalMaxBytes = megabytes << 20
         }
         if let value = environment["FERRY_CLICK_WRITER_PRIORITY"], !value.isEmpty {
             guard let priority = ClickWriterPriority(value) else {

@@ -50,8 +50,16 @@ struct MetricsController: Sendable {
             lines.append("\(name) \(value)")
         }
         metric("ferry_clicks_recorded_total", "counter", "Clicks written to the database.", clicks.recorded)
-        metric("ferry_clicks_dropped_total", "counter", "Clicks dropped because the click buffer was full (the database fell behind).", clicks.dropped)
+        metric("ferry_clicks_dropped_total", "counter", "Clicks answered but not kept: the click journal was full, or, without one, the click buffer.",
+               clicks.dropped)
         metric("ferry_clicks_pending", "gauge", "Clicks held in memory, waiting to be written.", clicks.pending)
+        if let journal = recorder.journalStatistics {
+            metric("ferry_click_journal_bytes", "gauge", "Bytes of the click journal on disk.", journal.bytes)
+            metric("ferry_click_journal_backlog_bytes", "gauge", "Bytes of clicks in the journal not yet written to the database.", journal.backlogBytes)
+            metric("ferry_click_journal_full", "gauge", "1 while the click journal refuses clicks (its limit or its disk is reached): they are dropped.",
+                   journal.full ? 1 : 0)
+            metric("ferry_click_journal_damaged_records_total", "counter", "Damaged click journal records skipped.", journal.damaged)
+        }
         metric("ferry_edge_fast_answers_total", "counter", "Clicks answered from memory on their connection's event loop, before the framework.",
                edge.fastAnswers.load(ordering: .relaxed))
         metric("ferry_link_cache_hits_total", "counter", "Link lookups answered from the cache.", cache.hits)

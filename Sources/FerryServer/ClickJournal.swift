@@ -1,0 +1,451 @@
+#if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
+import FerryAPI
+import FerryCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+
+/// Where a record of the click journal starts or ends: a segment's number and a byte offset in it. Positions are
+/// ordered as the records were appended.
+package struct JournalPosition: Comparable, Hashable, Sendable, CustomStringConvertible {
+    package var segment: UInt64
+    package var offset: Int64
+
+    package init(segment: UInt64, offset: Int64) {
+        self.segment = segment
+        self.offset = offset
+    }
+
+    package static func < (a: Self, b: Self) -> Bool { (a.segment, a.offset) < (b.segment, b.offset) }
+    package var description: String { "\(segment):\(offset)" }
+}
+
+/// An append-only file of the clicks the edge answered and the database has not yet stored: the click recorder appends
+/// every click to it before anything else, and the database writer reads from it, so a click answered is kept however
+/// far the database falls behind and whenever the process stops.
+///
+/// The journal is a directory of segment files (`00000000000000000001.clicks`, …, at most `segmentBytes` each; a new
+/// one at every start), and a `checkpoint` file naming the position up to which the database has stored the clicks.
+/// A record is its payload's length and CRC-32C (little-endian, 4 bytes each), then the payload: one click with the
+/// keyed hashes of its address, never the address (`ClickRecordCoding`). Segments wholly before the checkpoint are
+/// deleted. At start, a record cut short or damaged at the end of the last segment (the process was killed while
+/// writing it) is cut off; everything from the checkpoint on is read again. The database's inserts ignore clicks it
+/// already has, so a checkpoint written late only repeats work.
+///
+/// Appends come from one caller at a time (the recorder's journal thread); reads, commits and the counters may come
+/// from any thread.
+package final class ClickJournal: @unchecked Sendable {
+    package struct Full: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    private struct Shared {
+        /// Where the next record will be appended; everything before it is in the files.
+        var end: JournalPosition
+        /// What the database has stored.
+        var checkpoint: JournalPosition
+        /// Sizes of the segments not yet deleted, by number.
+        var sizes: [UInt64: Int64]
+        /// Bytes written and not yet flushed to the disk.
+        var unsynced = false
+        /// Damaged records skipped when reading.
+        var damaged = 0
+    }
+
+    package let directory: URL
+    package let maxBytes: Int64
+    package let segmentBytes: Int64
+    /// Free space the journal leaves on its file system, whatever `maxBytes` allows.
+    package let reserveBytes: Int64
+    /// How large the segment appended to grows before a commit that finds everything stored starts a new one.
+    package var catchUpRoll: Int64 { min(segmentBytes, max(4096, maxBytes / 8), 1 << 20) }
+    private let shared: Mutex<Shared>
+    /// The segment appended to, open for writing.
+    private let appendFile = Mutex<Int32>(-1)
+    /// The directory's `lock` file, held (`flock`) while the journal is open: two processes never share a journal.
+    private let lockFile: Int32
+
+    /// Opens (or makes) the journal in `directory`: cuts off a damaged tail, deletes segments the checkpoint has passed,
+    /// and starts a new segment for this run's appends.
+    package init(directory: URL, maxBytes: Int64, segmentBytes: Int64 = 32 << 20, reserveBytes: Int64 = 64 << 20) throws {
+        self.directory = directory
+        self.maxBytes = maxBytes
+        self.segmentBytes = max(4096, segmentBytes)
+        self.reserveBytes = reserveBytes
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        lockFile = open(directory.appendingPathComponent("lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lockFile >= 0 else { throw JournalError("cannot open the click journal in \(directory.path): errno \(errno)") }
+        guard flock(lockFile, LOCK_EX | LOCK_NB) == 0 else {
+            _ = close(lockFile)
+            throw JournalError("the click journal \(directory.path) is in use by another Ferry process: give each node its own (FERRY_CLICK_JOURNAL)")
+        }
+        var numbers = try Self.segmentNumbers(in: directory)
+        var checkpoint = Self.readCheckpoint(in: directory) ?? JournalPosition(segment: numbers.first ?? 1, offset: 0)
+        for number in numbers where number < checkpoint.segment {
+            try? FileManager.default.removeItem(at: Self.segmentURL(number, in: directory))
+        }
+        numbers.removeAll { $0 < checkpoint.segment }
+        var sizes: [UInt64: Int64] = [:]
+        for number in numbers {
+            let url = Self.segmentURL(number, in: directory)
+            // Every segment but the last was closed whole; the last may end in a record cut short.
+            let size = number == numbers.last ? try Self.cutDamagedTail(url) : Self.fileSize(url)
+            sizes[number] = size
+        }
+        if let first = numbers.first, checkpoint.segment < first { checkpoint = JournalPosition(segment: first, offset: 0) }
+        let next = (numbers.last ?? (checkpoint.segment > 0 ? checkpoint.segment - 1 : 0)) + 1
+        if numbers.isEmpty { checkpoint = JournalPosition(segment: next, offset: 0) }
+        let descriptor = try Self.create(Self.segmentURL(next, in: directory))
+        sizes[next] = 0
+        shared = Mutex(Shared(end: JournalPosition(segment: next, offset: 0), checkpoint: checkpoint, sizes: sizes))
+        appendFile.withLock { $0 = descriptor }
+    }
+
+    deinit {
+        appendFile.withLock { if $0 >= 0 { _ = close($0) } }
+        _ = close(lockFile)  // and with it the lock
+    }
+
+    /// Where the next record goes, and what the database has stored.
+    package var positions: (end: JournalPosition, checkpoint: JournalPosition) {
+        shared.withLock { ($0.end, $0.checkpoint) }
+    }
+
+    /// Bytes of the segments not yet deleted.
+    package var bytes: Int64 { shared.withLock { $0.sizes.values.reduce(0, +) } }
+
+    /// Bytes appended and not yet stored by the database.
+    package var backlogBytes: Int64 {
+        shared.withLock { shared in
+            max(0, shared.sizes.filter { $0.key >= shared.checkpoint.segment }.values.reduce(0, +) - shared.checkpoint.offset)
+        }
+    }
+
+    /// Damaged records skipped when reading since the journal was opened.
+    package var damagedRecords: Int { shared.withLock { $0.damaged } }
+
+    /// Appends records (each a payload, framed here) in one write; returns where each record starts and ends. Throws
+    /// `Full`, and writes nothing, when they would take the journal past `maxBytes` or its file system below
+    /// `reserveBytes`.
+    package func append(_ payloads: [[UInt8]]) throws -> [(start: JournalPosition, end: JournalPosition)] {
+        guard !payloads.isEmpty else { return [] }
+        var frame: [UInt8] = []
+        frame.reserveCapacity(payloads.reduce(0) { $0 + $1.count + 8 })
+        var lengths: [Int64] = []
+        lengths.reserveCapacity(payloads.count)
+        for payload in payloads {
+            Self.appendUInt32(UInt32(payload.count), to: &frame)
+            Self.appendUInt32(CRC32C.checksum(payload), to: &frame)
+            frame.append(contentsOf: payload)
+            lengths.append(Int64(payload.count + 8))
+        }
+        let size = Int64(frame.count)
+        if let free = Self.freeBytes(directory), free - size < reserveBytes {
+            throw Full(description: "the click journal's file system has \(free) bytes free, under the \(reserveBytes) it leaves free")
+        }
+        // Under the file's lock, so that a commit that finds everything stored does not start a new segment between
+        // this write and the end it moves.
+        return try appendFile.withLock { descriptor in
+            let (start, total) = shared.withLock { ($0.end, $0.sizes.values.reduce(0, +)) }
+            if total + size > maxBytes {
+                throw Full(description: "the click journal holds \(total) bytes of its limit of \(maxBytes)")
+            }
+            var at = start
+            if at.offset > 0, at.offset + size > segmentBytes {
+                // The segment is full: the next one takes this frame.
+                at = try startSegment(after: at.segment, replacing: &descriptor)
+            }
+            try frame.withUnsafeBytes { try Self.writeAll(descriptor, $0) }
+            var ranges: [(start: JournalPosition, end: JournalPosition)] = []
+            ranges.reserveCapacity(lengths.count)
+            var offset = at.offset
+            for length in lengths {
+                ranges.append((JournalPosition(segment: at.segment, offset: offset), JournalPosition(segment: at.segment, offset: offset + length)))
+                offset += length
+            }
+            shared.withLock { shared in
+                shared.end = JournalPosition(segment: at.segment, offset: offset)
+                shared.sizes[at.segment] = offset
+                shared.unsynced = true
+            }
+            return ranges
+        }
+    }
+
+    /// Closes the segment appended to (flushed to the disk) and makes the next one; called under `appendFile`'s lock.
+    private func startSegment(after number: UInt64, replacing descriptor: inout Int32) throws -> JournalPosition {
+        let next = number + 1
+        let opened = try Self.create(Self.segmentURL(next, in: directory))
+        _ = fsync(descriptor)
+        _ = close(descriptor)
+        descriptor = opened
+        let start = JournalPosition(segment: next, offset: 0)
+        shared.withLock { shared in
+            shared.sizes[next] = 0
+            shared.end = start
+        }
+        return start
+    }
+
+    /// Flushes what was appended to the disk (when anything was since the last time).
+    package func sync() {
+        let needed = shared.withLock { shared in
+            defer { shared.unsynced = false }
+            return shared.unsynced
+        }
+        guard needed else { return }
+        appendFile.withLock { descriptor in _ = fsync(descriptor) }
+    }
+
+    /// Reads records from `position` up to `limit` (or the end), at most `count` of them. Returns the payloads with
+    /// where each starts and ends, and the position after the last one read; past the end of a closed segment the
+    /// position moves to the start of the next. A damaged record in a closed segment (a disk's fault) ends its segment:
+    /// it is counted in `damagedRecords` and the rest of that segment is skipped.
+    package func read(from position: JournalPosition, before limit: JournalPosition? = nil, count: Int) throws
+        -> (records: [(payload: [UInt8], start: JournalPosition, end: JournalPosition)], next: JournalPosition)
+    {
+        let (end, sizes) = shared.withLock { ($0.end, $0.sizes) }
+        let stop = min(limit ?? end, end)
+        var at = position
+        var records: [(payload: [UInt8], start: JournalPosition, end: JournalPosition)] = []
+        while records.count < count, at < stop {
+            let segmentEnd = at.segment == stop.segment ? stop.offset : (sizes[at.segment] ?? 0)
+            if at.offset >= segmentEnd {
+                // The end of a closed segment (or of one deleted under us): on to the next that exists.
+                guard at.segment < stop.segment else { break }
+                let following = sizes.keys.filter { $0 > at.segment }.min() ?? stop.segment
+                at = JournalPosition(segment: following, offset: 0)
+                continue
+            }
+            let url = Self.segmentURL(at.segment, in: directory)
+            let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw JournalError("cannot read \(url.path): errno \(errno)") }
+            defer { _ = close(descriptor) }
+            var offset = at.offset
+            let chunk = Int(min(segmentEnd - offset, 4 << 20))
+            var bytes = [UInt8](repeating: 0, count: chunk)
+            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, chunk, off_t(offset)) }
+            guard got > 0 else { throw JournalError("cannot read \(url.path) at \(offset): errno \(errno)") }
+            var index = 0
+            var damaged = false
+            while records.count < count, index + 8 <= got {
+                let length = Int(Self.uint32(bytes, at: index))
+                let checksum = Self.uint32(bytes, at: index + 4)
+                guard length <= 1 << 20 else { damaged = true; break }
+                if index + 8 + length > got {
+                    // A record longer than what is left of this read: read again from it, unless the segment ends.
+                    if offset + Int64(index + 8 + length) > segmentEnd { damaged = true }
+                    break
+                }
+                let payload = Array(bytes[(index + 8)..<(index + 8 + length)])
+                guard CRC32C.checksum(payload) == checksum else { damaged = true; break }
+                let start = JournalPosition(segment: at.segment, offset: offset + Int64(index))
+                index += 8 + length
+                records.append((payload, start, JournalPosition(segment: at.segment, offset: offset + Int64(index))))
+            }
+            offset += Int64(index)
+            if damaged {
+                shared.withLock { $0.damaged += 1 }
+                at = JournalPosition(segment: at.segment, offset: segmentEnd)
+            } else {
+                at = JournalPosition(segment: at.segment, offset: offset)
+                if index == 0 { break }
+            }
+        }
+        return (records, at)
+    }
+
+    /// Records that the database has stored everything before `position`: writes the checkpoint and deletes the
+    /// segments wholly before it. When everything appended is stored and the segment appended to has grown past
+    /// `catchUpRoll`, the next appends go to a new segment, so that the stored one is deleted at once.
+    package func commit(_ position: JournalPosition) throws {
+        var position = position
+        try appendFile.withLock { descriptor in
+            let (end, size) = shared.withLock { ($0.end, $0.sizes[$0.end.segment] ?? 0) }
+            guard position == end, size >= catchUpRoll else { return }
+            position = try startSegment(after: end.segment, replacing: &descriptor)
+        }
+        let gone: [UInt64] = shared.withLock { shared in
+            guard position > shared.checkpoint else { return [] }
+            shared.checkpoint = position
+            let gone = shared.sizes.keys.filter { $0 < position.segment }
+            for number in gone { shared.sizes[number] = nil }
+            return gone
+        }
+        let text = "\(position.segment) \(position.offset)\n"
+        let temporary = directory.appendingPathComponent("checkpoint.new")
+        try Data(text.utf8).write(to: temporary)
+        guard rename(temporary.path, directory.appendingPathComponent("checkpoint").path) == 0 else {
+            throw JournalError("cannot write the checkpoint in \(directory.path): errno \(errno)")
+        }
+        for number in gone { try? FileManager.default.removeItem(at: Self.segmentURL(number, in: directory)) }
+    }
+
+    // MARK: Files
+
+    static func segmentURL(_ number: UInt64, in directory: URL) -> URL {
+        let digits = String(number)
+        return directory.appendingPathComponent(String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".clicks")
+    }
+
+    static func segmentNumbers(in directory: URL) throws -> [UInt64] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).compactMap { name in
+            guard name.hasSuffix(".clicks") else { return nil }
+            return UInt64(name.dropLast(".clicks".count))
+        }.sorted()
+    }
+
+    static func readCheckpoint(in directory: URL) -> JournalPosition? {
+        guard let text = try? String(contentsOf: directory.appendingPathComponent("checkpoint"), encoding: .utf8) else { return nil }
+        let fields = text.split(whereSeparator: \.isWhitespace)
+        guard fields.count == 2, let segment = UInt64(fields[0]), let offset = Int64(fields[1]), offset >= 0 else { return nil }
+        return JournalPosition(segment: segment, offset: offset)
+    }
+
+    static func fileSize(_ url: URL) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Reads a segment's records from the start and cuts the file after the last whole, undamaged one; its new size.
+    static func cutDamagedTail(_ url: URL) throws -> Int64 {
+        let data = [UInt8]((try? Data(contentsOf: url)) ?? Data())
+        var index = 0
+        while index + 8 <= data.count {
+            let length = Int(uint32(data, at: index))
+            guard length <= 1 << 20, index + 8 + length <= data.count,
+                  CRC32C.checksum(data[(index + 8)..<(index + 8 + length)]) == uint32(data, at: index + 4) else { break }
+            index += 8 + length
+        }
+        if index < data.count {
+            guard truncate(url.path, off_t(index)) == 0 else { throw JournalError("cannot cut \(url.path) at \(index): errno \(errno)") }
+        }
+        return Int64(index)
+    }
+
+    static func create(_ url: URL) throws -> Int32 {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw JournalError("cannot create \(url.path): errno \(errno)") }
+        return descriptor
+    }
+
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let wrote = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                throw JournalError("cannot append to the click journal: errno \(errno)")
+            }
+            done += wrote
+        }
+    }
+
+    static func freeBytes(_ directory: URL) -> Int64? {
+        var stats = statvfs()
+        guard statvfs(directory.path, &stats) == 0 else { return nil }
+        return Int64(stats.f_bavail) * Int64(stats.f_frsize)
+    }
+
+    static func appendUInt32(_ value: UInt32, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    static func uint32(_ bytes: some RandomAccessCollection<UInt8>, at index: Int) -> UInt32 {
+        let start = bytes.index(bytes.startIndex, offsetBy: index)
+        var value: UInt32 = 0
+        for (shift, byte) in bytes[start...].prefix(4).enumerated() { value |= UInt32(byte) << (8 * UInt32(shift)) }
+        return value
+    }
+}
+
+/// A click journal that cannot be read or written.
+package struct JournalError: Error, CustomStringConvertible {
+    package var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// CRC-32C (Castagnoli), the checksum of each journal record, a byte at a time from one table: records are a few
+/// hundred bytes, and the journal takes a few tens of megabytes a second at the edge's full speed.
+enum CRC32C {
+    static let table: [UInt32] = (0..<256).map { index in
+        var crc = UInt32(index)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        return crc
+    }
+
+    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        table.withUnsafeBufferPointer { table in
+            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+}
+
+/// A click as a journal record's payload: a version byte, then each field in a fixed order (texts as a 4-byte length
+/// and UTF-8, absent ones as length 0xFFFFFFFF; the time as the bits of its seconds since 2001). The address is only
+/// ever there as its keyed hashes.
+enum ClickRecordCoding {
+    static let version: UInt8 = 1
+
+    static func encode(_ click: Click) -> [UInt8] {
+        var bytes: [UInt8] = [version]
+        bytes.reserveCapacity(256 + (click.userAgent?.utf8.count ?? 0) + (click.query?.utf8.count ?? 0) + (click.referer?.utf8.count ?? 0))
+        func text(_ value: String?) {
+            guard let value else { return ClickJournal.appendUInt32(.max, to: &bytes) }
+            ClickJournal.appendUInt32(UInt32(value.utf8.count), to: &bytes)
+            bytes.append(contentsOf: value.utf8)
+        }
+        text(click.id)
+        text(click.linkID)
+        text(click.appID)
+        text(click.environment.rawValue)
+        withUnsafeBytes(of: click.createdAt.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        text(click.ipHash)
+        text(click.networkHash)
+        text(click.userAgent)
+        text(click.platform.rawValue)
+        text(click.referer)
+        text(click.query)
+        text(click.acceptLanguage)
+        text(click.osVersion)
+        text(click.appleDevice)
+        text(click.userToken)
+        text(click.traffic.rawValue)
+        return bytes
+    }
+
+    /// The click a payload holds; nil when it is not one this version wrote.
+    static func decode(_ bytes: [UInt8]) -> Click? {
+        guard bytes.first == version else { return nil }
+        var index = 1
+        var failed = false
+        func text() -> String? {
+            guard !failed, index + 4 <= bytes.count else { failed = true; return nil }
+            let length = ClickJournal.uint32(bytes, at: index)
+            index += 4
+            if length == .max { return nil }
+            guard index + Int(length) <= bytes.count else { failed = true; return nil }
+            defer { index += Int(length) }
+            return String(decoding: bytes[index..<(index + Int(length))], as: UTF8.self)
+        }
+        guard let id = text(), let linkID = text(), let appID = text(), let environment = text().flatMap(APIEnvironment.init(rawValue:)),
+              index + 8 <= bytes.count else { return nil }
+        var bits: UInt64 = 0
+        for shift in 0..<8 { bits |= UInt64(bytes[index + shift]) << (8 * UInt64(shift)) }
+        index += 8
+        let createdAt = Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))
+        let ipHash = text(), networkHash = text(), userAgent = text()
+        guard let platform = text().flatMap(ClientPlatform.init(rawValue:)) else { return nil }
+        let referer = text(), query = text(), acceptLanguage = text(), osVersion = text(), appleDevice = text(), userToken = text()
+        guard let traffic = text().flatMap(ClickTraffic.init(rawValue:)), !failed, index == bytes.count else { return nil }
+        return Click(id: id, linkID: linkID, appID: appID, environment: environment, createdAt: createdAt, ipHash: ipHash, networkHash: networkHash,
+                     userAgent: userAgent, platform: platform, referer: referer, query: query, acceptLanguage: acceptLanguage,
+                     osVersion: osVersion, appleDevice: appleDevice, userToken: userToken, traffic: traffic)
+    }
+}
+#endif

@@ -56,7 +56,7 @@ package final class ClickRecorder: Service, Sendable {
         /// Clicks from the edge, not yet taken.
         var pending = CircularBuffer<Pending>()
         /// Clicks taken and being resolved and appended now.
-        var appending: [Pending] = []
+        var appending = CircularBuffer<Pending>()
         /// Clicks appended (or held) and not yet stored, the latest ones, in order.
         var held = CircularBuffer<Held>()
         /// The clicks being stored now, and how many of them were read back from the journal (not held).
@@ -197,11 +197,12 @@ package final class ClickRecorder: Service, Sendable {
     /// Takes the clicks waiting, fills in their address hashes, and appends them to the journal (or, without one,
     /// holds them for the database). With a full journal, the clicks are dropped and counted.
     func append() {
-        let taken: [Pending]? = state.withLock { state in
+        let taken: CircularBuffer<Pending>? = state.withLock { state in
             guard !state.isAppending, !state.pending.isEmpty else { return nil }
             state.isAppending = true
-            state.appending = Array(state.pending)
-            state.pending.removeAll(keepingCapacity: true)
+            // A swap, not a copy: the edge's event loops wait on this lock.
+            state.appending = state.pending
+            state.pending = CircularBuffer(initialCapacity: 1024)
             return state.appending
         }
         guard let taken else { return }
@@ -213,7 +214,7 @@ package final class ClickRecorder: Service, Sendable {
                     state.held.append(Held(click: click, start: state.appended, end: end))
                     state.appended = end
                 }
-                state.appending = []
+                state.appending.removeAll()
                 state.isAppending = false
             }
             return
@@ -225,7 +226,7 @@ package final class ClickRecorder: Service, Sendable {
                 // The oldest beyond the bound stay in the journal only; the writer reads them back from it.
                 while state.held.count > bufferLimit { state.held.removeFirst() }
                 state.appended = ranges.last?.end ?? state.appended
-                state.appending = []
+                state.appending.removeAll()
                 state.isAppending = false
                 defer { state.journalFull = false }
                 return state.journalFull
@@ -234,7 +235,7 @@ package final class ClickRecorder: Service, Sendable {
         } catch {
             let first: Bool = state.withLock { state in
                 state.dropped += clicks.count
-                state.appending = []
+                state.appending.removeAll()
                 state.isAppending = false
                 defer { state.journalFull = true }
                 return !state.journalFull

@@ -5,6 +5,9 @@ import FerryCore
 import FerryStore
 import FerryTestSupport
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import Testing
 
@@ -243,6 +246,34 @@ struct ClickJournalTests {
         #expect(recorder.journalStatistics?.full == false)
         #expect(log.entries(saying: "click journal has room again; clicks are kept").count == 1)
         #expect(try await fixture.store.click(id: "clk_after") != nil)
+    }
+
+    /// Through the whole server: a click answered moments ago, still on its way from the journal to the database, is
+    /// found by the install its token reaches (the deterministic tier writes it first), and the journal holds it with
+    /// the address's hashes only.
+    @Test func anInstallFindsItsClickWhileItIsStillOnItsWayThroughTheJournal() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        _ = try await fixture.admin.createLink(CreateLinkRequest(slug: "journal", destination: "https://example.com/j"), app: fixture.app, environment: .live)
+        var configuration = Fixture.configuration
+        configuration.clickJournal = .directory(fixture.directory.appendingPathComponent("clicks").path)
+        configuration.clickFlushInterval = .seconds(3600)  // only the install's own lookup writes the click
+        let clickID = try await fixture.application(configuration).test(.router) { client in
+            let clickID = try await clickOnIPhone(client, slug: "journal", address: "203.0.113.77", report: nil)
+            #expect(try await fixture.store.click(id: clickID) == nil, "not written yet")
+            let match = try await client.execute(
+                uri: "/v1/attribution/match", method: .post, headers: headers(key: fixture.publishable, json: true, extra: [(.forwardedFor, "198.51.100.9")]),
+                body: jsonBody(MatchRequest(installID: "IDFV-J", signals: iPhoneSignals, clickToken: "ferry:\(clickID)")))
+            let answer = try match.decode(MatchResponse.self)
+            #expect(answer.matched && answer.matchType == .deterministic && answer.confidence == 1)
+            #expect(try await fixture.store.click(id: clickID)?.ipHash != nil)
+            return clickID
+        }
+        let journal = fixture.directory.appendingPathComponent("clicks")
+        let bytes = try ClickJournal.segmentNumbers(in: journal).map { try Data(contentsOf: ClickJournal.segmentURL($0, in: journal)) }
+            .reduce(Data(), +)
+        #expect(bytes.range(of: Data(clickID.utf8)) != nil, "the click is in the journal")
+        #expect(bytes.range(of: Data("203.0.113.77".utf8)) == nil, "its address is not")
     }
 }
 #endif

@@ -14,6 +14,11 @@ package enum ClickJournalLocation: Sendable, Hashable {
     /// This directory.
     case directory(String)
 
+    /// `automatic` made definite for the database at `database`: the directory it stands for, or `off`.
+    package func resolved(for database: DatabaseLocation) -> ClickJournalLocation {
+        directory(for: database).map { .directory($0) } ?? .off
+    }
+
     /// The directory for a database at `database`; nil when there is none.
     package func directory(for database: DatabaseLocation?) -> String? {
         switch self {

@@ -87,6 +87,9 @@ struct Serve: AsyncParsableCommand {
             if !trustedProxies.isEmpty {
                 do { configuration.trustedProxies = try IPNetwork.parseList(trustedProxies.joined(separator: ",")) } catch { throw ValidationError("--trusted-proxy: \(error)") }
             }
+            // The click journal goes beside the database opened here: `buildApplication` cannot tell where a store it
+            // is handed lives.
+            configuration.clickJournal = configuration.clickJournal.resolved(for: configuration.database)
             let store = try await configuration.database.open()
             let admin = FerryAdmin(store: store)
             let domains = Self.defaultDomains(host: configuration.host, port: configuration.port)

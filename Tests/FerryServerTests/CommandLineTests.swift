@@ -52,8 +52,9 @@ struct FerryProcess {
             env["FERRY_DATABASE_URL"] = nil
             env["FERRY_LOG_LEVEL"] = "warning"
             // With PostgreSQL the click journal would be `ferry-clicks` in the working directory, which every server of
-            // the run shares: each test's goes in its own directory (the same one when it restarts its server).
-            env["FERRY_CLICK_JOURNAL"] = directory.appendingPathComponent("ferry-clicks").path
+            // the run shares: each test's goes in its own directory (the same one when it restarts its server). With
+            // SQLite it goes beside the database, as it does for everyone.
+            if database.hasPrefix("postgres") { env["FERRY_CLICK_JOURNAL"] = directory.appendingPathComponent("ferry-clicks").path }
             for (key, value) in environment { env[key] = value }
             process = try ChildProcess(executable: FerryProcess.executable.path, arguments: ["serve", "--database", database, "--port", String(port)],
                                        environment: env, standardOutput: .file(output.path), standardError: .standardOutput)

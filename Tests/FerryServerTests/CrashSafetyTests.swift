@@ -42,6 +42,9 @@ struct CrashSafetyTests {
         let server = try FerryProcess.Server(database: database, port: port, directory: directory, environment: environment)
         defer { server.terminate() }
         try await server.waitUntilRunning()
+        if database.hasPrefix("sqlite:") {
+            #expect(FileManager.default.fileExists(atPath: database.dropFirst("sqlite:".count) + ".clicks/lock"), "the journal is beside the database")
+        }
         let secret = try #require(server.log.split(separator: "\n").first { $0.contains("Secret key") }?.split(separator: " ").last.map(String.init))
         let host = "localhost:\(port)"
         let auth = [("Authorization", "Bearer \(secret)"), ("Content-Type", "application/json")]

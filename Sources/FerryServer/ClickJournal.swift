@@ -71,7 +71,7 @@ package final class ClickJournal: @unchecked Sendable {
 
     /// Opens (or makes) the journal in `directory`: cuts off a damaged tail, deletes segments the checkpoint has passed,
     /// and starts a new segment for this run's appends.
-    package init(directory: URL, maxBytes: Int64, segmentBytes: Int64 = 32 << 20, reserveBytes: Int64 = 64 << 20) throws {
+    package init(directory: URL, maxBytes: Int64, segmentBytes: Int64 = 32 << 20, reserveBytes: Int64 = 1 << 30) throws {
         self.directory = directory
         self.maxBytes = maxBytes
         self.segmentBytes = max(4096, segmentBytes)

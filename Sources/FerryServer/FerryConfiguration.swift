@@ -129,8 +129,8 @@ package struct FerryConfiguration: Sendable {
     /// working directory with PostgreSQL; off for a store handed to `buildApplication` ready-made.
     package var clickJournal = ClickJournalLocation.automatic
     /// The most bytes the click journal holds (`FERRY_CLICK_JOURNAL_MAX_MB`); past it, clicks are counted as dropped
-    /// and an alarm is logged until the database catches up. Default: 2 GiB, about eight million clicks.
-    package var clickJournalMaxBytes: Int64 = 2 << 30
+    /// and an alarm is logged until the database catches up. Default: 8 GiB, about fifteen million clicks.
+    package var clickJournalMaxBytes: Int64 = 8 << 30
     /// How the thread that writes clicks is scheduled against the threads that answer them (SQLite only): a nice
     /// value (0…19) gives it a share under load, `idle` runs it only on processor time nothing else wants. When the
     /// processor is saturated, redirects come first and the clicks the writer cannot keep up with are counted as

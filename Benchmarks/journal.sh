@@ -32,7 +32,7 @@ rounds() {
     local label=$1 with=$2 without=$3
     local rates_with=() rates_without=() answered=0 kept=0 answered_off=0 kept_off=0 catchups=()
     for round in $(seq 1 "$BENCH_ROUNDS"); do
-        local before after line started behind
+        local before after line started behind at_end took rate dropped_before
         before=$(metric "$with" ferry_clicks_recorded_total)
         line=$(run_wrk Benchmarks/wrk/redirect.lua "http://127.0.0.1:$with/")
         started=$(now)

@@ -50,7 +50,7 @@ package final class ClickJournal: @unchecked Sendable {
         var checkpoint: JournalPosition
         /// Sizes of the segments not yet deleted, by number.
         var sizes: [UInt64: Int64]
-        /// Bytes written and not yet flushed to the disk.
+        /// Whether anything was appended since the last flush to the disk.
         var unsynced = false
         /// Damaged records skipped when reading.
         var damaged = 0

@@ -73,8 +73,10 @@ package final class ClickRecorder: Service, Sendable {
         var failedFlushes = 0
         /// Whether the journal refused the last clicks it was given (it is full).
         var journalFull = false
-        /// The writing thread, made when first needed.
+        /// The writing thread, and the thread that appends to the journal (at the process's own priority), each made
+        /// when first needed.
         var writerThread: NIOThreadPool?
+        var journalThread: NIOThreadPool?
         var stopped = false
     }
 
@@ -94,8 +96,6 @@ package final class ClickRecorder: Service, Sendable {
     /// Networks whose clicks are email security scanners' (`MailScannerNetworks`, and the operator's own).
     private let scannerNetworks: [IPNetwork]
     private let bursts = Mutex(ScannerBurstDetector())
-    /// The thread that appends to the journal, at the process's own priority.
-    private let journalThread = Mutex<NIOThreadPool?>(nil)
 
     /// Creates a recorder writing to `store`, through `journal` when there is one; `afterWrite` gets each batch once it
     /// is stored (webhooks).
@@ -268,10 +268,7 @@ package final class ClickRecorder: Service, Sendable {
         let batch: Batch?? = state.withLock { state in
             guard !state.isWriting else { return .some(nil) }
             if let first = state.held.first, journal == nil || first.start <= state.stored {
-                let count = min(batchSize, state.held.count)
-                var taken: [Held] = []
-                taken.reserveCapacity(count)
-                for index in 0..<count { taken.append(state.held[state.held.index(state.held.startIndex, offsetBy: index)]) }
+                let taken = Array(state.held.prefix(batchSize))
                 state.isWriting = true
                 state.writing = taken.map(\.click)
                 return Batch.held(taken)
@@ -322,23 +319,26 @@ package final class ClickRecorder: Service, Sendable {
     /// Returns the clicks as stored, where the batch ends, and the ids of clicks of earlier batches that the batch
     /// shows to be a scanner's.
     private func write(_ batch: Batch) async throws -> (clicks: [Click], end: JournalPosition, earlier: [String]) {
-        let work: @Sendable () throws -> (clicks: [Click], end: JournalPosition, earlier: [String]) = { [self] in
-            let (clicks, end) = try read(batch)
-            let (marked, earlier) = markBursts(clicks)
-            if let blocking = store as? any BlockingClickWriting { try blocking.recordClicksBlocking(marked) }
-            return (marked, end, earlier)
-        }
-        if store is any BlockingClickWriting, let thread = writerThread() {
+        if let blocking = store as? any BlockingClickWriting, let thread = writerThread() {
             do {
-                return try await thread.runIfActive { try work() }
+                return try await thread.runIfActive { [self] in
+                    let prepared = try prepare(batch)
+                    try blocking.recordClicksBlocking(prepared.clicks)
+                    return prepared
+                }
             } catch let error as NIOThreadPoolError.ThreadPoolInactive {
                 logger.debug("click writer stopped; writing on the caller", metadata: ["error": "\(error)"])
             }
-            return try work()
         }
+        let prepared = try prepare(batch)
+        try await store.recordClicks(prepared.clicks)
+        return prepared
+    }
+
+    /// A batch's clicks with its scanners' bursts marked, where it ends, and the earlier clicks its bursts take in.
+    private func prepare(_ batch: Batch) throws -> (clicks: [Click], end: JournalPosition, earlier: [String]) {
         let (clicks, end) = try read(batch)
         let (marked, earlier) = markBursts(clicks)
-        try await store.recordClicks(marked)
         return (marked, end, earlier)
     }
 
@@ -454,13 +454,13 @@ package final class ClickRecorder: Service, Sendable {
 
     /// The journal's thread, started on first use; nil once the recorder has stopped.
     private func appendingThread() -> NIOThreadPool? {
-        journalThread.withLock { thread in
-            if let thread { return thread }
-            guard !state.withLock({ $0.stopped }) else { return nil }
-            let started = NIOThreadPool(numberOfThreads: 1)
-            started.start()
-            thread = started
-            return started
+        state.withLock { state in
+            if state.stopped { return nil }
+            if let thread = state.journalThread { return thread }
+            let thread = NIOThreadPool(numberOfThreads: 1)
+            thread.start()
+            state.journalThread = thread
+            return thread
         }
     }
 
@@ -512,11 +512,8 @@ package final class ClickRecorder: Service, Sendable {
         await writeAll(until: journal == nil ? nil : .now + stopWriteLimit) { false }
         let (writer, appender): (NIOThreadPool?, NIOThreadPool?) = state.withLock { state in
             state.stopped = true
-            defer { state.writerThread = nil }
-            return (state.writerThread, journalThread.withLock { thread in
-                defer { thread = nil }
-                return thread
-            })
+            defer { (state.writerThread, state.journalThread) = (nil, nil) }
+            return (state.writerThread, state.journalThread)
         }
         try? await writer?.shutdownGracefully()
         try? await appender?.shutdownGracefully()

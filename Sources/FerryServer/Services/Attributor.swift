@@ -75,9 +75,7 @@ struct Attributor: Sendable {
             if found == nil {
                 // The click happened moments ago and still waits in the recorder (or is being written, or was written
                 // between the read and now): write it now, and read again.
-                // The page reports as soon as it loads, often before its click's batch is written; the recorder's writer runs
-            // at a lower priority, so on a busy machine that can take seconds (the beacon's sender does not wait).
-            if recorder.isPending(clickID: clickID) { _ = await recorder.waitUntilWritten(clickID: clickID, timeout: Self.signalsWait) }
+                _ = await recorder.waitUntilWritten(clickID: clickID, timeout: Self.signalsWait)
                 found = try await store.unconsumedClick(id: clickID, appID: app.id, environment: environment, since: since)
             }
             guard let click = found else {
@@ -278,7 +276,7 @@ struct Attributor: Sendable {
             // Still waiting in the recorder, or written between the read and now: read again once it is written.
             // The page reports as soon as it loads, often before its click's batch is written; the recorder's writer runs
             // at a lower priority, so on a busy machine that can take seconds (the beacon's sender does not wait).
-            if recorder.isPending(clickID: clickID) { _ = await recorder.waitUntilWritten(clickID: clickID, timeout: Self.signalsWait) }
+            _ = await recorder.waitUntilWritten(clickID: clickID, timeout: Self.signalsWait)
             click = try await store.click(id: clickID)
         }
         guard let click, click.appID == app.id, click.createdAt > time.addingTimeInterval(-Self.signalsWindow) else {

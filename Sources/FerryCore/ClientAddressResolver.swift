@@ -33,9 +33,15 @@ package struct ClientAddressResolver: Sendable {
     /// an unparsable peer yields nil. If every entry is trusted the leftmost one is the client;
     /// with no usable entries the trusted peer itself is.
     package func clientAddress(peer: String?, forwardedFor: [String]) -> IPAddress? {
+        guard let peer else { return clientAddress(peerAddress: nil, forwardedFor: forwardedFor) }
+        guard let address = IPText.host(Array(peer.utf8)[...]) else { return nil }
+        return clientAddress(peerAddress: address, forwardedFor: forwardedFor)
+    }
+
+    /// The same for a socket peer whose address is known already (nil: a unix socket).
+    package func clientAddress(peerAddress: IPAddress?, forwardedFor: [String]) -> IPAddress? {
         var lastTrusted: IPAddress?
-        if let peer {
-            guard let address = IPText.host(Array(peer.utf8)[...]) else { return nil }
+        if let address = peerAddress {
             guard isTrusted(address) else { return address.unmapped }
             lastTrusted = address
         } else {

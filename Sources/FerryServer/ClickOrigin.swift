@@ -1,4 +1,5 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
+import FerryCore
 import NIOCore
 
 /// Where a click came from, as its connection told it. The client's address, and the keyed hashes that are all the
@@ -19,9 +20,36 @@ package struct ClickOrigin: Sendable {
         self.init(peer: .text(peer), forwardedFor: forwardedFor)
     }
 
+    /// Creates an origin from the socket peer's address, as the edge's fast path does.
+    package init(socketPeer: SocketAddress?, forwardedFor: [String]) {
+        self.init(peer: .socket(socketPeer), forwardedFor: forwardedFor)
+    }
+
     init(peer: Peer, forwardedFor: [String]) {
         self.peerAddress = peer
         self.forwardedFor = forwardedFor
+    }
+
+    /// The client's address (`ClientAddressResolver`), read from the socket's address without making it text.
+    func clientAddress(using resolver: ClientAddressResolver) -> IPAddress? {
+        switch peerAddress {
+        case .text(let text):
+            return resolver.clientAddress(peer: text, forwardedFor: forwardedFor)
+        case .socket(let socket):
+            let address: IPAddress?
+            switch socket {
+            case .v4(let v4)?:
+                address = .v4(UInt32(bigEndian: v4.address.sin_addr.s_addr))
+            case .v6(let v6)?:
+                var bytes = v6.address.sin6_addr
+                address = withUnsafeBytes(of: &bytes) { raw in
+                    .v6(raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self).bigEndian, raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian)
+                }
+            case .unixDomainSocket?, nil:
+                address = nil
+            }
+            return resolver.clientAddress(peerAddress: address, forwardedFor: forwardedFor)
+        }
     }
 
     /// The socket peer's address.

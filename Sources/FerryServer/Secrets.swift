@@ -43,35 +43,154 @@ package enum Secrets {
 }
 
 /// Keyed hashes of client addresses (HMAC-SHA256), so the database never holds an address.
+///
+/// The hash of an address is the HMAC of its canonical text (`IPAddress.description`), and a network's that of
+/// `net:` and its prefix (`IPAddress.networkPrefix`), cut to 128 bits and written as hex. The click journal keeps the
+/// 128 bits themselves (`AddressDigest`); the database and every comparison use the hex.
 package struct AddressHasher: Sendable {
-    /// The HMAC with the key already taken in, so that the key's hashing is not redone per click. It is never
-    /// changed: each hash updates a copy, and the digests copy their state on write, as arrays do.
+    /// SHA-256 with the key's inner and outer pads already taken in (RFC 2104), so that a hash costs two compressions
+    /// of its own. Never changed: each hash updates a copy, and a copy's state is copied on its first update.
     private struct Keyed: @unchecked Sendable {
-        let mac: HMAC<SHA256>
+        let inner: SHA256
+        let outer: SHA256
     }
     private let keyed: Keyed
 
     /// Creates a hasher with a secret key.
     package init(key: String) {
-        keyed = Keyed(mac: HMAC<SHA256>(key: SymmetricKey(data: Array(key.utf8))))
+        var block = Array(key.utf8)
+        if block.count > SHA256.blockByteCount { block = Array(SHA256.hash(data: block)) }
+        block += [UInt8](repeating: 0, count: SHA256.blockByteCount - block.count)
+        var inner = SHA256(), outer = SHA256()
+        inner.update(data: block.map { $0 ^ 0x36 })
+        outer.update(data: block.map { $0 ^ 0x5C })
+        keyed = Keyed(inner: inner, outer: outer)
     }
 
     /// The hash of an address (128 bits as hex).
     package func hash(_ address: IPAddress) -> String {
-        hash(text: address.unmapped.description)
+        digest(address).hex
     }
 
     /// The hash of an address's network (/24 or /64).
     package func hashNetwork(_ address: IPAddress) -> String {
-        hash(text: "net:" + address.unmapped.networkPrefix)
+        networkDigest(address).hex
     }
 
     /// A keyed hash of any text (128 bits as hex), for identifiers derived from what a device sends.
     package func hash(text: String) -> String {
-        var mac = keyed.mac
         var text = text
-        text.withUTF8 { mac.update(data: UnsafeRawBufferPointer($0)) }
-        return mac.finalize().withUnsafeBytes { Secrets.hex($0.prefix(16)) }
+        return text.withUTF8 { digest(of: UnsafeRawBufferPointer($0)) }.hex
+    }
+
+    /// The hash of an address, as its 128 bits.
+    package func digest(_ address: IPAddress) -> AddressDigest {
+        switch address.unmapped {
+        case .v4(let value):
+            return Self.withText(of: value, after: "", then: "") { digest(of: $0) }
+        case .v6:
+            var text = address.unmapped.description
+            return text.withUTF8 { digest(of: UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// The hash of an address's network, as its 128 bits.
+    package func networkDigest(_ address: IPAddress) -> AddressDigest {
+        switch address.unmapped {
+        case .v4(let value):
+            return Self.withText(of: value & 0xFFFF_FF00, after: "net:", then: "/24") { digest(of: $0) }
+        case .v6:
+            var text = "net:" + address.unmapped.networkPrefix
+            return text.withUTF8 { digest(of: UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    private func digest(of message: UnsafeRawBufferPointer) -> AddressDigest {
+        var inner = keyed.inner
+        inner.update(bufferPointer: message)
+        var outer = keyed.outer
+        inner.finalize().withUnsafeBytes { outer.update(bufferPointer: $0) }
+        return outer.finalize().withUnsafeBytes { AddressDigest(bytes: $0) }
+    }
+
+    /// Calls `body` with `prefix`, the dotted decimal text of an IPv4 address (as `IPAddress.description` writes it)
+    /// and `suffix`, made on the stack.
+    private static func withText<Result>(of value: UInt32, after prefix: StaticString, then suffix: StaticString,
+                                         _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            var count = 0
+            func put(_ text: StaticString) {
+                text.withUTF8Buffer { for byte in $0 { buffer[count] = byte; count += 1 } }
+            }
+            put(prefix)
+            for shift in [24, 16, 8, 0] as [UInt32] {
+                let octet = UInt8(truncatingIfNeeded: value >> shift)
+                if octet >= 100 { buffer[count] = 0x30 + octet / 100; count += 1 }
+                if octet >= 10 { buffer[count] = 0x30 + octet / 10 % 10; count += 1 }
+                buffer[count] = 0x30 + octet % 10
+                count += 1
+                if shift > 0 { buffer[count] = UInt8(ascii: "."); count += 1 }
+            }
+            put(suffix)
+            return body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<count]))
+        }
+    }
+}
+
+/// The first 128 bits of a keyed hash (`AddressHasher`), as the click journal keeps them; `hex` is the text the
+/// database keeps.
+package struct AddressDigest: Hashable, Sendable {
+    /// The first eight bytes, the first one in the highest bits; then the next eight.
+    package var high: UInt64
+    package var low: UInt64
+
+    /// The digest of the first 16 of `bytes`.
+    package init(bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count >= 16, "a digest needs 16 bytes")
+        high = 0
+        low = 0
+        for index in 0..<8 {
+            high = high << 8 | UInt64(bytes[index])
+            low = low << 8 | UInt64(bytes[8 + index])
+        }
+    }
+
+    package init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// The 32 lowercase hex digits.
+    package var hex: String {
+        String(unsafeUninitializedCapacity: 32) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            digits.withUTF8Buffer { digits in
+                for index in 0..<16 {
+                    let word = index < 8 ? high : low
+                    let byte = UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8)))
+                    buffer[2 * index] = digits[Int(byte >> 4)]
+                    buffer[2 * index + 1] = digits[Int(byte & 0xF)]
+                }
+            }
+            return 32
+        }
+    }
+
+    /// The digest a text of 32 hex digits (`hex`) spells; nil for any other text.
+    package init?(hex: String) {
+        let bytes = Array(hex.utf8)
+        guard bytes.count == 32 else { return nil }
+        var words: [UInt64] = [0, 0]
+        for (index, byte) in bytes.enumerated() {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            words[index / 16] = words[index / 16] << 4 | UInt64(value)
+        }
+        self.init(high: words[0], low: words[1])
     }
 }
 #endif

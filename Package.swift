@@ -141,7 +141,10 @@ if let benchmarks = Context.environment["FERRY_BENCHMARKS"], !benchmarks.isEmpty
         .executableTarget(name: "UserAgentBench", dependencies: ["FerryCore"], path: "Benchmarks/UserAgentBench", swiftSettings: strict),
         .executableTarget(
             name: "FerryBench",
-            dependencies: ["FerryServer", "FerryStore", serverProduct("ArgumentParser", "swift-argument-parser")],
+            dependencies: [
+                "FerryServer", "FerryStore", serverProduct("ArgumentParser", "swift-argument-parser"), serverProduct("Logging", "swift-log"),
+                serverProduct("NIOCore", "swift-nio"),
+            ],
             path: "Benchmarks/FerryBench", swiftSettings: strict
         ),
     ]

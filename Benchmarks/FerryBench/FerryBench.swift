@@ -5,6 +5,8 @@ import FerryCore
 import FerryServer
 import FerryStore
 import Foundation
+import Logging
+import NIOCore
 
 /// Prepares databases for the benchmark scripts in `Benchmarks/` and measures what is measured below HTTP.
 ///
@@ -14,7 +16,7 @@ import Foundation
 struct FerryBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmark helpers: seed a database with links and clicks, measure the store's click ingestion.",
-        subcommands: [Seed.self, Ingest.self]
+        subcommands: [Seed.self, Ingest.self, Append.self]
     )
 }
 
@@ -166,6 +168,56 @@ struct Ingest: AsyncParsableCommand {
         let elapsed = seconds(since: started)
         try await store.close()
         print("store ingestion: \(clicks.count) clicks in \(format(elapsed)) s = \(Int(Double(clicks.count) / elapsed)) clicks/s (batches of \(batch))")
+    }
+}
+
+struct Append: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Hand clicks to the recorder as the edge does and append them to a journal, and print the processor time per click of each."
+    )
+    @Option(help: "How many clicks.") var clicks = 500_000
+    @Option(help: "Clicks taken per append (the edge's rate times the appender's interval of 50 ms).") var batch = 3500
+    @Option(help: "The journal's directory (emptied first).") var directory = "/tmp/ferry-bench/append.clicks"
+
+    func run() async throws {
+        let url = URL(fileURLWithPath: directory)
+        try? FileManager.default.removeItem(at: url)
+        let store = try await DatabaseLocation(parsing: "sqlite:" + directory + ".sqlite").open()
+        let journal = try ClickJournal(directory: url, maxBytes: 64 << 30, reserveBytes: 0)
+        // The recorder is never run: nothing is written to the store, and what is timed is taking and appending.
+        let recorder = ClickRecorder(store: store, journal: journal, flushInterval: .seconds(3600), batchSize: 5000,
+                                     bufferLimit: 20_000, logger: Logger(label: "bench"), addresses: ClientAddressResolver(trustLoopback: true),
+                                     hasher: AddressHasher(key: Secrets.makeHashKey()))
+        var random = SplitMix(state: 5)
+        let agent = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+        let peer = try SocketAddress(ipAddress: "127.0.0.1", port: 50_000)
+        var handing = Duration.zero, appending = Duration.zero
+        var done = 0
+        while done < clicks {
+            let count = min(batch, clicks - done)
+            // As the edge makes them: an id, the link's ids, the request's fields and its origin, the socket's peer and
+            // a forwarded address (random, as in Benchmarks/wrk/redirect.lua).
+            let made = (0..<count).map { _ in
+                var generator = SystemRandomNumberGenerator()
+                let click = Click(id: Identifiers.makeTimeOrdered(prefix: "clk", at: Date(), using: &generator), linkID: "lnk_01JBENCHLINK000000000000",
+                                  appID: "app_01JBENCHAPP0000000000000", environment: .live, createdAt: Date(), ipHash: nil, networkHash: nil,
+                                  userAgent: agent, platform: .desktop, referer: nil, query: nil, acceptLanguage: "en-US,en;q=0.9",
+                                  osVersion: nil, appleDevice: nil, traffic: .person)
+                let forwarded = "10.\(random.next() % 256).\(random.next() % 256).\(1 + random.next() % 254)"
+                return (click, ClickOrigin(socketPeer: peer, forwardedFor: [forwarded]))
+            }
+            let handed = ContinuousClock.now
+            for (click, origin) in made { recorder.record(click, origin: origin) }
+            let appended = ContinuousClock.now
+            recorder.appendNow()
+            appending += ContinuousClock.now - appended
+            handing += appended - handed
+            done += count
+        }
+        journal.sync()
+        try await store.close()
+        let perClick = { (duration: Duration) in format(Double(duration.components.attoseconds / 1_000_000_000 + duration.components.seconds * 1_000_000_000) / Double(clicks)) }
+        print("recorder: \(clicks) clicks in appends of \(batch): handing over \(perClick(handing)) ns/click, resolving and appending \(perClick(appending)) ns/click; journal \(journal.bytes / Int64(clicks)) bytes/click")
     }
 }
 

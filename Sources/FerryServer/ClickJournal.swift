@@ -132,21 +132,24 @@ package final class ClickJournal: @unchecked Sendable {
     /// `Full`, and writes nothing, when they would take the journal past `maxBytes` or its file system below
     /// `reserveBytes`.
     package func append(_ payloads: [[UInt8]]) throws -> [(start: JournalPosition, end: JournalPosition)] {
-        guard !payloads.isEmpty else { return [] }
-        var frame: [UInt8] = []
-        frame.reserveCapacity(payloads.reduce(0) { $0 + $1.count + 8 })
-        var lengths: [Int64] = []
-        lengths.reserveCapacity(payloads.count)
-        for payload in payloads {
-            Self.appendUInt32(UInt32(payload.count), to: &frame)
-            Self.appendUInt32(CRC32C.checksum(payload), to: &frame)
-            frame.append(contentsOf: payload)
-            lengths.append(Int64(payload.count + 8))
+        var records = JournalRecords()
+        for payload in payloads { records.append { $0.append(contentsOf: payload) } }
+        let start = try append(records)
+        return records.ends.indices.map { index in
+            (JournalPosition(segment: start.segment, offset: start.offset + Int64(index == 0 ? 0 : records.ends[index - 1])),
+             JournalPosition(segment: start.segment, offset: start.offset + Int64(records.ends[index])))
         }
-        let size = Int64(frame.count)
+    }
+
+    /// Appends records framed already, in one write; returns where the first starts (record `i` ends `ends[i]` bytes
+    /// after it, in the same segment). Throws `Full`, and writes nothing, when they would take the journal past
+    /// `maxBytes` or its file system below `reserveBytes`.
+    package func append(_ records: JournalRecords) throws -> JournalPosition {
+        let size = Int64(records.bytes.count)
         if let free = Self.freeBytes(directory), free - size < reserveBytes {
             throw Full(description: "the click journal's file system has \(free) bytes free, under the \(reserveBytes) it leaves free")
         }
+        guard size > 0 else { return shared.withLock { $0.end } }
         // Under the file's lock, so that a commit that finds everything stored does not start a new segment between
         // this write and the end it moves.
         return try appendFile.withLock { descriptor in
@@ -156,23 +159,16 @@ package final class ClickJournal: @unchecked Sendable {
             }
             var at = start
             if at.offset > 0, at.offset + size > segmentBytes {
-                // The segment is full: the next one takes this frame.
+                // The segment is full: the next one takes these records.
                 at = try startSegment(after: at.segment, replacing: &descriptor)
             }
-            try frame.withUnsafeBytes { try Self.writeAll(descriptor, $0) }
-            var ranges: [(start: JournalPosition, end: JournalPosition)] = []
-            ranges.reserveCapacity(lengths.count)
-            var offset = at.offset
-            for length in lengths {
-                ranges.append((JournalPosition(segment: at.segment, offset: offset), JournalPosition(segment: at.segment, offset: offset + length)))
-                offset += length
-            }
+            try records.bytes.withUnsafeBytes { try Self.writeAll(descriptor, $0) }
             shared.withLock { shared in
-                shared.end = JournalPosition(segment: at.segment, offset: offset)
-                shared.sizes[at.segment] = offset
+                shared.end = JournalPosition(segment: at.segment, offset: at.offset + size)
+                shared.sizes[at.segment] = at.offset + size
                 shared.unsynced = true
             }
-            return ranges
+            return at
         }
     }
 
@@ -368,45 +364,130 @@ package struct JournalError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// CRC-32C (Castagnoli), the checksum of each journal record, a byte at a time from one table: records are a few
-/// hundred bytes, and the journal takes a few tens of megabytes a second at the edge's full speed.
-enum CRC32C {
-    static let table: [UInt32] = (0..<256).map { index in
-        var crc = UInt32(index)
-        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-        return crc
+/// Records framed for `ClickJournal.append(_:)`, each written in place: its length and CRC-32C, then its payload.
+package struct JournalRecords {
+    /// The framed records, one after another.
+    package private(set) var bytes: [UInt8] = []
+    /// Where each record ends in `bytes`.
+    package private(set) var ends: [Int] = []
+
+    package init(capacity: Int = 0) {
+        bytes.reserveCapacity(capacity)
     }
 
-    static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        table.withUnsafeBufferPointer { table in
-            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+    package var count: Int { ends.count }
+
+    /// Appends a record whose payload `write` appends to the bytes it is given.
+    package mutating func append(_ write: (inout [UInt8]) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 8))
+        write(&bytes)
+        let length = bytes.count - start - 8
+        precondition(length <= Int(UInt32.max), "a journal record is at most 4 GiB")
+        bytes.withUnsafeMutableBytes { buffer in
+            let checksum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[(start + 8)...]))
+            buffer.storeBytes(of: UInt32(length).littleEndian, toByteOffset: start, as: UInt32.self)
+            buffer.storeBytes(of: checksum.littleEndian, toByteOffset: start + 4, as: UInt32.self)
         }
-        return crc ^ 0xFFFF_FFFF
+        ends.append(bytes.count)
     }
 }
 
-/// A click as a journal record's payload: a version byte, then each field in a fixed order (texts as a 4-byte length
-/// and UTF-8, absent ones as length 0xFFFFFFFF; the time as the bits of its seconds since 2001). The address is only
-/// ever there as its keyed hashes.
-enum ClickRecordCoding {
-    static let version: UInt8 = 1
+/// CRC-32C (Castagnoli), the checksum of each journal record: eight bytes a step from eight tables ("slicing by 8"),
+/// for the tens of megabytes a second the journal takes at the edge's full speed.
+enum CRC32C {
+    /// `tables[k][b]`: the CRC of byte `b` followed by `k` zero bytes, one table after another.
+    static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for index in 0..<256 {
+            var crc = UInt32(index)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            tables[index] = crc
+        }
+        for table in 1..<8 {
+            for index in 0..<256 {
+                let previous = tables[(table - 1) * 256 + index]
+                tables[table * 256 + index] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
 
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        tables.withUnsafeBufferPointer { tables in
+            var index = 0
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) ^ UInt64(crc)
+                crc = tables[7 * 256 + Int(word & 0xFF)] ^ tables[6 * 256 + Int(word >> 8 & 0xFF)]
+                    ^ tables[5 * 256 + Int(word >> 16 & 0xFF)] ^ tables[4 * 256 + Int(word >> 24 & 0xFF)]
+                    ^ tables[3 * 256 + Int(word >> 32 & 0xFF)] ^ tables[2 * 256 + Int(word >> 40 & 0xFF)]
+                    ^ tables[1 * 256 + Int(word >> 48 & 0xFF)] ^ tables[Int(word >> 56)]
+                index += 8
+            }
+            while index < bytes.count {
+                crc = tables[Int((crc ^ UInt32(bytes[index])) & 0xFF)] ^ (crc >> 8)
+                index += 1
+            }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
+        bytes.withContiguousStorageIfAvailable { checksum(UnsafeRawBufferPointer($0)) } ?? Array(bytes).withUnsafeBytes { checksum($0) }
+    }
+}
+
+/// A click as a journal record's payload: a version byte, then each field in a fixed order. Texts are a 4-byte length
+/// and UTF-8, absent ones length 0xFFFFFFFF; the time is the bits of its seconds since 2001. The address is only ever
+/// there as its keyed hashes: in version 2 as a tag byte, then for a digest (`AddressDigest`) its 16 bytes, or for any
+/// other text the text; version 1, which an earlier release appended, has them as texts.
+enum ClickRecordCoding {
+    static let version: UInt8 = 2
+
+    private enum HashTag: UInt8 {
+        case absent = 0, digest = 1, text = 2
+    }
+
+    /// A click's record, its address hashes taken from its texts.
     static func encode(_ click: Click) -> [UInt8] {
-        var bytes: [UInt8] = [version]
-        bytes.reserveCapacity(256 + (click.userAgent?.utf8.count ?? 0) + (click.query?.utf8.count ?? 0) + (click.referer?.utf8.count ?? 0))
+        var bytes: [UInt8] = []
+        encode(click, into: &bytes)
+        return bytes
+    }
+
+    /// Appends a click's record to `bytes`: its address hashes are `address`'s when given (nil digests: none), else
+    /// the click's own; its traffic is `traffic` when given.
+    static func encode(_ click: Click, address: (ip: AddressDigest?, network: AddressDigest?)? = nil, traffic: ClickTraffic? = nil,
+                       into bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + 160 + (click.userAgent?.utf8.count ?? 0) + (click.query?.utf8.count ?? 0)
+                              + (click.referer?.utf8.count ?? 0) + (click.acceptLanguage?.utf8.count ?? 0))
         func text(_ value: String?) {
             guard let value else { return ClickJournal.appendUInt32(.max, to: &bytes) }
             ClickJournal.appendUInt32(UInt32(value.utf8.count), to: &bytes)
             bytes.append(contentsOf: value.utf8)
         }
+        func hash(_ given: AddressDigest??, _ value: String?) {
+            let digest: AddressDigest? = given ?? value.flatMap(AddressDigest.init(hex:))
+            if let digest {
+                bytes.append(HashTag.digest.rawValue)
+                withUnsafeBytes(of: digest.high.bigEndian) { bytes.append(contentsOf: $0) }
+                withUnsafeBytes(of: digest.low.bigEndian) { bytes.append(contentsOf: $0) }
+            } else if given == nil, let value {
+                bytes.append(HashTag.text.rawValue)
+                text(value)
+            } else {
+                bytes.append(HashTag.absent.rawValue)
+            }
+        }
+        bytes.append(version)
         text(click.id)
         text(click.linkID)
         text(click.appID)
         text(click.environment.rawValue)
         withUnsafeBytes(of: click.createdAt.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-        text(click.ipHash)
-        text(click.networkHash)
+        hash(address.map(\.ip), click.ipHash)
+        hash(address.map(\.network), click.networkHash)
         text(click.userAgent)
         text(click.platform.rawValue)
         text(click.referer)
@@ -415,37 +496,72 @@ enum ClickRecordCoding {
         text(click.osVersion)
         text(click.appleDevice)
         text(click.userToken)
-        text(click.traffic.rawValue)
-        return bytes
+        text((traffic ?? click.traffic).rawValue)
     }
 
-    /// The click a payload holds; nil when it is not one this version wrote.
+    /// The click a payload holds; nil when it is not one this version or an earlier one wrote.
     static func decode(_ bytes: [UInt8]) -> Click? {
-        guard bytes.first == version else { return nil }
-        var index = 1
-        var failed = false
-        func text() -> String? {
-            guard !failed, index + 4 <= bytes.count else { failed = true; return nil }
-            let length = ClickJournal.uint32(bytes, at: index)
-            index += 4
-            if length == .max { return nil }
-            guard index + Int(length) <= bytes.count else { failed = true; return nil }
-            defer { index += Int(length) }
-            return String(decoding: bytes[index..<(index + Int(length))], as: UTF8.self)
-        }
-        guard let id = text(), let linkID = text(), let appID = text(), let environment = text().flatMap(APIEnvironment.init(rawValue:)),
-              index + 8 <= bytes.count else { return nil }
-        var bits: UInt64 = 0
-        for shift in 0..<8 { bits |= UInt64(bytes[index + shift]) << (8 * UInt64(shift)) }
-        index += 8
+        bytes.withUnsafeBytes { decode($0) }
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> Click? {
+        guard let version = bytes.first, version == 1 || version == 2 else { return nil }
+        var reader = Reader(bytes: bytes, index: 1)
+        let hash: (inout Reader) -> String? = version == 1 ? { $0.text() } : { $0.hash() }
+        guard let id = reader.text(), let linkID = reader.text(), let appID = reader.text(),
+              let environment = reader.text().flatMap(APIEnvironment.init(rawValue:)), let bits = reader.uint64() else { return nil }
         let createdAt = Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))
-        let ipHash = text(), networkHash = text(), userAgent = text()
-        guard let platform = text().flatMap(ClientPlatform.init(rawValue:)) else { return nil }
-        let referer = text(), query = text(), acceptLanguage = text(), osVersion = text(), appleDevice = text(), userToken = text()
-        guard let traffic = text().flatMap(ClickTraffic.init(rawValue:)), !failed, index == bytes.count else { return nil }
+        let ipHash = hash(&reader), networkHash = hash(&reader), userAgent = reader.text()
+        guard let platform = reader.text().flatMap(ClientPlatform.init(rawValue:)) else { return nil }
+        let referer = reader.text(), query = reader.text(), acceptLanguage = reader.text(), osVersion = reader.text()
+        let appleDevice = reader.text(), userToken = reader.text()
+        guard let traffic = reader.text().flatMap(ClickTraffic.init(rawValue:)), !reader.failed, reader.index == bytes.count else { return nil }
         return Click(id: id, linkID: linkID, appID: appID, environment: environment, createdAt: createdAt, ipHash: ipHash, networkHash: networkHash,
                      userAgent: userAgent, platform: platform, referer: referer, query: query, acceptLanguage: acceptLanguage,
                      osVersion: osVersion, appleDevice: appleDevice, userToken: userToken, traffic: traffic)
+    }
+
+    /// Reads a payload's fields in order; once a field runs past the end, `failed` is set and every later one is nil.
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var index: Int
+        var failed = false
+
+        mutating func uint32() -> UInt32? {
+            guard !failed, index + 4 <= bytes.count else { failed = true; return nil }
+            defer { index += 4 }
+            return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+        }
+
+        mutating func uint64() -> UInt64? {
+            guard !failed, index + 8 <= bytes.count else { failed = true; return nil }
+            defer { index += 8 }
+            return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+        }
+
+        mutating func text() -> String? {
+            guard let length = uint32(), length != .max else { return nil }
+            guard index + Int(length) <= bytes.count else { failed = true; return nil }
+            defer { index += Int(length) }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + Int(length))]), as: UTF8.self)
+        }
+
+        mutating func hash() -> String? {
+            guard !failed, index < bytes.count else { failed = true; return nil }
+            let tag = HashTag(rawValue: bytes[index])
+            index += 1
+            switch tag {
+            case .absent: return nil
+            case .text: return text()
+            case .digest:
+                guard let high = uint64(), let low = uint64() else { return nil }
+                // Written most significant byte first.
+                return AddressDigest(high: high.byteSwapped, low: low.byteSwapped).hex
+            case nil:
+                failed = true
+                return nil
+            }
+        }
     }
 }
 #endif

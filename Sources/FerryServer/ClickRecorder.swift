@@ -36,11 +36,34 @@ package final class ClickRecorder: Service, Sendable {
         var origin: ClickOrigin?
     }
 
-    /// A click appended to the journal (or, without one, held in memory), waiting for the database, with where its
-    /// record starts and ends (without a journal, its place in the order of clicks taken).
-    private struct Held {
+    /// A click with its address's keyed hashes worked out, as 128 bits: the writer makes them the texts the database
+    /// keeps (`stored`), off the edge's processor time.
+    private struct Resolved {
         var click: Click
+        var ipDigest: AddressDigest?
+        var networkDigest: AddressDigest?
+
+        /// The click as the database keeps it.
+        var stored: Click {
+            var click = click
+            if let ipDigest { click.ipHash = ipDigest.hex }
+            if let networkDigest { click.networkHash = networkDigest.hex }
+            return click
+        }
+    }
+
+    /// Without a journal, a click held in memory for the database, with its place in the order of clicks taken.
+    private struct Held {
+        var resolved: Resolved
         var start: JournalPosition
+        var end: JournalPosition
+        var click: Click { resolved.click }
+    }
+
+    /// A click appended to the journal and not yet stored, as `isPending` looks for it: its id's hash value, and where
+    /// its record ends.
+    private struct Unstored {
+        var id: Int
         var end: JournalPosition
     }
 
@@ -50,25 +73,29 @@ package final class ClickRecorder: Service, Sendable {
         case journal(from: JournalPosition, before: JournalPosition?)
     }
 
-    /// Everything under the lock is constant time per click, or a move of one batch: the edge's event loops take this
-    /// lock for every click they hand over, and must not wait behind a copy of the whole buffer.
-    private struct State {
-        /// Clicks from the edge, not yet taken.
+    /// The clicks the edge handed over and the appender has not taken, under a lock of their own: the edge's event
+    /// loops take it for every click, and nothing else happens under it but the appender's swap of the buffer.
+    private struct Intake {
         var pending = CircularBuffer<Pending>()
+        var dropped = 0
+    }
+
+    /// The rest; when both locks are taken, this one is taken first.
+    private struct State {
         /// Clicks taken and being resolved and appended now.
         var appending = CircularBuffer<Pending>()
-        /// Clicks appended (or held) and not yet stored, the latest ones, in order.
+        /// Without a journal, the clicks taken and not yet stored, in order.
         var held = CircularBuffer<Held>()
-        /// The clicks being stored now, and how many of them were read back from the journal (not held).
+        /// With one, the latest `bufferLimit` clicks appended and not yet stored, in order.
+        var unstored = CircularBuffer<Unstored>()
+        /// The clicks being stored now.
         var writing: [Click] = []
-        var writingFromJournal = 0
         /// Everything before this is stored.
         var stored = JournalPosition(segment: 0, offset: 0)
         /// Everything before this is appended (or held).
         var appended = JournalPosition(segment: 0, offset: 0)
         var isAppending = false
         var isWriting = false
-        var dropped = 0
         var recorded = 0
         var failedFlushes = 0
         /// Whether the journal refused the last clicks it was given (it is full).
@@ -81,6 +108,9 @@ package final class ClickRecorder: Service, Sendable {
     }
 
     private let state: Mutex<State>
+    private let intake = Mutex(Intake())
+    /// Without a journal, the clicks taken and not yet stored, which count against `bufferLimit` with those pending.
+    private let holding = Atomic<Int>(0)
     private let store: any ClickStore
     private let journal: ClickJournal?
     private let flushInterval: Duration
@@ -136,13 +166,13 @@ package final class ClickRecorder: Service, Sendable {
     /// `origin`, the click's address hashes are filled in before it is appended.
     @discardableResult
     package func record(_ click: Click, origin: ClickOrigin? = nil) -> Bool {
-        state.withLock { state in
-            let waiting = state.pending.count + (journal == nil ? state.held.count + state.appending.count : 0)
-            guard waiting < bufferLimit else {
-                state.dropped += 1
+        let holding = journal == nil ? holding.load(ordering: .relaxed) : 0
+        return intake.withLock { intake in
+            guard intake.pending.count + holding < bufferLimit else {
+                intake.dropped += 1
                 return false
             }
-            state.pending.append(Pending(click: click, origin: origin))
+            intake.pending.append(Pending(click: click, origin: origin))
             return true
         }
     }
@@ -152,7 +182,8 @@ package final class ClickRecorder: Service, Sendable {
     package func isPending(clickID: String) -> Bool {
         state.withLock { state in
             state.writing.contains { $0.id == clickID } || state.held.contains { $0.click.id == clickID }
-                || state.appending.contains { $0.click.id == clickID } || state.pending.contains { $0.click.id == clickID }
+                || state.unstored.contains { $0.id == clickID.hashValue && $0.end > state.stored }
+                || state.appending.contains { $0.click.id == clickID } || intake.withLock { $0.pending.contains { $0.click.id == clickID } }
         }
     }
 
@@ -172,7 +203,10 @@ package final class ClickRecorder: Service, Sendable {
     /// Counters: clicks not written yet (waiting, being appended, held or being written; not those only in the
     /// journal), written, and dropped since start.
     package var statistics: (pending: Int, recorded: Int, dropped: Int) {
-        state.withLock { ($0.pending.count + $0.appending.count + $0.held.count + $0.writingFromJournal, $0.recorded, $0.dropped) }
+        state.withLock { state in
+            let (pending, dropped) = intake.withLock { ($0.pending.count, $0.dropped) }
+            return (pending + state.appending.count + state.held.count + state.unstored.count, state.recorded, dropped)
+        }
     }
 
     /// The journal's figures: its bytes on disk, the bytes appended and not yet stored, whether it is refusing clicks
@@ -194,24 +228,36 @@ package final class ClickRecorder: Service, Sendable {
         }
     }
 
+    /// Takes the clicks waiting and appends them now, on the caller's thread (the benchmark of the appender).
+    package func appendNow() { append() }
+
     /// Takes the clicks waiting, fills in their address hashes, and appends them to the journal (or, without one,
     /// holds them for the database). With a full journal, the clicks are dropped and counted.
     func append() {
         let taken: CircularBuffer<Pending>? = state.withLock { state in
-            guard !state.isAppending, !state.pending.isEmpty else { return nil }
+            guard !state.isAppending else { return nil }
+            // A swap, not a copy: the edge's event loops wait on this lock. The new buffer has room for as many clicks
+            // as the last, so that the edge does not grow it click by click.
+            let taken: CircularBuffer<Pending>? = intake.withLock { intake in
+                guard !intake.pending.isEmpty else { return nil }
+                defer { intake.pending = CircularBuffer(initialCapacity: max(1024, intake.pending.count)) }
+                return intake.pending
+            }
+            guard let taken else { return nil }
+            if journal == nil { holding.add(taken.count, ordering: .relaxed) }
             state.isAppending = true
-            // A swap, not a copy: the edge's event loops wait on this lock.
-            state.appending = state.pending
-            state.pending = CircularBuffer(initialCapacity: 1024)
-            return state.appending
+            state.appending = taken
+            return taken
         }
         guard let taken else { return }
-        let clicks = taken.map(resolveAddress)
         guard let journal else {
+            var clicks: [Resolved] = []
+            clicks.reserveCapacity(taken.count)
+            for pending in taken { clicks.append(resolve(pending)) }
             state.withLock { state in
                 for click in clicks {
                     let end = JournalPosition(segment: 0, offset: state.appended.offset + 1)
-                    state.held.append(Held(click: click, start: state.appended, end: end))
+                    state.held.append(Held(resolved: click, start: state.appended, end: end))
                     state.appended = end
                 }
                 state.appending.removeAll()
@@ -219,13 +265,31 @@ package final class ClickRecorder: Service, Sendable {
             }
             return
         }
+        // Each click is encoded from where the edge left it, without a copy: a click's texts are shared with the edge's
+        // threads (the link's and app's ids), and every copy and release is an atomic operation on them.
+        var records = JournalRecords(capacity: taken.count * 384)
+        var ids: [Int] = []
+        ids.reserveCapacity(taken.count)
+        for pending in taken {
+            let address = addressHashes(pending)
+            let hashes = address.map { (ip: $0.ip, network: $0.network) }
+            if UserClickToken.token(inQuery: pending.click.query) != nil {
+                let click = UserClickToken.separated(pending.click)
+                records.append { ClickRecordCoding.encode(click, address: hashes, traffic: address?.traffic, into: &$0) }
+            } else {
+                records.append { ClickRecordCoding.encode(pending.click, address: hashes, traffic: address?.traffic, into: &$0) }
+            }
+            ids.append(pending.click.id.hashValue)
+        }
         do {
-            let ranges = try journal.append(clicks.map(ClickRecordCoding.encode))
+            let start = try journal.append(records)
             let recovered: Bool = state.withLock { state in
-                for (click, range) in zip(clicks, ranges) { state.held.append(Held(click: click, start: range.start, end: range.end)) }
-                // The oldest beyond the bound stay in the journal only; the writer reads them back from it.
-                while state.held.count > bufferLimit { state.held.removeFirst() }
-                state.appended = ranges.last?.end ?? state.appended
+                for (id, end) in zip(ids, records.ends) {
+                    state.unstored.append(Unstored(id: id, end: JournalPosition(segment: start.segment, offset: start.offset + Int64(end))))
+                }
+                // The oldest beyond the bound are in the journal only, and no longer seen by `isPending`.
+                if state.unstored.count > bufferLimit { state.unstored.removeFirst(state.unstored.count - bufferLimit) }
+                state.appended = JournalPosition(segment: start.segment, offset: start.offset + Int64(records.ends.last ?? 0))
                 state.appending.removeAll()
                 state.isAppending = false
                 defer { state.journalFull = false }
@@ -233,8 +297,8 @@ package final class ClickRecorder: Service, Sendable {
             }
             if recovered { logger.warning("click journal has room again; clicks are kept") }
         } catch {
+            intake.withLock { $0.dropped += taken.count }
             let first: Bool = state.withLock { state in
-                state.dropped += clicks.count
                 state.appending.removeAll()
                 state.isAppending = false
                 defer { state.journalFull = true }
@@ -270,7 +334,7 @@ package final class ClickRecorder: Service, Sendable {
             if let first = state.held.first, journal == nil || first.start <= state.stored {
                 let taken = Array(state.held.prefix(batchSize))
                 state.isWriting = true
-                state.writing = taken.map(\.click)
+                state.writing = taken.map(\.resolved.click)
                 return Batch.held(taken)
             }
             guard state.stored < state.appended else { return nil }
@@ -284,10 +348,15 @@ package final class ClickRecorder: Service, Sendable {
             let progressed: Bool = state.withLock { state in
                 let progressed = end > state.stored
                 state.stored = max(state.stored, end)
-                while let first = state.held.first, first.end <= state.stored { state.held.removeFirst() }
+                var removed = 0
+                while let first = state.held.first, first.end <= state.stored {
+                    state.held.removeFirst()
+                    removed += 1
+                }
+                if journal == nil { holding.subtract(removed, ordering: .relaxed) }
+                while let first = state.unstored.first, first.end <= state.stored { state.unstored.removeFirst() }
                 state.recorded += written.count
                 state.writing = []
-                state.writingFromJournal = 0
                 state.isWriting = false
                 return progressed
             }
@@ -304,7 +373,6 @@ package final class ClickRecorder: Service, Sendable {
         } catch {
             let failures: Int = state.withLock { state in
                 state.writing = []
-                state.writingFromJournal = 0
                 state.isWriting = false
                 state.failedFlushes += 1
                 return state.failedFlushes
@@ -347,7 +415,7 @@ package final class ClickRecorder: Service, Sendable {
     private func read(_ batch: Batch) throws -> (clicks: [Click], end: JournalPosition) {
         switch batch {
         case .held(let held):
-            return (held.map(\.click), held.last?.end ?? JournalPosition(segment: 0, offset: 0))
+            return (held.map(\.resolved.stored), held.last?.end ?? JournalPosition(segment: 0, offset: 0))
         case .journal(let from, let before):
             guard let journal else { return ([], from) }
             let (records, next) = try journal.read(from: from, before: before, count: batchSize)
@@ -360,10 +428,7 @@ package final class ClickRecorder: Service, Sendable {
                     logger.error("click journal record not readable; skipped", metadata: ["at": "\(record.start)"])
                 }
             }
-            state.withLock { state in
-                state.writing = clicks
-                state.writingFromJournal = clicks.count
-            }
+            state.withLock { $0.writing = clicks }
             return (clicks, next)
         }
     }
@@ -371,17 +436,26 @@ package final class ClickRecorder: Service, Sendable {
     /// A click with the keyed hashes of its client address, a signed-in person's token apart from the query
     /// (`UserClickToken`), and a scanner's click told from a person's by its network: work left off the redirect path,
     /// done before the click is appended, so that the journal never holds an address.
-    private func resolveAddress(_ pending: Pending) -> Click {
-        var click = UserClickToken.separated(pending.click)
-        if let origin = pending.origin, let hasher {
-            let address = addresses.clientAddress(peer: origin.peer, forwardedFor: origin.forwardedFor)
-            click.ipHash = address.map(hasher.hash)
-            click.networkHash = address.map(hasher.hashNetwork)
-            if click.traffic == .person, let address, scannerNetworks.contains(where: { $0.contains(address) }) {
-                click.traffic = .scanner
-            }
+    private func resolve(_ pending: Pending) -> Resolved {
+        var resolved = Resolved(click: UserClickToken.separated(pending.click))
+        if let address = addressHashes(pending) {
+            resolved.ipDigest = address.ip
+            resolved.networkDigest = address.network
+            resolved.click.ipHash = nil
+            resolved.click.networkHash = nil
+            resolved.click.traffic = address.traffic
         }
-        return click
+        return resolved
+    }
+
+    /// The keyed hashes of a click's client address (nil when it has none) and its traffic, a scanner's when its
+    /// network is one; nil when the click came without an origin, and keeps what it has.
+    private func addressHashes(_ pending: Pending) -> (ip: AddressDigest?, network: AddressDigest?, traffic: ClickTraffic)? {
+        guard let origin = pending.origin, let hasher else { return nil }
+        let address = origin.clientAddress(using: addresses)
+        var traffic = pending.click.traffic
+        if traffic == .person, let address, scannerNetworks.contains(where: { $0.contains(address) }) { traffic = .scanner }
+        return (address.map(hasher.digest), address.map(hasher.networkDigest), traffic)
     }
 
     /// A batch with the clicks that make a scanner's burst marked (`ScannerBurstDetector`), as the database writer sees
@@ -504,7 +578,7 @@ package final class ClickRecorder: Service, Sendable {
     /// with one, for at most `stopWriteLimit`), and stops the threads.
     private func finish() async {
         // A request's flush may be appending as the loops end: what it took is appended when it returns.
-        while state.withLock({ !$0.pending.isEmpty || $0.isAppending }) {
+        while state.withLock({ state in state.isAppending || intake.withLock { !$0.pending.isEmpty } }) {
             append()
             if state.withLock({ $0.isAppending }) { try? await Task.sleep(for: .milliseconds(1)) }
         }

@@ -36,6 +36,22 @@ struct ClickJournalTests {
         // The check value of CRC-32C, and the iSCSI test vector of 32 zero bytes (RFC 3720, B.4).
         #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
         #expect(CRC32C.checksum([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        // Eight bytes a step gives what a bit at a time gives, for every length and alignment up to a few words.
+        func bitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            }
+            return crc ^ 0xFFFF_FFFF
+        }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<80).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for start in 0..<8 {
+            for end in start...bytes.count {
+                #expect(CRC32C.checksum(bytes[start..<end]) == bitwise(bytes[start..<end]), "bytes \(start)..<\(end)")
+            }
+        }
     }
 
     @Test func aClickIsReadBackAsWrittenAndAnythingElseIsNotAClick() throws {
@@ -51,12 +67,57 @@ struct ClickJournalTests {
             #expect(ClickRecordCoding.decode(Array(bytes.dropLast())) == nil, "cut short")
             #expect(ClickRecordCoding.decode(bytes + [0]) == nil, "with bytes after it")
         }
-        #expect(ClickRecordCoding.decode([2] + ClickRecordCoding.encode(full).dropFirst()) == nil, "another version")
+        #expect(ClickRecordCoding.decode([3] + ClickRecordCoding.encode(full).dropFirst()) == nil, "another version")
         #expect(ClickRecordCoding.decode([]) == nil)
         var unknownPlatform = ClickRecordCoding.encode(bare)
         let platform = try #require(unknownPlatform.firstRange(of: Array("bot".utf8)))
         unknownPlatform.replaceSubrange(platform, with: Array("car".utf8))
         #expect(ClickRecordCoding.decode(unknownPlatform) == nil)
+    }
+
+    @Test func addressDigestsAreKeptAsTheirBitsAndReadBackAsTheHashesTheDatabaseKeeps() throws {
+        let hasher = AddressHasher(key: "journal-test-key")
+        let address = try #require(IPAddress("203.0.113.9"))
+        let click = Click(id: "clk_3", linkID: "lnk_3", appID: "app_3", environment: .live, createdAt: Date(timeIntervalSince1970: 1_790_000_000),
+                          ipHash: nil, networkHash: nil, userAgent: "curl/8", platform: .desktop, referer: nil, query: nil, acceptLanguage: nil)
+        var bytes: [UInt8] = []
+        ClickRecordCoding.encode(click, address: (hasher.digest(address), hasher.networkDigest(address)), into: &bytes)
+        var hashed = click
+        hashed.ipHash = hasher.hash(address)
+        hashed.networkHash = hasher.hashNetwork(address)
+        #expect(ClickRecordCoding.decode(bytes) == hashed)
+        // Hashes given replace the click's own, none given means none; a traffic given replaces the click's.
+        var unresolved: [UInt8] = []
+        ClickRecordCoding.encode(hashed, address: (nil, nil), traffic: .scanner, into: &unresolved)
+        var scanner = click
+        scanner.traffic = .scanner
+        #expect(ClickRecordCoding.decode(unresolved) == scanner)
+        // A click whose hashes are texts already keeps them: as bits when they are a digest's hex, else as they are.
+        #expect(ClickRecordCoding.decode(ClickRecordCoding.encode(hashed)) == hashed)
+        #expect(ClickRecordCoding.encode(hashed).count == bytes.count)
+        var odd = click
+        odd.ipHash = "not-hex"
+        odd.networkHash = "ABCDEF0123456789ABCDEF0123456789"
+        #expect(ClickRecordCoding.decode(ClickRecordCoding.encode(odd)) == odd)
+    }
+
+    @Test func recordsAnEarlierReleaseAppendedAreStillRead() throws {
+        // Version 1 had the hashes as texts: a journal left by that release is read after the upgrade.
+        let click = Click(id: "clk_4", linkID: "lnk_4", appID: "app_4", environment: .test, createdAt: Date(timeIntervalSince1970: 1_790_000_000.5),
+                          ipHash: "0123456789abcdef0123456789abcdef", networkHash: "fedcba9876543210fedcba9876543210", userAgent: "Mozilla/5.0",
+                          platform: .android, referer: nil, query: "a=b", acceptLanguage: "de", osVersion: "14", appleDevice: nil, userToken: nil,
+                          traffic: .person)
+        var bytes: [UInt8] = [1]
+        func text(_ value: String?) {
+            guard let value else { return bytes += [0xFF, 0xFF, 0xFF, 0xFF] }
+            withUnsafeBytes(of: UInt32(value.utf8.count).littleEndian) { bytes += $0 }
+            bytes += Array(value.utf8)
+        }
+        for value in [click.id, click.linkID, click.appID, click.environment.rawValue] { text(value) }
+        withUnsafeBytes(of: click.createdAt.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { bytes += $0 }
+        for value in [click.ipHash, click.networkHash, click.userAgent, click.platform.rawValue, click.referer, click.query, click.acceptLanguage,
+                      click.osVersion, click.appleDevice, click.userToken, click.traffic.rawValue] { text(value) }
+        #expect(ClickRecordCoding.decode(bytes) == click)
     }
 
     @Test func recordsComeBackInOrderAcrossSegmentsAndTheCheckpointSurvivesAReopen() throws {

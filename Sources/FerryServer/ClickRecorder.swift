@@ -121,6 +121,8 @@ package final class ClickRecorder: Service, Sendable {
     private let logger: Logger
     private let addresses: ClientAddressResolver
     private let hasher: AddressHasher?
+    /// The appender's: one batch at a time takes it.
+    private let networkDigests = Mutex(NetworkDigestCache())
     private let writerPriority: ClickWriterPriority
     private let afterWrite: (@Sendable ([Click]) async -> Void)?
     /// Networks whose clicks are email security scanners' (`MailScannerNetworks`, and the operator's own).
@@ -253,7 +255,9 @@ package final class ClickRecorder: Service, Sendable {
         guard let journal else {
             var clicks: [Resolved] = []
             clicks.reserveCapacity(taken.count)
-            for pending in taken { clicks.append(resolve(pending)) }
+            networkDigests.withLock { networks in
+                for pending in taken { clicks.append(resolve(pending, networks: &networks)) }
+            }
             state.withLock { state in
                 for click in clicks {
                     let end = JournalPosition(segment: 0, offset: state.appended.offset + 1)
@@ -270,16 +274,18 @@ package final class ClickRecorder: Service, Sendable {
         var records = JournalRecords(capacity: taken.count * 384)
         var ids: [Int] = []
         ids.reserveCapacity(taken.count)
-        for pending in taken {
-            let address = addressHashes(pending)
-            let hashes = address.map { (ip: $0.ip, network: $0.network) }
-            if UserClickToken.token(inQuery: pending.click.query) != nil {
-                let click = UserClickToken.separated(pending.click)
-                records.append { ClickRecordCoding.encode(click, address: hashes, traffic: address?.traffic, into: &$0) }
-            } else {
-                records.append { ClickRecordCoding.encode(pending.click, address: hashes, traffic: address?.traffic, into: &$0) }
+        networkDigests.withLock { networks in
+            for pending in taken {
+                let address = addressHashes(pending, networks: &networks)
+                let hashes = address.map { (ip: $0.ip, network: $0.network) }
+                if UserClickToken.token(inQuery: pending.click.query) != nil {
+                    let click = UserClickToken.separated(pending.click)
+                    records.append { ClickRecordCoding.encode(click, address: hashes, traffic: address?.traffic, into: &$0) }
+                } else {
+                    records.append { ClickRecordCoding.encode(pending.click, address: hashes, traffic: address?.traffic, into: &$0) }
+                }
+                ids.append(pending.click.id.hashValue)
             }
-            ids.append(pending.click.id.hashValue)
         }
         do {
             let start = try journal.append(records)
@@ -436,9 +442,9 @@ package final class ClickRecorder: Service, Sendable {
     /// A click with the keyed hashes of its client address, a signed-in person's token apart from the query
     /// (`UserClickToken`), and a scanner's click told from a person's by its network: work left off the redirect path,
     /// done before the click is appended, so that the journal never holds an address.
-    private func resolve(_ pending: Pending) -> Resolved {
+    private func resolve(_ pending: Pending, networks: inout NetworkDigestCache) -> Resolved {
         var resolved = Resolved(click: UserClickToken.separated(pending.click))
-        if let address = addressHashes(pending) {
+        if let address = addressHashes(pending, networks: &networks) {
             resolved.ipDigest = address.ip
             resolved.networkDigest = address.network
             resolved.click.ipHash = nil
@@ -450,12 +456,14 @@ package final class ClickRecorder: Service, Sendable {
 
     /// The keyed hashes of a click's client address (nil when it has none) and its traffic, a scanner's when its
     /// network is one; nil when the click came without an origin, and keeps what it has.
-    private func addressHashes(_ pending: Pending) -> (ip: AddressDigest?, network: AddressDigest?, traffic: ClickTraffic)? {
+    private func addressHashes(_ pending: Pending, networks: inout NetworkDigestCache)
+        -> (ip: AddressDigest?, network: AddressDigest?, traffic: ClickTraffic)?
+    {
         guard let origin = pending.origin, let hasher else { return nil }
         let address = origin.clientAddress(using: addresses)
         var traffic = pending.click.traffic
         if traffic == .person, let address, scannerNetworks.contains(where: { $0.contains(address) }) { traffic = .scanner }
-        return (address.map(hasher.digest), address.map(hasher.networkDigest), traffic)
+        return (address.map(hasher.digest), address.map { networks.digest($0, hasher: hasher) }, traffic)
     }
 
     /// A batch with the clicks that make a scanner's burst marked (`ScannerBurstDetector`), as the database writer sees

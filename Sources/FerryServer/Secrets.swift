@@ -137,6 +137,42 @@ package struct AddressHasher: Sendable {
     }
 }
 
+/// The hashes of the networks seen last, so that many clicks from one network (a carrier's NAT, an office, a campaign's
+/// audience in one town) hash it once: each network has one place of `slots`, picked from its prefix, and keeps it
+/// until another network takes it (32 bytes a place).
+package struct NetworkDigestCache {
+    private struct Entry {
+        /// The /24's or /64's bits, and the family (4 or 6; 0 for a place never filled).
+        var prefix: UInt64
+        var family: UInt8
+        var digest: AddressDigest
+    }
+
+    private var entries: [Entry]
+    private let shift: UInt64
+
+    /// A cache of `slots` places, rounded up to a power of two.
+    package init(slots: Int = 1 << 16) {
+        let bits = max(1, Int.bitWidth - (max(2, slots) - 1).leadingZeroBitCount)
+        entries = Array(repeating: Entry(prefix: 0, family: 0, digest: AddressDigest(high: 0, low: 0)), count: 1 << bits)
+        shift = UInt64(64 - bits)
+    }
+
+    /// `hasher.networkDigest(address)`, hashed again only when the network's place holds another.
+    package mutating func digest(_ address: IPAddress, hasher: AddressHasher) -> AddressDigest {
+        let (prefix, family): (UInt64, UInt8)
+        switch address.unmapped {
+        case .v4(let value): (prefix, family) = (UInt64(value >> 8), 4)
+        case .v6(let high, _): (prefix, family) = (high, 6)
+        }
+        let slot = Int(truncatingIfNeeded: ((prefix ^ UInt64(family)) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        if entries[slot].family == family, entries[slot].prefix == prefix { return entries[slot].digest }
+        let digest = hasher.networkDigest(address)
+        entries[slot] = Entry(prefix: prefix, family: family, digest: digest)
+        return digest
+    }
+}
+
 /// The first 128 bits of a keyed hash (`AddressHasher`), as the click journal keeps them; `hex` is the text the
 /// database keeps.
 package struct AddressDigest: Hashable, Sendable {

@@ -32,6 +32,20 @@ struct AddressHasherTests {
         #expect(hasher.hash(text: "") == Self.reference(key: key, text: ""))
     }
 
+    @Test func aNetworksHashRememberedIsTheHashItself() throws {
+        let hasher = AddressHasher(key: "cache-test-key")
+        // Four places: networks share them, push each other out, and come back; the families never mix.
+        var cache = NetworkDigestCache(slots: 4)
+        let texts = ["198.51.100.1", "198.51.100.200", "198.51.101.1", "2001:db8:1:2::1", "2001:db8:1:2::ffff", "2001:db8:1:3::1",
+                     "::ffff:198.51.100.9", "0.0.0.1", "::1", "203.0.113.7", "192.0.2.1", "10.0.0.1"]
+        for _ in 0..<3 {
+            for text in texts {
+                let address = try #require(IPAddress(text))
+                #expect(cache.digest(address, hasher: hasher) == hasher.networkDigest(address), "\(text)")
+            }
+        }
+    }
+
     @Test func onlyThirtyTwoLowercaseHexDigitsSpellADigest() {
         #expect(AddressDigest(hex: "000102030405060708090a0b0c0d0e0f") == AddressDigest(high: 0x0001_0203_0405_0607, low: 0x0809_0A0B_0C0D_0E0F))
         #expect(AddressDigest(high: 0xFFFF_0000_0000_0001, low: 0).hex == "ffff0000000000010000000000000000")

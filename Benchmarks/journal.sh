@@ -6,12 +6,18 @@
 #  2. The same with PostgreSQL (a throwaway cluster from scripts/test-postgres.sh on its own port).
 #  3. SIGKILL: a server killed in the middle of a full-speed run, started again on its database and journal: the
 #     clicks answered, those stored once it has caught up, and how long that took.
+#  First, the appender alone (`FerryBench append`): processor time per click of the edge's hand-over and of hashing,
+#  encoding and appending, on one thread.
 #   Benchmarks/journal.sh   (BENCH_LINKS=10000 BENCH_SECONDS=20 BENCH_ROUNDS=3 BENCH_CONNECTIONS=64)
 . "$(dirname "$0")/lib.sh"
 LINKS=${BENCH_LINKS:-10000}
 build_release
 seed "links-$LINKS" "$LINKS" 0
 export FERRY_BENCH_LINKS=$LINKS
+
+echo "the appender alone:"
+"$BIN/FerryBench" append --directory "$BENCH_DIR/append.clicks"
+rm -rf "$BENCH_DIR/append.clicks" "$BENCH_DIR/append.clicks.sqlite"*
 
 # seconds since the epoch, with fractions.
 now() { date +%s.%N; }

@@ -182,9 +182,10 @@ package final class ClickRecorder: Service, Sendable {
     /// Whether a click is still waiting to be written, or being written. Under a backlog too deep to keep in memory, a
     /// click that is only in the journal is not seen here.
     package func isPending(clickID: String) -> Bool {
-        state.withLock { state in
+        let id = clickID.hashValue
+        return state.withLock { state in
             state.writing.contains { $0.id == clickID } || state.held.contains { $0.click.id == clickID }
-                || state.unstored.contains { $0.id == clickID.hashValue && $0.end > state.stored }
+                || state.unstored.contains { $0.id == id && $0.end > state.stored }
                 || state.appending.contains { $0.click.id == clickID } || intake.withLock { $0.pending.contains { $0.click.id == clickID } }
         }
     }
@@ -238,14 +239,12 @@ package final class ClickRecorder: Service, Sendable {
     func append() {
         let taken: CircularBuffer<Pending>? = state.withLock { state in
             guard !state.isAppending else { return nil }
-            // A swap, not a copy: the edge's event loops wait on this lock. The new buffer has room for as many clicks
-            // as the last, so that the edge does not grow it click by click.
-            let taken: CircularBuffer<Pending>? = intake.withLock { intake in
-                guard !intake.pending.isEmpty else { return nil }
-                defer { intake.pending = CircularBuffer(initialCapacity: max(1024, intake.pending.count)) }
-                return intake.pending
-            }
-            guard let taken else { return nil }
+            let waiting = intake.withLock { $0.pending.count }
+            guard waiting > 0 else { return nil }
+            // A swap, not a copy, with a buffer made before the edge's event loops' lock is taken: it has room for as
+            // many clicks as were waiting, so that the edge does not grow it click by click.
+            var taken = CircularBuffer<Pending>(initialCapacity: max(1024, waiting))
+            intake.withLock { swap(&$0.pending, &taken) }
             if journal == nil { holding.add(taken.count, ordering: .relaxed) }
             state.isAppending = true
             state.appending = taken

@@ -18,8 +18,8 @@ import Synchronization
 /// thread of its own at the process's priority, and the database is written from the journal: a database that falls
 /// behind (a spike the writer cannot keep up with, an outage) leaves the clicks on disk, and they are written when it
 /// catches up, after a restart too. Only a full journal (its limit, or its disk nearly full) drops clicks, counted, with
-/// an error logged. The latest `bufferLimit` clicks appended are also kept in memory, so that under normal load the
-/// database is written without reading the journal back.
+/// an error logged. No copy of a click is kept in memory: the writer reads every batch back from the journal (from the
+/// page cache under normal load), and `isPending` sees the latest `bufferLimit` clicks appended by their ids' hashes.
 ///
 /// Without a journal the clicks wait in memory: past `bufferLimit` clicks, new clicks are dropped and counted rather
 /// than growing memory without end.

@@ -67,10 +67,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // CRC-32C on the processor's own instructions, for the click journal's records.
+        .target(name: "CFerryChecksum"),
         .target(
             name: "FerryServer",
             dependencies: [
                 "FerryCore", "FerryStore",
+                .target(name: "CFerryChecksum", condition: .when(platforms: serverPlatforms)),
                 serverProduct("Hummingbird", "hummingbird"),
                 serverProduct("HummingbirdCore", "hummingbird"),
                 serverProduct("Logging", "swift-log"),

@@ -1,4 +1,5 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
+import CFerryChecksum
 import FerryAPI
 import FerryCore
 #if canImport(Glibc)
@@ -393,9 +394,13 @@ package struct JournalRecords {
     }
 }
 
-/// CRC-32C (Castagnoli), the checksum of each journal record: eight bytes a step from eight tables ("slicing by 8"),
-/// for the tens of megabytes a second the journal takes at the edge's full speed.
+/// CRC-32C (Castagnoli), the checksum of each journal record, for the tens of megabytes a second the journal takes at
+/// the edge's full speed: on the processor's CRC-32C instructions where it has them (`CFerryChecksum`), else eight bytes
+/// a step from eight tables ("slicing by 8").
 enum CRC32C {
+    /// Whether `checksum` runs on the processor's instructions.
+    static let onProcessor = ferry_crc32c_hardware() != 0
+
     /// `tables[k][b]`: the CRC of byte `b` followed by `k` zero bytes, one table after another.
     static let tables: [UInt32] = {
         var tables = [UInt32](repeating: 0, count: 8 * 256)
@@ -414,6 +419,13 @@ enum CRC32C {
     }()
 
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard onProcessor else { return tableChecksum(bytes) }
+        guard let start = bytes.baseAddress else { return 0 }
+        return ~ferry_crc32c_update(0xFFFF_FFFF, start, bytes.count)
+    }
+
+    /// The checksum from the tables, on any processor.
+    static func tableChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         tables.withUnsafeBufferPointer { tables in
             var index = 0

@@ -56,6 +56,8 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The user agent of this connection's last click, and what it was classified as.
     private var lastUserAgent: String?
     private var lastClient: ClientInfo?
+    /// The Accept-Language of this connection's last click.
+    private var lastAcceptLanguage: String?
     /// This connection's last host, and whether its answers carry `Strict-Transport-Security`.
     private var lastHost: String?
     private var lastHostPinned = false
@@ -187,8 +189,12 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             lastUserAgent = request.userAgent
             lastClient = edge.classifier.classify(request.userAgent)
         }
+        if request.acceptLanguage != lastAcceptLanguage { lastAcceptLanguage = request.acceptLanguage }
+        // The click takes the connection's copies of the texts that repeat, not the request's: the request's are freed
+        // here on the event loop that made them, and the click recorder's thread, which releases the click, only
+        // decrements a count instead of freeing memory another thread allocated.
         let click = ClickRequest(
-            userAgent: request.userAgent, referer: request.referer, acceptLanguage: request.acceptLanguage,
+            userAgent: lastUserAgent, referer: request.referer, acceptLanguage: lastAcceptLanguage,
             forwardedFor: request.forwardedFor, query: query, peer: .socket(peer), client: lastClient, prefetch: request.prefetch
         )
         guard var answer = edge.answerFromCache(host: host, path: path, click: click) else { return nil }

@@ -472,43 +472,69 @@ enum ClickRecordCoding {
     /// the click's own; its traffic is `traffic` when given.
     static func encode(_ click: Click, address: (ip: AddressDigest?, network: AddressDigest?)? = nil, traffic: ClickTraffic? = nil,
                        into bytes: inout [UInt8]) {
-        bytes.reserveCapacity(bytes.count + 160 + (click.userAgent?.utf8.count ?? 0) + (click.query?.utf8.count ?? 0)
-                              + (click.referer?.utf8.count ?? 0) + (click.acceptLanguage?.utf8.count ?? 0))
-        func text(_ value: String?) {
-            guard let value else { return ClickJournal.appendUInt32(.max, to: &bytes) }
-            ClickJournal.appendUInt32(UInt32(value.utf8.count), to: &bytes)
-            bytes.append(contentsOf: value.utf8)
-        }
+        encodeHead(click, into: &bytes)
         func hash(_ given: AddressDigest??, _ value: String?) {
-            let digest: AddressDigest? = given ?? value.flatMap(AddressDigest.init(hex:))
-            if let digest {
-                bytes.append(HashTag.digest.rawValue)
-                withUnsafeBytes(of: digest.high.bigEndian) { bytes.append(contentsOf: $0) }
-                withUnsafeBytes(of: digest.low.bigEndian) { bytes.append(contentsOf: $0) }
-            } else if given == nil, let value {
+            if let given {
+                encodeHash(given, into: &bytes)
+            } else if let value, let digest = AddressDigest(hex: value) {
+                encodeHash(digest, into: &bytes)
+            } else if let value {
                 bytes.append(HashTag.text.rawValue)
-                text(value)
+                text(value, into: &bytes)
             } else {
-                bytes.append(HashTag.absent.rawValue)
+                encodeHash(nil, into: &bytes)
             }
         }
-        bytes.append(version)
-        text(click.id)
-        text(click.linkID)
-        text(click.appID)
-        text(click.environment.rawValue)
-        withUnsafeBytes(of: click.createdAt.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
         hash(address.map(\.ip), click.ipHash)
         hash(address.map(\.network), click.networkHash)
-        text(click.userAgent)
-        text(click.platform.rawValue)
-        text(click.referer)
-        text(click.query)
-        text(click.acceptLanguage)
-        text(click.osVersion)
-        text(click.appleDevice)
-        text(click.userToken)
-        text((traffic ?? click.traffic).rawValue)
+        encodeTail(click, into: &bytes)
+        encodeTraffic(traffic ?? click.traffic, into: &bytes)
+    }
+
+    /// The fields of a click's record before its address hashes.
+    static func encodeHead(_ click: Click, into bytes: inout [UInt8]) {
+        bytes.append(version)
+        text(click.id, into: &bytes)
+        text(click.linkID, into: &bytes)
+        text(click.appID, into: &bytes)
+        text(click.environment.rawValue, into: &bytes)
+        withUnsafeBytes(of: click.createdAt.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// The address hashes of a record, as digests (nil: absent).
+    static func encodeHashes(ip: AddressDigest?, network: AddressDigest?, into bytes: inout [UInt8]) {
+        encodeHash(ip, into: &bytes)
+        encodeHash(network, into: &bytes)
+    }
+
+    /// The fields of a click's record after its address hashes and before its traffic.
+    static func encodeTail(_ click: Click, into bytes: inout [UInt8]) {
+        text(click.userAgent, into: &bytes)
+        text(click.platform.rawValue, into: &bytes)
+        text(click.referer, into: &bytes)
+        text(click.query, into: &bytes)
+        text(click.acceptLanguage, into: &bytes)
+        text(click.osVersion, into: &bytes)
+        text(click.appleDevice, into: &bytes)
+        text(click.userToken, into: &bytes)
+    }
+
+    /// The last field of a record.
+    static func encodeTraffic(_ traffic: ClickTraffic, into bytes: inout [UInt8]) {
+        text(traffic.rawValue, into: &bytes)
+    }
+
+    private static func text(_ value: String?, into bytes: inout [UInt8]) {
+        guard let value else { return ClickJournal.appendUInt32(.max, to: &bytes) }
+        ClickJournal.appendUInt32(UInt32(value.utf8.count), to: &bytes)
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    private static func encodeHash(_ digest: AddressDigest?, into bytes: inout [UInt8]) {
+        guard let digest else { return bytes.append(HashTag.absent.rawValue) }
+        bytes.append(HashTag.digest.rawValue)
+        withUnsafeBytes(of: digest.high.bigEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: digest.low.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// The click a payload holds; nil when it is not one this version or an earlier one wrote.

@@ -73,17 +73,39 @@ package final class ClickRecorder: Service, Sendable {
         case journal(from: JournalPosition, before: JournalPosition?)
     }
 
+    /// With a journal, a click the edge handed over as bytes: its record's payload in `Intake.bytes` from `start` to
+    /// `end`, but for its address hashes, which go at `middle`, and its traffic, which goes last (the appender works
+    /// them out from `address`). A `complete` payload has both already.
+    private struct Encoded {
+        var start: Int
+        var middle: Int
+        var end: Int
+        var address: IPAddress?
+        var traffic: ClickTraffic
+        var complete: Bool
+    }
+
     /// The clicks the edge handed over and the appender has not taken, under a lock of their own: the edge's event
-    /// loops take it for every click, and nothing else happens under it but the appender's swap of the buffer.
+    /// loops take it for every click, and nothing else happens under it but the appender's swap of the buffers.
+    ///
+    /// With a journal, the edge encodes each click here (`bytes`, `encoded`), so that what the appender takes holds no
+    /// reference to anything: a click's texts are shared with the edge's threads (the link's and app's ids, the
+    /// connection's user agent), and each copy or release of them on the appender's thread is an atomic operation on
+    /// memory those threads use. Without one, the clicks themselves wait (`pending`).
     private struct Intake {
-        var pending = CircularBuffer<Pending>()
+        var pending: [Pending] = []
+        var bytes: [UInt8] = []
+        var encoded: [Encoded] = []
+        /// The clicks' ids' hash values, in the order they came.
+        var ids: [Int] = []
         var dropped = 0
+        var count: Int { ids.count }
     }
 
     /// The rest; when both locks are taken, this one is taken first.
     private struct State {
-        /// Clicks taken and being resolved and appended now.
-        var appending = CircularBuffer<Pending>()
+        /// The id hash values of the clicks taken and being resolved and appended now.
+        var appending: [Int] = []
         /// Without a journal, the clicks taken and not yet stored, in order.
         var held = CircularBuffer<Held>()
         /// With one, the latest `bufferLimit` clicks appended and not yet stored, in order.
@@ -168,13 +190,39 @@ package final class ClickRecorder: Service, Sendable {
     /// `origin`, the click's address hashes are filled in before it is appended.
     @discardableResult
     package func record(_ click: Click, origin: ClickOrigin? = nil) -> Bool {
-        let holding = journal == nil ? holding.load(ordering: .relaxed) : 0
+        let id = click.id.hashValue
+        guard journal != nil else {
+            let holding = holding.load(ordering: .relaxed)
+            return intake.withLock { intake in
+                guard intake.count + holding < bufferLimit else {
+                    intake.dropped += 1
+                    return false
+                }
+                intake.pending.append(Pending(click: click, origin: origin))
+                intake.ids.append(id)
+                return true
+            }
+        }
+        let click = UserClickToken.token(inQuery: click.query) == nil ? click : UserClickToken.separated(click)
+        // The client's address is told here, from the connection's texts; its keyed hashes are the appender's.
+        let address: IPAddress?? = hasher == nil ? nil : origin.map { $0.clientAddress(using: addresses) }
         return intake.withLock { intake in
-            guard intake.pending.count + holding < bufferLimit else {
+            guard intake.count < bufferLimit else {
                 intake.dropped += 1
                 return false
             }
-            intake.pending.append(Pending(click: click, origin: origin))
+            let start = intake.bytes.count
+            if let address {
+                ClickRecordCoding.encodeHead(click, into: &intake.bytes)
+                let middle = intake.bytes.count
+                ClickRecordCoding.encodeTail(click, into: &intake.bytes)
+                intake.encoded.append(Encoded(start: start, middle: middle, end: intake.bytes.count, address: address, traffic: click.traffic, complete: false))
+            } else {
+                ClickRecordCoding.encode(click, into: &intake.bytes)
+                let end = intake.bytes.count
+                intake.encoded.append(Encoded(start: start, middle: end, end: end, address: nil, traffic: click.traffic, complete: true))
+            }
+            intake.ids.append(id)
             return true
         }
     }
@@ -186,7 +234,7 @@ package final class ClickRecorder: Service, Sendable {
         return state.withLock { state in
             state.writing.contains { $0.id == clickID } || state.held.contains { $0.click.id == clickID }
                 || state.unstored.contains { $0.id == id && $0.end > state.stored }
-                || state.appending.contains { $0.click.id == clickID } || intake.withLock { $0.pending.contains { $0.click.id == clickID } }
+                || state.appending.contains(id) || intake.withLock { $0.ids.contains(id) }
         }
     }
 
@@ -207,7 +255,7 @@ package final class ClickRecorder: Service, Sendable {
     /// journal), written, and dropped since start.
     package var statistics: (pending: Int, recorded: Int, dropped: Int) {
         state.withLock { state in
-            let (pending, dropped) = intake.withLock { ($0.pending.count, $0.dropped) }
+            let (pending, dropped) = intake.withLock { ($0.count, $0.dropped) }
             return (pending + state.appending.count + state.held.count + state.unstored.count, state.recorded, dropped)
         }
     }
@@ -237,25 +285,39 @@ package final class ClickRecorder: Service, Sendable {
     /// Takes the clicks waiting, fills in their address hashes, and appends them to the journal (or, without one,
     /// holds them for the database). With a full journal, the clicks are dropped and counted.
     func append() {
-        let taken: CircularBuffer<Pending>? = state.withLock { state in
+        var taken = Intake()
+        let ids: [Int]? = state.withLock { state in
             guard !state.isAppending else { return nil }
-            let waiting = intake.withLock { $0.pending.count }
+            let (waiting, bytes) = intake.withLock { ($0.count, $0.bytes.count) }
             guard waiting > 0 else { return nil }
-            // A swap, not a copy, with a buffer made before the edge's event loops' lock is taken: it has room for as
-            // many clicks as were waiting, so that the edge does not grow it click by click.
-            var taken = CircularBuffer<Pending>(initialCapacity: max(1024, waiting))
-            intake.withLock { swap(&$0.pending, &taken) }
-            if journal == nil { holding.add(taken.count, ordering: .relaxed) }
+            // A swap, not a copy, with buffers made before the edge's event loops' lock is taken: they have room for
+            // as many clicks as were waiting, so that the edge does not grow them click by click.
+            let capacity = max(1024, waiting)
+            if journal == nil {
+                taken.pending.reserveCapacity(capacity)
+            } else {
+                taken.encoded.reserveCapacity(capacity)
+                taken.bytes.reserveCapacity(max(1 << 16, bytes + bytes / 4))
+            }
+            taken.ids.reserveCapacity(capacity)
+            intake.withLock { intake in
+                swap(&intake.pending, &taken.pending)
+                swap(&intake.bytes, &taken.bytes)
+                swap(&intake.encoded, &taken.encoded)
+                swap(&intake.ids, &taken.ids)
+            }
+            let ids = taken.ids
+            if journal == nil { holding.add(ids.count, ordering: .relaxed) }
             state.isAppending = true
-            state.appending = taken
-            return taken
+            state.appending = ids
+            return ids
         }
-        guard let taken else { return }
+        guard let ids else { return }
         guard let journal else {
             var clicks: [Resolved] = []
-            clicks.reserveCapacity(taken.count)
+            clicks.reserveCapacity(taken.pending.count)
             networkDigests.withLock { networks in
-                for pending in taken { clicks.append(resolve(pending, networks: &networks)) }
+                for pending in taken.pending { clicks.append(resolve(pending, networks: &networks)) }
             }
             state.withLock { state in
                 for click in clicks {
@@ -268,22 +330,10 @@ package final class ClickRecorder: Service, Sendable {
             }
             return
         }
-        // Each click is encoded from where the edge left it, without a copy: a click's texts are shared with the edge's
-        // threads (the link's and app's ids), and every copy and release is an atomic operation on them.
-        var records = JournalRecords(capacity: taken.count * 384)
-        var ids: [Int] = []
-        ids.reserveCapacity(taken.count)
+        var records = JournalRecords(capacity: taken.bytes.count + taken.encoded.count * 64)
         networkDigests.withLock { networks in
-            for pending in taken {
-                let address = addressHashes(pending, networks: &networks)
-                let hashes = address.map { (ip: $0.ip, network: $0.network) }
-                if UserClickToken.token(inQuery: pending.click.query) != nil {
-                    let click = UserClickToken.separated(pending.click)
-                    records.append { ClickRecordCoding.encode(click, address: hashes, traffic: address?.traffic, into: &$0) }
-                } else {
-                    records.append { ClickRecordCoding.encode(pending.click, address: hashes, traffic: address?.traffic, into: &$0) }
-                }
-                ids.append(pending.click.id.hashValue)
+            taken.bytes.withUnsafeBytes { bytes in
+                for click in taken.encoded { frame(click, from: bytes, into: &records, networks: &networks) }
             }
         }
         do {
@@ -302,7 +352,7 @@ package final class ClickRecorder: Service, Sendable {
             }
             if recovered { logger.warning("click journal has room again; clicks are kept") }
         } catch {
-            intake.withLock { $0.dropped += taken.count }
+            intake.withLock { $0.dropped += ids.count }
             let first: Bool = state.withLock { state in
                 state.appending.removeAll()
                 state.isAppending = false
@@ -441,6 +491,21 @@ package final class ClickRecorder: Service, Sendable {
     /// A click with the keyed hashes of its client address, a signed-in person's token apart from the query
     /// (`UserClickToken`), and a scanner's click told from a person's by its network: work left off the redirect path,
     /// done before the click is appended, so that the journal never holds an address.
+    /// Appends the record of a click the edge encoded, with its address hashes and traffic.
+    private func frame(_ click: Encoded, from bytes: UnsafeRawBufferPointer, into records: inout JournalRecords,
+                       networks: inout NetworkDigestCache) {
+        guard !click.complete, let hasher else {
+            return records.append { $0.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[click.start..<click.end])) }
+        }
+        let hashes = address(click.address, traffic: click.traffic, hasher: hasher, networks: &networks)
+        records.append { payload in
+            payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[click.start..<click.middle]))
+            ClickRecordCoding.encodeHashes(ip: hashes.ip, network: hashes.network, into: &payload)
+            payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[click.middle..<click.end]))
+            ClickRecordCoding.encodeTraffic(hashes.traffic, into: &payload)
+        }
+    }
+
     private func resolve(_ pending: Pending, networks: inout NetworkDigestCache) -> Resolved {
         var resolved = Resolved(click: UserClickToken.separated(pending.click))
         if let address = addressHashes(pending, networks: &networks) {
@@ -459,8 +524,15 @@ package final class ClickRecorder: Service, Sendable {
         -> (ip: AddressDigest?, network: AddressDigest?, traffic: ClickTraffic)?
     {
         guard let origin = pending.origin, let hasher else { return nil }
-        let address = origin.clientAddress(using: addresses)
-        var traffic = pending.click.traffic
+        return address(origin.clientAddress(using: addresses), traffic: pending.click.traffic, hasher: hasher, networks: &networks)
+    }
+
+    /// The keyed hashes of a client's address, and the traffic of its click, a scanner's when its person's-looking click
+    /// comes from a scanner's network.
+    private func address(_ address: IPAddress?, traffic: ClickTraffic, hasher: AddressHasher, networks: inout NetworkDigestCache)
+        -> (ip: AddressDigest?, network: AddressDigest?, traffic: ClickTraffic)
+    {
+        var traffic = traffic
         if traffic == .person, let address, scannerNetworks.contains(where: { $0.contains(address) }) { traffic = .scanner }
         return (address.map(hasher.digest), address.map { networks.digest($0, hasher: hasher) }, traffic)
     }
@@ -585,7 +657,7 @@ package final class ClickRecorder: Service, Sendable {
     /// with one, for at most `stopWriteLimit`), and stops the threads.
     private func finish() async {
         // A request's flush may be appending as the loops end: what it took is appended when it returns.
-        while state.withLock({ state in state.isAppending || intake.withLock { !$0.pending.isEmpty } }) {
+        while state.withLock({ state in state.isAppending || intake.withLock { $0.count > 0 } }) {
             append()
             if state.withLock({ $0.isAppending }) { try? await Task.sleep(for: .milliseconds(1)) }
         }

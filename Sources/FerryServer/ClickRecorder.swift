@@ -100,6 +100,26 @@ package final class ClickRecorder: Service, Sendable {
         var ids: [Int] = []
         var dropped = 0
         var count: Int { ids.count }
+
+        /// Exchanges the clicks with `other`'s (not the count of those dropped).
+        mutating func swapClicks(with other: inout Intake) {
+            swap(&pending, &other.pending)
+            swap(&bytes, &other.bytes)
+            swap(&encoded, &other.encoded)
+            swap(&ids, &other.ids)
+        }
+    }
+
+    /// An intake and its lock. With a journal, each thread that hands clicks over (the edge's event loops) gets one of
+    /// its own, so that two loops never wait for each other while one encodes a click; without one, there is one.
+    private final class IntakeShard: Sendable {
+        let intake = Mutex(Intake())
+    }
+
+    /// Which intake a thread uses.
+    private final class ShardNumber: Sendable {
+        let value: Int
+        init(_ value: Int) { self.value = value }
     }
 
     /// The rest; when both locks are taken, this one is taken first.
@@ -130,7 +150,9 @@ package final class ClickRecorder: Service, Sendable {
     }
 
     private let state: Mutex<State>
-    private let intake = Mutex(Intake())
+    private let shards: [IntakeShard]
+    private let threadShard = ThreadSpecificVariable<ShardNumber>()
+    private let nextShard = Atomic<Int>(0)
     /// Without a journal, the clicks taken and not yet stored, which count against `bufferLimit` with those pending.
     private let holding = Atomic<Int>(0)
     private let store: any ClickStore
@@ -175,6 +197,7 @@ package final class ClickRecorder: Service, Sendable {
         self.addresses = addresses
         self.hasher = hasher
         self.writerPriority = writerPriority
+        shards = (0..<(journal == nil ? 1 : 8)).map { _ in IntakeShard() }
         var initial = State()
         if let journal {
             // What an earlier run appended and the database did not store is read back from the journal.
@@ -185,15 +208,24 @@ package final class ClickRecorder: Service, Sendable {
         state = Mutex(initial)
     }
 
+    /// The calling thread's intake.
+    private var ownShard: IntakeShard {
+        guard shards.count > 1 else { return shards[0] }
+        if let number = threadShard.currentValue { return shards[number.value] }
+        let number = nextShard.wrappingAdd(1, ordering: .relaxed).oldValue % shards.count
+        threadShard.currentValue = ShardNumber(number)
+        return shards[number]
+    }
+
     /// Hands a click over; returns at once. False when the click was dropped: without a journal, when the buffer was
-    /// full; with one, when the clicks not yet appended fill the buffer (the journal's disk has stalled). With an
-    /// `origin`, the click's address hashes are filled in before it is appended.
+    /// full; with one, when the clicks not yet appended fill the calling thread's buffer (the journal's disk has
+    /// stalled). With an `origin`, the click's address hashes are filled in before it is appended.
     @discardableResult
     package func record(_ click: Click, origin: ClickOrigin? = nil) -> Bool {
         let id = click.id.hashValue
         guard journal != nil else {
             let holding = holding.load(ordering: .relaxed)
-            return intake.withLock { intake in
+            return shards[0].intake.withLock { intake in
                 guard intake.count + holding < bufferLimit else {
                     intake.dropped += 1
                     return false
@@ -206,7 +238,7 @@ package final class ClickRecorder: Service, Sendable {
         let click = UserClickToken.token(inQuery: click.query) == nil ? click : UserClickToken.separated(click)
         // The client's address is told here, from the connection's texts; its keyed hashes are the appender's.
         let address: IPAddress?? = hasher == nil ? nil : origin.map { $0.clientAddress(using: addresses) }
-        return intake.withLock { intake in
+        return ownShard.intake.withLock { intake in
             guard intake.count < bufferLimit else {
                 intake.dropped += 1
                 return false
@@ -234,7 +266,7 @@ package final class ClickRecorder: Service, Sendable {
         return state.withLock { state in
             state.writing.contains { $0.id == clickID } || state.held.contains { $0.click.id == clickID }
                 || state.unstored.contains { $0.id == id && $0.end > state.stored }
-                || state.appending.contains(id) || intake.withLock { $0.ids.contains(id) }
+                || state.appending.contains(id) || shards.contains { $0.intake.withLock { $0.ids.contains(id) } }
         }
     }
 
@@ -255,7 +287,9 @@ package final class ClickRecorder: Service, Sendable {
     /// journal), written, and dropped since start.
     package var statistics: (pending: Int, recorded: Int, dropped: Int) {
         state.withLock { state in
-            let (pending, dropped) = intake.withLock { ($0.count, $0.dropped) }
+            let (pending, dropped) = shards.reduce((0, 0)) { sum, shard in
+                shard.intake.withLock { (sum.0 + $0.count, sum.1 + $0.dropped) }
+            }
             return (pending + state.appending.count + state.held.count + state.unstored.count, state.recorded, dropped)
         }
     }
@@ -285,28 +319,28 @@ package final class ClickRecorder: Service, Sendable {
     /// Takes the clicks waiting, fills in their address hashes, and appends them to the journal (or, without one,
     /// holds them for the database). With a full journal, the clicks are dropped and counted.
     func append() {
-        var taken = Intake()
+        var taken: [Intake] = []
         let ids: [Int]? = state.withLock { state in
             guard !state.isAppending else { return nil }
-            let (waiting, bytes) = intake.withLock { ($0.count, $0.bytes.count) }
-            guard waiting > 0 else { return nil }
-            // A swap, not a copy, with buffers made before the edge's event loops' lock is taken: they have room for
-            // as many clicks as were waiting, so that the edge does not grow them click by click.
-            let capacity = max(1024, waiting)
-            if journal == nil {
-                taken.pending.reserveCapacity(capacity)
-            } else {
-                taken.encoded.reserveCapacity(capacity)
-                taken.bytes.reserveCapacity(max(1 << 16, bytes + bytes / 4))
+            for shard in shards {
+                let (waiting, bytes) = shard.intake.withLock { ($0.count, $0.bytes.count) }
+                guard waiting > 0 else { continue }
+                // A swap, not a copy, with buffers made before the edge's event loop's lock is taken: they have room
+                // for as many clicks as were waiting, so that the edge does not grow them click by click.
+                var fresh = Intake()
+                let capacity = max(1024, waiting)
+                if journal == nil {
+                    fresh.pending.reserveCapacity(capacity)
+                } else {
+                    fresh.encoded.reserveCapacity(capacity)
+                    fresh.bytes.reserveCapacity(max(1 << 16, bytes + bytes / 4))
+                }
+                fresh.ids.reserveCapacity(capacity)
+                shard.intake.withLock { $0.swapClicks(with: &fresh) }
+                taken.append(fresh)
             }
-            taken.ids.reserveCapacity(capacity)
-            intake.withLock { intake in
-                swap(&intake.pending, &taken.pending)
-                swap(&intake.bytes, &taken.bytes)
-                swap(&intake.encoded, &taken.encoded)
-                swap(&intake.ids, &taken.ids)
-            }
-            let ids = taken.ids
+            guard !taken.isEmpty else { return nil }
+            let ids = taken.count == 1 ? taken[0].ids : taken.flatMap(\.ids)
             if journal == nil { holding.add(ids.count, ordering: .relaxed) }
             state.isAppending = true
             state.appending = ids
@@ -315,9 +349,11 @@ package final class ClickRecorder: Service, Sendable {
         guard let ids else { return }
         guard let journal else {
             var clicks: [Resolved] = []
-            clicks.reserveCapacity(taken.pending.count)
+            clicks.reserveCapacity(ids.count)
             networkDigests.withLock { networks in
-                for pending in taken.pending { clicks.append(resolve(pending, networks: &networks)) }
+                for part in taken {
+                    for pending in part.pending { clicks.append(resolve(pending, networks: &networks)) }
+                }
             }
             state.withLock { state in
                 for click in clicks {
@@ -330,10 +366,12 @@ package final class ClickRecorder: Service, Sendable {
             }
             return
         }
-        var records = JournalRecords(capacity: taken.bytes.count + taken.encoded.count * 64)
+        var records = JournalRecords(capacity: taken.reduce(0) { $0 + $1.bytes.count + $1.encoded.count * 64 })
         networkDigests.withLock { networks in
-            taken.bytes.withUnsafeBytes { bytes in
-                for click in taken.encoded { frame(click, from: bytes, into: &records, networks: &networks) }
+            for part in taken {
+                part.bytes.withUnsafeBytes { bytes in
+                    for click in part.encoded { frame(click, from: bytes, into: &records, networks: &networks) }
+                }
             }
         }
         do {
@@ -352,7 +390,7 @@ package final class ClickRecorder: Service, Sendable {
             }
             if recovered { logger.warning("click journal has room again; clicks are kept") }
         } catch {
-            intake.withLock { $0.dropped += ids.count }
+            shards[0].intake.withLock { $0.dropped += ids.count }
             let first: Bool = state.withLock { state in
                 state.appending.removeAll()
                 state.isAppending = false
@@ -657,7 +695,7 @@ package final class ClickRecorder: Service, Sendable {
     /// with one, for at most `stopWriteLimit`), and stops the threads.
     private func finish() async {
         // A request's flush may be appending as the loops end: what it took is appended when it returns.
-        while state.withLock({ state in state.isAppending || intake.withLock { $0.count > 0 } }) {
+        while state.withLock({ state in state.isAppending || shards.contains { $0.intake.withLock { $0.count > 0 } } }) {
             append()
             if state.withLock({ $0.isAppending }) { try? await Task.sleep(for: .milliseconds(1)) }
         }

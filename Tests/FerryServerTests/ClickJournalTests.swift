@@ -252,6 +252,48 @@ struct ClickJournalTests {
         #expect(try ClickJournal.segmentNumbers(in: journal.directory).count == 1, "stored segments are deleted")
     }
 
+    @Test func clicksHandedOverFromManyThreadsAtOnceAreEachKeptWithTheirAddressesHashes() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "threads", destination: "https://example.com/"), app: fixture.app, environment: .live)
+        let hasher = AddressHasher(key: "journal-threads-key-0123456789")
+        let journal = try ClickJournal(directory: fixture.directory.appendingPathComponent("clicks"), maxBytes: 64 << 20)
+        let recorder = ClickRecorder(store: fixture.store, journal: journal, flushInterval: .seconds(60), batchSize: 500, bufferLimit: 10_000,
+                                     logger: RecordingLogHandler.Records().logger(.error), hasher: hasher)
+        // Each thread hands its clicks to an intake of its own; the appender takes them all. Behind the loopback proxy,
+        // the forwarded address is the client's; a click without an origin keeps the hash it carries.
+        let (threads, each) = (12, 150)
+        @Sendable func client(_ n: Int) -> String { "203.0.\(113 + n % 3).\(n % 250 + 1)" }
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for n in 0..<each {
+                var click = ClickRecorderTests.click("clk_t\(thread)_\(n)", linkID: link.id, appID: fixture.app.id)
+                if n == 0 {
+                    click.ipHash = "carried"
+                    recorder.record(click)
+                } else {
+                    recorder.record(click, origin: ClickOrigin(peer: "127.0.0.1", forwardedFor: [client(n)]))
+                }
+            }
+        }
+        #expect(recorder.isPending(clickID: "clk_t5_9") && !recorder.isPending(clickID: "clk_t5_999"))
+        #expect(recorder.statistics == (pending: threads * each, recorded: 0, dropped: 0))
+        await recorder.flush()
+        #expect(recorder.statistics == (pending: 0, recorded: threads * each, dropped: 0))
+        #expect(try await ClickRecorderTests.stored(link, in: fixture) == (rows: threads * each, counted: threads * each))
+        for thread in 0..<threads {
+            for n in 0..<each {
+                let stored = try #require(try await fixture.store.click(id: "clk_t\(thread)_\(n)"))
+                if n == 0 {
+                    #expect(stored.ipHash == "carried" && stored.networkHash == nil)
+                } else {
+                    let address = try #require(IPAddress(client(n)))
+                    #expect(stored.ipHash == hasher.hash(address) && stored.networkHash == hasher.hashNetwork(address), "clk_t\(thread)_\(n)")
+                }
+                #expect(stored.userAgent == UA.iPhoneSafari && stored.traffic == .person)
+            }
+        }
+    }
+
     @Test func aRestartWritesWhatTheLastRunLeftAndNothingTwice() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }

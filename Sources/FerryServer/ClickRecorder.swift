@@ -116,8 +116,8 @@ package final class ClickRecorder: Service, Sendable {
         let intake = Mutex(Intake())
     }
 
-    /// Which intake a thread uses.
-    private final class ShardNumber: Sendable {
+    /// A number of a thread that hands clicks over, given in turn: with a journal, its intake is the one of that number.
+    private final class ThreadNumber: Sendable {
         let value: Int
         init(_ value: Int) { self.value = value }
     }
@@ -151,8 +151,9 @@ package final class ClickRecorder: Service, Sendable {
 
     private let state: Mutex<State>
     private let shards: [IntakeShard]
-    private let threadShard = ThreadSpecificVariable<ShardNumber>()
-    private let nextShard = Atomic<Int>(0)
+    /// One thread-specific key for every recorder of the process (their number is bounded).
+    private static let threadNumber = ThreadSpecificVariable<ThreadNumber>()
+    private static let nextThreadNumber = Atomic<Int>(0)
     /// Without a journal, the clicks taken and not yet stored, which count against `bufferLimit` with those pending.
     private let holding = Atomic<Int>(0)
     private let store: any ClickStore
@@ -211,10 +212,10 @@ package final class ClickRecorder: Service, Sendable {
     /// The calling thread's intake.
     private var ownShard: IntakeShard {
         guard shards.count > 1 else { return shards[0] }
-        if let number = threadShard.currentValue { return shards[number.value] }
-        let number = nextShard.wrappingAdd(1, ordering: .relaxed).oldValue % shards.count
-        threadShard.currentValue = ShardNumber(number)
-        return shards[number]
+        if let number = Self.threadNumber.currentValue { return shards[number.value % shards.count] }
+        let number = Self.nextThreadNumber.wrappingAdd(1, ordering: .relaxed).oldValue & Int.max
+        Self.threadNumber.currentValue = ThreadNumber(number)
+        return shards[number % shards.count]
     }
 
     /// Hands a click over; returns at once. False when the click was dropped: without a journal, when the buffer was

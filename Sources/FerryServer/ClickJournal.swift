@@ -198,15 +198,14 @@ package final class ClickJournal: @unchecked Sendable {
         appendFile.withLock { descriptor in _ = fsync(descriptor) }
     }
 
-    /// Reads records from `position` up to `limit` (or the end), at most `count` of them. Returns the payloads with
+    /// Reads records from `position` up to the end, at most `count` of them. Returns the payloads with
     /// where each starts and ends, and the position after the last one read; past the end of a closed segment the
     /// position moves to the start of the next. A damaged record in a closed segment (a disk's fault) ends its segment:
     /// it is counted in `damagedRecords` and the rest of that segment is skipped.
-    package func read(from position: JournalPosition, before limit: JournalPosition? = nil, count: Int) throws
+    package func read(from position: JournalPosition, count: Int) throws
         -> (records: [(payload: [UInt8], start: JournalPosition, end: JournalPosition)], next: JournalPosition)
     {
-        let (end, sizes) = shared.withLock { ($0.end, $0.sizes) }
-        let stop = min(limit ?? end, end)
+        let (stop, sizes) = shared.withLock { ($0.end, $0.sizes) }
         var at = position
         var records: [(payload: [UInt8], start: JournalPosition, end: JournalPosition)] = []
         while records.count < count, at < stop {

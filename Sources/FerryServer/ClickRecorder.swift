@@ -55,7 +55,6 @@ package final class ClickRecorder: Service, Sendable {
     /// Without a journal, a click held in memory for the database, with its place in the order of clicks taken.
     private struct Held {
         var resolved: Resolved
-        var start: JournalPosition
         var end: JournalPosition
         var click: Click { resolved.click }
     }
@@ -70,7 +69,7 @@ package final class ClickRecorder: Service, Sendable {
     /// What the next write takes.
     private enum Batch {
         case held([Held])
-        case journal(from: JournalPosition, before: JournalPosition?)
+        case journal(from: JournalPosition)
     }
 
     /// With a journal, a click the edge handed over as bytes: its record's payload in `Intake.bytes` from `start` to
@@ -359,7 +358,7 @@ package final class ClickRecorder: Service, Sendable {
             state.withLock { state in
                 for click in clicks {
                     let end = JournalPosition(segment: 0, offset: state.appended.offset + 1)
-                    state.held.append(Held(resolved: click, start: state.appended, end: end))
+                    state.held.append(Held(resolved: click, end: end))
                     state.appended = end
                 }
                 state.appending.removeAll()
@@ -425,7 +424,7 @@ package final class ClickRecorder: Service, Sendable {
     private func writeBatch() async -> WriteOutcome {
         let batch: Batch?? = state.withLock { state in
             guard !state.isWriting else { return .some(nil) }
-            if let first = state.held.first, journal == nil || first.start <= state.stored {
+            if journal == nil, !state.held.isEmpty {
                 let taken = Array(state.held.prefix(batchSize))
                 state.isWriting = true
                 state.writing = taken.map(\.resolved.click)
@@ -433,7 +432,7 @@ package final class ClickRecorder: Service, Sendable {
             }
             guard state.stored < state.appended else { return nil }
             state.isWriting = true
-            return Batch.journal(from: state.stored, before: state.held.first?.start)
+            return Batch.journal(from: state.stored)
         }
         guard let taken = batch else { return .nothingLeft }
         guard let batch = taken else { return .busy }
@@ -510,9 +509,9 @@ package final class ClickRecorder: Service, Sendable {
         switch batch {
         case .held(let held):
             return (held.map(\.resolved.stored), held.last?.end ?? JournalPosition(segment: 0, offset: 0))
-        case .journal(let from, let before):
+        case .journal(let from):
             guard let journal else { return ([], from) }
-            let (records, next) = try journal.read(from: from, before: before, count: batchSize)
+            let (records, next) = try journal.read(from: from, count: batchSize)
             var clicks: [Click] = []
             clicks.reserveCapacity(records.count)
             for record in records {

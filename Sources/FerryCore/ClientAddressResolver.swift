@@ -53,14 +53,19 @@ package struct ClientAddressResolver: Sendable {
             // An oversized value cannot be verified, so nothing to its left can be either.
             guard value.utf8.count <= Self.maximumHeaderValueLength else { return lastTrusted?.unmapped }
             let bytes = Array(value.utf8)
-            for rawEntry in bytes.split(separator: IPText.comma, omittingEmptySubsequences: false).reversed() {
+            // Entry by entry from the right, empty ones included (they end the walk).
+            var end = bytes.endIndex
+            while true {
                 guard examined < Self.maximumEntries else { return lastTrusted?.unmapped }
                 examined += 1
-                guard let hop = IPText.host(IPText.trimmingWhitespace(rawEntry)) else {
+                let start = bytes[..<end].lastIndex(of: IPText.comma).map { $0 + 1 } ?? bytes.startIndex
+                guard let hop = IPText.host(IPText.trimmingWhitespace(bytes[start..<end])) else {
                     return lastTrusted?.unmapped
                 }
                 guard isTrusted(hop) else { return hop.unmapped }
                 lastTrusted = hop
+                guard start > bytes.startIndex else { break }
+                end = start - 1
             }
         }
         return lastTrusted?.unmapped

@@ -148,13 +148,16 @@ package struct NetworkDigestCache {
         var digest: AddressDigest
     }
 
-    private var entries: [Entry]
+    /// Made at the first digest: a recorder without a key hashes nothing.
+    private var entries: [Entry] = []
+    private let bits: Int
     private let shift: UInt64
+    /// How many digests were worked out rather than remembered.
+    package private(set) var hashed = 0
 
     /// A cache of `slots` places, rounded up to a power of two.
     package init(slots: Int = 1 << 16) {
-        let bits = max(1, Int.bitWidth - (max(2, slots) - 1).leadingZeroBitCount)
-        entries = Array(repeating: Entry(prefix: 0, family: 0, digest: AddressDigest(high: 0, low: 0)), count: 1 << bits)
+        bits = max(1, Int.bitWidth - (max(2, slots) - 1).leadingZeroBitCount)
         shift = UInt64(64 - bits)
     }
 
@@ -165,9 +168,11 @@ package struct NetworkDigestCache {
         case .v4(let value): (prefix, family) = (UInt64(value >> 8), 4)
         case .v6(let high, _): (prefix, family) = (high, 6)
         }
+        if entries.isEmpty { entries = Array(repeating: Entry(prefix: 0, family: 0, digest: AddressDigest(high: 0, low: 0)), count: 1 << bits) }
         let slot = Int(truncatingIfNeeded: ((prefix ^ UInt64(family)) &* 0x9E37_79B9_7F4A_7C15) >> shift)
         if entries[slot].family == family, entries[slot].prefix == prefix { return entries[slot].digest }
         let digest = hasher.networkDigest(address)
+        hashed += 1
         entries[slot] = Entry(prefix: prefix, family: family, digest: digest)
         return digest
     }

@@ -44,6 +44,12 @@ struct AddressHasherTests {
                 #expect(cache.digest(address, hasher: hasher) == hasher.networkDigest(address), "\(text)")
             }
         }
+        // A network that keeps coming back is hashed once: the addresses of one /24 (and of one /64) share a place.
+        var remembered = NetworkDigestCache()
+        for text in ["198.51.100.1", "198.51.100.2", "198.51.100.254", "2001:db8:1:2::1", "2001:db8:1:2::2", "198.51.100.3"] {
+            _ = remembered.digest(try #require(IPAddress(text)), hasher: hasher)
+        }
+        #expect(remembered.hashed == 2)
     }
 
     @Test func onlyThirtyTwoLowercaseHexDigitsSpellADigest() {

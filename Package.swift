@@ -67,13 +67,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // CRC-32C on the processor's own instructions, for the click journal's records.
-        .target(name: "CFerryChecksum"),
+        // CRC-32C and SHA-256 on the processor's own instructions, for the click journal's records and the address hashes.
+        .target(name: "CFerryHashing"),
         .target(
             name: "FerryServer",
             dependencies: [
                 "FerryCore", "FerryStore",
-                .target(name: "CFerryChecksum", condition: .when(platforms: serverPlatforms)),
+                .target(name: "CFerryHashing", condition: .when(platforms: serverPlatforms)),
                 serverProduct("Hummingbird", "hummingbird"),
                 serverProduct("HummingbirdCore", "hummingbird"),
                 serverProduct("Logging", "swift-log"),

@@ -1,5 +1,5 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
-import CFerryChecksum
+import CFerryHashing
 import FerryAPI
 import FerryCore
 #if canImport(Glibc)
@@ -394,7 +394,7 @@ package struct JournalRecords {
 }
 
 /// CRC-32C (Castagnoli), the checksum of each journal record, for the tens of megabytes a second the journal takes at
-/// the edge's full speed: on the processor's CRC-32C instructions where it has them (`CFerryChecksum`), else eight bytes
+/// the edge's full speed: on the processor's CRC-32C instructions where it has them (`CFerryHashing`), else eight bytes
 /// a step from eight tables ("slicing by 8").
 enum CRC32C {
     /// Whether `checksum` runs on the processor's instructions.

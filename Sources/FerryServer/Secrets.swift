@@ -1,4 +1,5 @@
 #if os(macOS) || os(Linux)  // the server's platforms: see Package.swift
+import CFerryHashing
 import Crypto
 import FerryAPI
 import FerryCore
@@ -48,23 +49,20 @@ package enum Secrets {
 /// `net:` and its prefix (`IPAddress.networkPrefix`), cut to 128 bits and written as hex. The click journal keeps the
 /// 128 bits themselves (`AddressDigest`); the database and every comparison use the hex.
 package struct AddressHasher: Sendable {
-    /// SHA-256 with the key's inner and outer pads already taken in (RFC 2104), so that a hash costs two compressions
-    /// of its own. Never changed: each hash updates a copy, and a copy's state is copied on its first update.
-    private struct Keyed: @unchecked Sendable {
-        let inner: SHA256
-        let outer: SHA256
-    }
-    private let keyed: Keyed
+    /// SHA-256's state after the key's inner and outer pads (RFC 2104), so that a hash costs two compressions of its
+    /// own, each on a copy of eight words on the stack (`CFerryHashing`).
+    private let inner: SHA256Words
+    private let outer: SHA256Words
 
     /// Creates a hasher with a secret key.
     package init(key: String) {
         var block = Array(key.utf8)
         if block.count > SHA256.blockByteCount { block = Array(SHA256.hash(data: block)) }
         block += [UInt8](repeating: 0, count: SHA256.blockByteCount - block.count)
-        var inner = SHA256(), outer = SHA256()
-        inner.update(data: block.map { $0 ^ 0x36 })
-        outer.update(data: block.map { $0 ^ 0x5C })
-        keyed = Keyed(inner: inner, outer: outer)
+        var inner = SHA256Words.initial, outer = SHA256Words.initial
+        inner.compress(block.map { $0 ^ 0x36 })
+        outer.compress(block.map { $0 ^ 0x5C })
+        (self.inner, self.outer) = (inner, outer)
     }
 
     /// The hash of an address (128 bits as hex).
@@ -106,11 +104,11 @@ package struct AddressHasher: Sendable {
     }
 
     private func digest(of message: UnsafeRawBufferPointer) -> AddressDigest {
-        var inner = keyed.inner
-        inner.update(bufferPointer: message)
-        var outer = keyed.outer
-        inner.finalize().withUnsafeBytes { outer.update(bufferPointer: $0) }
-        return outer.finalize().withUnsafeBytes { AddressDigest(bytes: $0) }
+        var inner = inner
+        inner.finish(message, after: SHA256.blockByteCount)
+        var outer = outer
+        inner.withDigest { outer.finish($0, after: SHA256.blockByteCount) }
+        return AddressDigest(high: UInt64(outer.words.0) << 32 | UInt64(outer.words.1), low: UInt64(outer.words.2) << 32 | UInt64(outer.words.3))
     }
 
     /// Calls `body` with `prefix`, the dotted decimal text of an IPv4 address (as `IPAddress.description` writes it)
@@ -134,6 +132,56 @@ package struct AddressHasher: Sendable {
             put(suffix)
             return body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<count]))
         }
+    }
+}
+
+/// SHA-256's eight words of state, compressed by `CFerryHashing` (on the processor's SHA instructions where it has
+/// them); tested against the library's SHA-256 and HMAC.
+struct SHA256Words: Sendable {
+    var words: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+
+    /// The state before any block (FIPS 180-4, 5.3.3).
+    static let initial = SHA256Words(words: (0x6A09_E667, 0xBB67_AE85, 0x3C6E_F372, 0xA54F_F53A, 0x510E_527F, 0x9B05_688C, 0x1F83_D9AB, 0x5BE0_CD19))
+
+    /// Takes in whole 64-byte blocks.
+    mutating func compress(_ blocks: UnsafeRawBufferPointer, portable: Bool = false) {
+        precondition(blocks.count % 64 == 0, "SHA-256 takes 64-byte blocks")
+        guard let start = blocks.baseAddress, blocks.count > 0 else { return }
+        withUnsafeMutableBytes(of: &words) { state in
+            let state = state.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            if portable {
+                ferry_sha256_compress_portable(state, start, blocks.count / 64)
+            } else {
+                ferry_sha256_compress(state, start, blocks.count / 64)
+            }
+        }
+    }
+
+    mutating func compress(_ blocks: [UInt8]) {
+        blocks.withUnsafeBytes { compress($0) }
+    }
+
+    /// Takes in the last of a message, `before` bytes of which came before in whole blocks, with its padding: the
+    /// state is then the digest's.
+    mutating func finish(_ message: UnsafeRawBufferPointer, after before: Int, portable: Bool = false) {
+        let whole = message.count / 64 * 64
+        compress(UnsafeRawBufferPointer(rebasing: message[..<whole]), portable: portable)
+        let tail = message.count - whole
+        withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { buffer in
+            let blocks = tail + 9 <= 64 ? 64 : 128
+            if tail > 0 { buffer.baseAddress!.copyMemory(from: message.baseAddress! + whole, byteCount: tail) }
+            buffer[tail] = 0x80
+            for index in (tail + 1)..<(blocks - 8) { buffer[index] = 0 }
+            buffer.storeBytes(of: (UInt64(before + message.count) * 8).bigEndian, toByteOffset: blocks - 8, as: UInt64.self)
+            compress(UnsafeRawBufferPointer(rebasing: buffer[..<blocks]), portable: portable)
+        }
+    }
+
+    /// Calls `body` with the 32 bytes of the digest (the state, once finished).
+    func withDigest<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        var bytes = (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian,
+                     words.4.bigEndian, words.5.bigEndian, words.6.bigEndian, words.7.bigEndian)
+        return withUnsafeBytes(of: &bytes) { body($0) }
     }
 }
 

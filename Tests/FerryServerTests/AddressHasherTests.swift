@@ -16,6 +16,21 @@ struct AddressHasherTests {
         return mac.prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
+    @Test func sha256OnTheProcessorAndInPortableCIsTheLibrarys() {
+        // Every length from empty to past two blocks, where the padding takes one block or two: the processor's
+        // instructions (where this machine has them) and the portable code both give the library's digest.
+        var generator = SystemRandomNumberGenerator()
+        let message = (0..<200).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for length in 0...message.count {
+            let expected = Array(SHA256.hash(data: message[..<length]))
+            for portable in [false, true] {
+                var state = SHA256Words.initial
+                message.withUnsafeBytes { state.finish(UnsafeRawBufferPointer(rebasing: $0[..<length]), after: 0, portable: portable) }
+                #expect(state.withDigest { Array($0) } == expected, "\(length) bytes, portable: \(portable)")
+            }
+        }
+    }
+
     @Test(arguments: ["k", String(repeating: "0123456789abcdef", count: 4), String(repeating: "long key ", count: 20), ""])
     func hashesAreHMACSHA256OfTheCanonicalText(key: String) throws {
         let hasher = AddressHasher(key: key)

@@ -1,7 +1,7 @@
 // CRC-32C on the instructions made for it: one instruction per 8 bytes, about ten times the rate of table lookups.
 // The journal checksums every click record with it (Sources/FerryServer/ClickJournal.swift), whose table-driven
 // implementation stays the reference and the fallback.
-#include "ferry_checksum.h"
+#include "ferry_hashing.h"
 
 #include <string.h>
 

@@ -2,8 +2,8 @@
 import FerryCore
 import NIOCore
 
-/// Where a click came from, as its connection told it. The client's address, and the keyed hashes that are all the
-/// database keeps of it, are worked out when the click is written, not while its visitor waits for the redirect.
+/// Where a click came from, as its connection told it. The keyed hashes of the client's address, which are all the
+/// database keeps of it, are worked out by the click recorder's own thread, not the request's.
 package struct ClickOrigin: Sendable {
     /// The socket peer: its address as text, or the socket address itself (made text only when the click is written).
     enum Peer: Sendable {

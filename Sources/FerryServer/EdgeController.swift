@@ -149,7 +149,7 @@ struct EdgeController: Sendable {
         let clickID = Identifiers.makeTimeOrdered(prefix: "clk", at: time, using: &generator)
         let decision = clickRouter.decide(link: resolved.link, app: resolved.app, client: client, query: query, clickID: clickID, now: time)
         if decision.records && !head {
-            // The address and its hashes are worked out by the recorder when it writes the click.
+            // The recorder tells the address as it takes the click, and works out its hashes off the request's thread.
             recorder.record(Click(
                 id: clickID, linkID: resolved.link.id, appID: resolved.app.id, environment: resolved.link.environment, createdAt: time,
                 ipHash: nil, networkHash: nil,

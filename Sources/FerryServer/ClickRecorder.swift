@@ -526,9 +526,6 @@ package final class ClickRecorder: Service, Sendable {
         }
     }
 
-    /// A click with the keyed hashes of its client address, a signed-in person's token apart from the query
-    /// (`UserClickToken`), and a scanner's click told from a person's by its network: work left off the redirect path,
-    /// done before the click is appended, so that the journal never holds an address.
     /// Appends the record of a click the edge encoded, with its address hashes and traffic.
     private func frame(_ click: Encoded, from bytes: UnsafeRawBufferPointer, into records: inout JournalRecords,
                        networks: inout NetworkDigestCache) {
@@ -544,6 +541,9 @@ package final class ClickRecorder: Service, Sendable {
         }
     }
 
+    /// A click with the keyed hashes of its client address, a signed-in person's token apart from the query
+    /// (`UserClickToken`), and a scanner's click told from a person's by its network: work left off the redirect path,
+    /// done before the click is appended, so that the journal never holds an address.
     private func resolve(_ pending: Pending, networks: inout NetworkDigestCache) -> Resolved {
         var resolved = Resolved(click: UserClickToken.separated(pending.click))
         if let address = addressHashes(pending, networks: &networks) {

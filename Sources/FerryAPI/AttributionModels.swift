@@ -45,8 +45,13 @@ public struct DeviceSignals: Codable, Sendable, Hashable {
 
 /// The body of `POST /v1/attribution/match`: a first launch asking which click led to its install.
 package struct MatchRequest: Codable, Sendable, Hashable {
-    /// A stable id of this install (the IDFV on iOS).
+    /// A stable id of this install (the IDFV on iOS), which FerryKit also keeps where deleting the app leaves it (the
+    /// keychain), so that a re-install goes by the same id.
     package var installID: String
+    /// A new id for each installation of the app (kept where deleting the app removes it): the same `installID` with
+    /// another installation id is a re-install, answered afresh; with the same one, a first launch asking again.
+    /// Optional: without one, every request of an install id gets its first answer.
+    package var installationID: String?
     /// What the device says about itself.
     package var signals: DeviceSignals
     /// A click token the app read from the pasteboard ("copy to open"), if any.
@@ -61,21 +66,24 @@ package struct MatchRequest: Codable, Sendable, Hashable {
     package static let minConfidenceRange: ClosedRange<Double> = 0.4...1
 
     /// Creates a match request.
-    package init(installID: String, signals: DeviceSignals, clickToken: String? = nil, referrer: String? = nil, minConfidence: Double? = nil) {
+    package init(installID: String, installationID: String? = nil, signals: DeviceSignals, clickToken: String? = nil, referrer: String? = nil,
+                 minConfidence: Double? = nil) {
         self.installID = installID
+        self.installationID = installationID
         self.signals = signals
         self.clickToken = clickToken
         self.referrer = referrer
         self.minConfidence = minConfidence
     }
 
-    private enum CodingKeys: String, CodingKey { case installID, signals, clickToken, referrer, minConfidence }
+    private enum CodingKeys: String, CodingKey { case installID, installationID, signals, clickToken, referrer, minConfidence }
 
     /// Encodes every key, `clickToken` and `referrer` as `null` when absent, as the SDK documents the body;
-    /// `minConfidence` only when set.
+    /// `installationID` and `minConfidence` only when set.
     package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(installID, forKey: .installID)
+        try c.encodeIfPresent(installationID, forKey: .installationID)
         try c.encode(signals, forKey: .signals)
         try c.encode(clickToken, forKey: .clickToken)
         try c.encode(referrer, forKey: .referrer)
@@ -85,7 +93,8 @@ package struct MatchRequest: Codable, Sendable, Hashable {
 
 /// How an install was tied to a click.
 public enum MatchType: String, Codable, Sendable, Hashable {
-    /// By a click token, a Play Store referrer or an install already bound: certain.
+    /// By a click token, a Play Store referrer, an install already bound, or (for a re-install) a click from a browser
+    /// that led this device to the app before: certain.
     case deterministic
     /// By device and network signals: `confidence` says how sure.
     case probabilistic

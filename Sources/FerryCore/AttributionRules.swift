@@ -19,9 +19,13 @@ package struct AttributionRecord: Sendable, Hashable {
     package var confidence: Double?
     /// When the answer was first given.
     package var createdAt: Date
+    /// The installation the answer was given to (`MatchRequest.installationID`), once one was named.
+    package var installationID: String?
 
     /// Creates a record.
-    package init(appID: String, environment: APIEnvironment, installID: String, clickID: String?, linkID: String?, matchType: MatchType?, confidence: Double?, createdAt: Date) {
+    package init(appID: String, environment: APIEnvironment, installID: String, clickID: String?, linkID: String?, matchType: MatchType?, confidence: Double?,
+                 createdAt: Date, installationID: String? = nil) {
+        self.installationID = installationID
         self.appID = appID
         self.environment = environment
         self.installID = installID
@@ -108,6 +112,8 @@ package enum AttributionRules {
     package static let maxEventsPerRequest = 100
     /// Most properties on one event.
     package static let maxEventProperties = 20
+    /// How long a browser that led an install to the app is remembered for that install's re-installs.
+    package static let browserLinkRetention: TimeInterval = 90 * 86400
     /// The names the SDK's own events use; custom names follow the same alphabet.
     package static let standardEvents: Set<String> = ["install", "open", "reinstall"]
 
@@ -219,6 +225,13 @@ package enum AttributionRules {
         let decoded = QueryString.decode(Substring(referrer))
         if decoded != referrer, let id = QueryString(decoded).value(of: ClickRouter.referrerClickParameter), isClickID(id) { return id }
         return nil
+    }
+
+    /// The id the interstitial keeps in the browser's storage: `fb_` and 22 letters or digits.
+    package static func isBrowserID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 25, text.hasPrefix("fb_") else { return false }
+        return bytes[3...].allSatisfy { URLRules.isLetter($0) || URLRules.isDigit($0) }
     }
 
     /// `clk_` and 22 letters or digits.

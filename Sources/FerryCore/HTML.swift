@@ -222,6 +222,20 @@ package struct InterstitialPage: Sendable, Hashable {
       function go() {
         if (store && /^https?:\\/\\//.test(store)) { window.location.replace(store); }
       }
+      // An id this browser keeps for the link domain: a later click from it, before the app is installed again on a
+      // device it once led there, is that device's (a re-install). Nothing when storage is off or private.
+      function browserID() {
+        try {
+          var storage = window.localStorage, id = storage.getItem("ferry_browser");
+          if (id && /^fb_[A-Za-z0-9]{22}$/.test(id)) { return id; }
+          var letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", bytes = new Uint8Array(22);
+          window.crypto.getRandomValues(bytes);
+          id = "fb_";
+          for (var i = 0; i < bytes.length; i++) { id += letters.charAt(bytes[i] % 62); }
+          storage.setItem("ferry_browser", id);
+          return storage.getItem("ferry_browser") === id ? id : null;
+        } catch (ignored) { return null; }
+      }
       function report() {
         var nav = window.navigator, screen = window.screen || {};
         var width = Math.round(Math.min(screen.width || 0, screen.height || 0));
@@ -239,7 +253,8 @@ package struct InterstitialPage: Sendable, Hashable {
             timeZone: zone,
             timeZoneOffsetSeconds: -new Date().getTimezoneOffset() * 60,
             languages: languages
-          }
+          },
+          browser: browserID()
         });
         if (nav.sendBeacon && nav.sendBeacon("\(HTML.signalsPath)", payload)) { return; }
         var request = new XMLHttpRequest();

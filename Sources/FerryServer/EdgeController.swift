@@ -174,8 +174,9 @@ struct EdgeController: Sendable {
         }
     }
 
-    /// What the interstitial's script reports about the device: `{"click": "clk_…", "signals": {…}}`, sent with
-    /// `navigator.sendBeacon` (so any content type is accepted). Answers 204; only the first report of a click counts.
+    /// What the interstitial's script reports about the device: `{"click": "clk_…", "signals": {…}, "browser": "…"}`,
+    /// sent with `navigator.sendBeacon` (so any content type is accepted); `browser` is the id the page keeps in the
+    /// browser's storage, ignored unless well-formed. Answers 204; only the first report of a click counts.
     func signals(_ request: Request) async throws -> Response {
         guard let host = Self.host(of: request), let app = try await resolver.app(forHost: host)?.value else {
             throw APIError(.notFound, message: "no app serves links on this host")
@@ -184,7 +185,7 @@ struct EdgeController: Sendable {
         do { buffer = try await request.body.collect(upTo: 4096) } catch {
             throw APIError(.bodyTooLarge, message: "signals must be at most 4096 bytes")
         }
-        struct Report: Decodable { var click: String; var signals: DeviceSignals }
+        struct Report: Decodable { var click: String; var signals: DeviceSignals; var browser: String? }
         let report: Report
         do { report = try FerryJSON.makeDecoder().decode(Report.self, from: Data(buffer.readableBytesView)) } catch let error as DecodingError {
             throw APIError(error)
@@ -194,7 +195,8 @@ struct EdgeController: Sendable {
         guard AttributionRules.isClickID(report.click) else {
             throw APIError(.invalidField, message: "click must be the page's click id", field: "click")
         }
-        try await attributor.describe(clickID: report.click, app: app, signals: report.signals)
+        try await attributor.describe(clickID: report.click, app: app, signals: report.signals,
+                                      browser: report.browser.flatMap { AttributionRules.isBrowserID($0) ? $0 : nil })
         return Response(status: .noContent)
     }
 

@@ -11,10 +11,11 @@ extension PostgresStore {
         let fingerprint = DeviceFingerprint.key(width: signals.screenWidth, height: signals.screenHeight, scale: signals.screenScale, timeZone: signals.timeZone)
         try await execute("""
             INSERT INTO click_signals (click_id, app_id, received_at, platform, screen_width, screen_height, screen_scale, time_zone,
-                time_zone_offset, languages, fingerprint)
+                time_zone_offset, languages, fingerprint, browser_hash)
             VALUES (\(record.clickID), \(record.appID), \(record.receivedAt.timeIntervalSince1970), \(signals.platform),
                 \(signals.screenWidth.map(Int32.init(clamping:))), \(signals.screenHeight.map(Int32.init(clamping:))), \(signals.screenScale),
-                \(signals.timeZone), \(signals.timeZoneOffsetSeconds.map(Int32.init(clamping:))), \(JSONText.encode(signals.languages ?? [])), \(fingerprint))
+                \(signals.timeZone), \(signals.timeZoneOffsetSeconds.map(Int32.init(clamping:))), \(JSONText.encode(signals.languages ?? [])), \(fingerprint),
+                \(record.browserHash))
             ON CONFLICT (click_id) DO NOTHING
             """)
     }
@@ -86,8 +87,11 @@ extension PostgresStore {
             """) { try ClickEvidence(row: $0, languages: &languages) }
     }
 
-    package func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
-        try await first("SELECT * FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)",
+    package func attribution(appID: String, environment: APIEnvironment, installID: String, installationID: String?) async throws -> AttributionRecord? {
+        try await first("""
+            SELECT * FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)
+            ORDER BY COALESCE(installation_id = \(installationID)::text, false) DESC, seq DESC LIMIT 1
+            """,
                         AttributionRecord.init(row:))
     }
 
@@ -96,9 +100,9 @@ extension PostgresStore {
         do {
             try await transaction { connection in
                 try await connection.query("""
-                    INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at)
+                    INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at, installation_id)
                     VALUES (\(record.appID), \(record.environment.rawValue), \(record.installID), \(record.clickID), \(record.linkID),
-                        \(record.matchType?.rawValue), \(record.confidence), \(record.createdAt.timeIntervalSince1970))
+                        \(record.matchType?.rawValue), \(record.confidence), \(record.createdAt.timeIntervalSince1970), \(record.installationID))
                     """, logger: logger)
                 try await Self.addStats(Dictionary(StatsRollup.increments(attribution: record).map { ($0, 1) }, uniquingKeysWith: +),
                                         connection: connection, logger: logger)
@@ -110,6 +114,39 @@ extension PostgresStore {
             }
             throw StoreConflict(field: "installID", message: "the install already has an answer")
         }
+    }
+
+    package func adoptInstallation(appID: String, environment: APIEnvironment, installID: String, installationID: String) async throws -> AttributionRecord? {
+        try await execute("""
+            UPDATE attributions SET installation_id = \(installationID)
+            WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID) AND installation_id IS NULL
+            """)
+        return try await attribution(appID: appID, environment: environment, installID: installID)
+    }
+
+    @discardableResult
+    package func linkBrowser(ofClick clickID: String, appID: String, environment: APIEnvironment, to installID: String, at time: Date) async throws -> Bool {
+        try await all("""
+            INSERT INTO browser_installs (app_id, environment, install_id, browser_hash, linked_at)
+            SELECT app_id, \(environment.rawValue), \(installID), browser_hash, \(time.timeIntervalSince1970) FROM click_signals
+            WHERE click_id = \(clickID) AND app_id = \(appID) AND browser_hash IS NOT NULL
+            ON CONFLICT (app_id, environment, install_id, browser_hash) DO UPDATE SET linked_at = GREATEST(browser_installs.linked_at, EXCLUDED.linked_at)
+            RETURNING install_id
+            """) { _ in () }.count > 0
+    }
+
+    package func linkedBrowserClick(appID: String, environment: APIEnvironment, installID: String, since: Date) async throws -> ClickEvidence? {
+        var languages = LanguageLists()
+        let moment = since.timeIntervalSince1970
+        return try await first("""
+            SELECT \(unescaped: EvidenceColumn.list) FROM browser_installs b
+            JOIN click_signals s ON s.app_id = b.app_id AND s.browser_hash = b.browser_hash
+            JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
+            WHERE b.app_id = \(appID) AND b.environment = \(environment.rawValue) AND b.install_id = \(installID) AND s.received_at >= \(moment)
+              AND c.environment = b.environment AND c.created_at >= \(moment) AND \(unescaped: CandidateQuery.attributableSQL("c"))
+              AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
+            ORDER BY c.created_at DESC, c.id LIMIT 1
+            """) { try ClickEvidence(row: $0, languages: &languages) }
     }
 
     /// A user binding row with the attribution it copied.
@@ -134,7 +171,8 @@ extension PostgresStore {
         try await execute("""
             INSERT INTO user_bindings (app_id, environment, user_id, install_id, attribution_seq, authority, created_at)
             VALUES (\(appID), \(environment.rawValue), \(userID), \(installID),
-                (SELECT seq FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)),
+                (SELECT seq FROM attributions WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND install_id = \(installID)
+                 ORDER BY seq DESC LIMIT 1),
                 \(authority.rawValue), \(now.timeIntervalSince1970))
             ON CONFLICT (app_id, environment, user_id) DO UPDATE SET install_id = EXCLUDED.install_id, attribution_seq = EXCLUDED.attribution_seq,
                 authority = EXCLUDED.authority, created_at = EXCLUDED.created_at
@@ -185,7 +223,8 @@ extension PostgresStore {
             """) { _ in () }.count
         // Signals of clicks on hosts of no app, or older than any window allows.
         let orphans = try await all("DELETE FROM click_signals WHERE received_at < \(moment - AttributionSettings.maximumWindow) RETURNING click_id") { _ in () }.count
-        return signals + hashes + tokens + orphans
+        let links = try await all("DELETE FROM browser_installs WHERE linked_at < \(moment - AttributionRules.browserLinkRetention) RETURNING install_id") { _ in () }.count
+        return signals + hashes + tokens + orphans + links
     }
 }
 #endif

@@ -227,6 +227,7 @@ extension PostgresStore {
         ("v13-attribution-learning", AttributionLearningSchema.statements(real: "DOUBLE PRECISION", identity: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")),
         ("v14-user-clicks", UserClicksSchema.statements()),
         ("v15-click-traffic", ClickTrafficSchema.statements(indexes: false)),
+        ("v16-reinstalls", ["ALTER TABLE attributions DROP CONSTRAINT attributions_install"] + ReinstallSchema.statements(real: "DOUBLE PRECISION")),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

@@ -11,12 +11,12 @@ extension SQLiteStore {
         try await write { db in
             try db.execute(sql: """
                 INSERT OR IGNORE INTO click_signals (click_id, app_id, received_at, platform, screen_width, screen_height, screen_scale,
-                    time_zone, time_zone_offset, languages, fingerprint)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    time_zone, time_zone_offset, languages, fingerprint, browser_hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [
                     record.clickID, record.appID, record.receivedAt.timeIntervalSince1970, signals.platform, signals.screenWidth,
                     signals.screenHeight, signals.screenScale, signals.timeZone, signals.timeZoneOffsetSeconds,
-                    JSONText.encode(signals.languages ?? []), fingerprint,
+                    JSONText.encode(signals.languages ?? []), fingerprint, record.browserHash,
                 ])
         }
     }
@@ -104,10 +104,12 @@ extension SQLiteStore {
         }
     }
 
-    package func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
+    package func attribution(appID: String, environment: APIEnvironment, installID: String, installationID: String?) async throws -> AttributionRecord? {
         try await readHere { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?"),
-                             arguments: [appID, environment.rawValue, installID]).map(AttributionRecord.init(row:))
+            try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?
+                ORDER BY COALESCE(installation_id = ?, 0) DESC, seq DESC LIMIT 1
+                """), arguments: [appID, environment.rawValue, installID, installationID]).map(AttributionRecord.init(row:))
         }
     }
 
@@ -115,10 +117,10 @@ extension SQLiteStore {
         try await write { db in
             do {
                 try db.cachedStatement(sql: """
-                    INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO attributions (app_id, environment, install_id, click_id, link_id, match_type, confidence, created_at, installation_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).execute(arguments: [record.appID, record.environment.rawValue, record.installID, record.clickID, record.linkID,
-                                     record.matchType?.rawValue, record.confidence, record.createdAt.timeIntervalSince1970])
+                                     record.matchType?.rawValue, record.confidence, record.createdAt.timeIntervalSince1970, record.installationID])
                 try Self.addStats(Dictionary(StatsRollup.increments(attribution: record).map { ($0, 1) }, uniquingKeysWith: +), db: db)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 let message = error.message ?? ""
@@ -126,6 +128,44 @@ extension SQLiteStore {
                     throw StoreConflict(field: "clickID", message: "the click is already attributed to another install")
                 }
                 throw StoreConflict(field: "installID", message: "the install already has an answer")
+            }
+        }
+    }
+
+    package func adoptInstallation(appID: String, environment: APIEnvironment, installID: String, installationID: String) async throws -> AttributionRecord? {
+        try await write { db in
+            try db.execute(sql: "UPDATE attributions SET installation_id = ? WHERE app_id = ? AND environment = ? AND install_id = ? AND installation_id IS NULL",
+                           arguments: [installationID, appID, environment.rawValue, installID])
+            return try Row.fetchOne(db, sql: "SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ? ORDER BY seq DESC LIMIT 1",
+                                    arguments: [appID, environment.rawValue, installID]).map(AttributionRecord.init(row:))
+        }
+    }
+
+    @discardableResult
+    package func linkBrowser(ofClick clickID: String, appID: String, environment: APIEnvironment, to installID: String, at time: Date) async throws -> Bool {
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO browser_installs (app_id, environment, install_id, browser_hash, linked_at)
+                SELECT app_id, ?, ?, browser_hash, ? FROM click_signals WHERE click_id = ? AND app_id = ? AND browser_hash IS NOT NULL
+                ON CONFLICT (app_id, environment, install_id, browser_hash) DO UPDATE SET linked_at = MAX(linked_at, excluded.linked_at)
+                """, arguments: [environment.rawValue, installID, time.timeIntervalSince1970, clickID, appID])
+            return db.changesCount > 0
+        }
+    }
+
+    package func linkedBrowserClick(appID: String, environment: APIEnvironment, installID: String, since: Date) async throws -> ClickEvidence? {
+        try await writer.read { db in
+            var languages = LanguageLists()
+            return try db.cachedStatement(sql: """
+                SELECT \(EvidenceColumn.list) FROM browser_installs b
+                JOIN click_signals s ON s.app_id = b.app_id AND s.browser_hash = b.browser_hash
+                JOIN clicks c ON c.id = s.click_id AND c.app_id = s.app_id
+                WHERE b.app_id = ? AND b.environment = ? AND b.install_id = ? AND s.received_at >= ?
+                  AND c.environment = b.environment AND c.created_at >= ? AND \(CandidateQuery.attributableSQL("c"))
+                  AND NOT EXISTS (SELECT 1 FROM attributions a WHERE a.click_id = c.id)
+                ORDER BY c.created_at DESC, c.id LIMIT 1
+                """).decodedRow(arguments: [appID, environment.rawValue, installID, since.timeIntervalSince1970, since.timeIntervalSince1970]) { row in
+                try ClickEvidence(row: row, languages: &languages)
             }
         }
     }
@@ -156,7 +196,7 @@ extension SQLiteStore {
             if let existing, !(authority == .server && existing["authority"] == UserBinding.Authority.device.rawValue) {
                 return try binding(existing)
             }
-            let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ?",
+            let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM attributions WHERE app_id = ? AND environment = ? AND install_id = ? ORDER BY seq DESC LIMIT 1",
                                          arguments: [appID, environment.rawValue, installID])
             // A backend's binding replaces one a publishable key made.
             try db.execute(sql: """
@@ -212,6 +252,8 @@ extension SQLiteStore {
             }
             // Signals of clicks on hosts of no app, or older than any window allows.
             try db.execute(sql: "DELETE FROM click_signals WHERE received_at < ?", arguments: [now.timeIntervalSince1970 - AttributionSettings.maximumWindow])
+            touched += db.changesCount
+            try db.execute(sql: "DELETE FROM browser_installs WHERE linked_at < ?", arguments: [now.timeIntervalSince1970 - AttributionRules.browserLinkRetention])
             touched += db.changesCount
             return touched
         }

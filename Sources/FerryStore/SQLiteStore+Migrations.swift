@@ -227,6 +227,12 @@ extension SQLiteStore {
         migrator.registerMigration("v19-click-traffic") { db in
             for statement in ClickTrafficSchema.statements(indexes: true) { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v20-reinstalls") { db in
+            try rebuild("attributions", in: db) {
+                $0.replacingOccurrences(of: #",\s*UNIQUE \(app_id, environment, install_id\)"#, with: "", options: .regularExpression)
+            }
+            for statement in ReinstallSchema.statements(real: "REAL") { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -170,9 +170,13 @@ package struct ClickSignalsRecord: Sendable, Hashable {
     package var signals: DeviceSignals
     /// When they arrived.
     package var receivedAt: Date
+    /// A keyed hash of the id the page keeps in the browser's storage, when it sent one: what ties the browser's later
+    /// clicks to a device it led to the app (`linkBrowser`).
+    package var browserHash: String?
 
     /// Creates a record.
-    package init(clickID: String, appID: String, signals: DeviceSignals, receivedAt: Date) {
+    package init(clickID: String, appID: String, signals: DeviceSignals, receivedAt: Date, browserHash: String? = nil) {
+        self.browserHash = browserHash
         self.clickID = clickID
         self.appID = appID
         self.signals = signals
@@ -189,11 +193,21 @@ package protocol AttributionStore: Sendable {
     func candidates(_ query: CandidateQuery, platform: ClientPlatform?) async throws -> CandidateSet
     /// One click as evidence, if it belongs to the app and environment, is recent enough and is not consumed.
     func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence?
-    /// The answer already given to an install.
-    func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord?
+    /// The answer already given to an install: to `installationID` when it has one, else the newest (an install id has
+    /// one answer per installation, `MatchRequest.installationID`).
+    func attribution(appID: String, environment: APIEnvironment, installID: String, installationID: String?) async throws -> AttributionRecord?
     /// Stores an answer; throws `StoreConflict` with field `installID` when the install has one, `clickID` when
     /// another install consumed the click first.
     func insertAttribution(_ record: AttributionRecord) async throws
+    /// Names the installation of an install's answer that was given before installations were named (an app updated to a
+    /// FerryKit that sends them); an answer that names one keeps it. Returns the answer as it is afterwards.
+    func adoptInstallation(appID: String, environment: APIEnvironment, installID: String, installationID: String) async throws -> AttributionRecord?
+    /// Remembers that the browser the click's page ran in (its `browserHash`) led `installID` to the app, when the page
+    /// sent one; a link made again is renewed. Returns whether there was a browser to link.
+    @discardableResult
+    func linkBrowser(ofClick clickID: String, appID: String, environment: APIEnvironment, to installID: String, at time: Date) async throws -> Bool
+    /// The newest unconsumed click of the app's people made at or after `since` in a browser linked to `installID`.
+    func linkedBrowserClick(appID: String, environment: APIEnvironment, installID: String, since: Date) async throws -> ClickEvidence?
     /// The binding of a user id, if it was ever bound.
     func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding?
     /// Binds a user to an install's attribution the first time and returns the binding that holds afterwards: a
@@ -205,9 +219,10 @@ package protocol AttributionStore: Sendable {
     func recordEvents(_ events: [EventRecord]) async throws
     /// How many events of a name an app has (for tests and statistics).
     func eventCount(appID: String, name: String) async throws -> Int
-    /// Forgets click signals and client hashes older than each app's attribution window, and a signed-in person's
+    /// Forgets click signals and client hashes older than each app's attribution window, a signed-in person's
     /// token once the window and `AttributionObservationRecord.pendingHorizon` have both passed (a binding can label
-    /// no install with it any more); returns rows touched.
+    /// no install with it any more), and links of browsers to installs older than `AttributionRules.browserLinkRetention`;
+    /// returns rows touched.
     func purgeAttributionSignals(now: Date) async throws -> Int
 }
 
@@ -478,6 +493,13 @@ package protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, Setti
     /// Whether an error says the database is away (unreachable, not answering in time) rather than that a request
     /// was wrong; such errors become 503 answers and let the edge serve what it last knew.
     func isOutage(_ error: any Error) -> Bool
+}
+
+extension AttributionStore {
+    /// The newest answer given to an install.
+    package func attribution(appID: String, environment: APIEnvironment, installID: String) async throws -> AttributionRecord? {
+        try await attribution(appID: appID, environment: environment, installID: installID, installationID: nil)
+    }
 }
 
 extension FerryDatabase {

@@ -224,6 +224,34 @@ enum MinConfidenceSchema {
     }
 }
 
+/// Re-installs: the installation each answer was given to (`installation_id`: the same install id with another one
+/// is a re-install, answered in a row of its own, so an install id has one answer per installation), the browser a click's page ran in (`browser_hash`, a keyed hash of the id the interstitial keeps in
+/// the browser's storage, forgotten with the page's other signals), and which browsers led which install to the app
+/// (`browser_installs`, from its deterministic matches, kept `AttributionRules.browserLinkRetention`).
+enum ReinstallSchema {
+    /// `real`: SQLite's `REAL` or PostgreSQL's `DOUBLE PRECISION`. The unique constraint on the install id alone is
+    /// dropped before (SQLite rebuilds the table without it; PostgreSQL drops it by name).
+    static func statements(real: String) -> [String] {
+        [
+            "ALTER TABLE attributions ADD COLUMN installation_id TEXT",
+            "CREATE UNIQUE INDEX attributions_installation ON attributions(app_id, environment, install_id, COALESCE(installation_id, ''))",
+            "ALTER TABLE click_signals ADD COLUMN browser_hash TEXT",
+            "CREATE INDEX click_signals_browser ON click_signals(app_id, browser_hash, received_at) WHERE browser_hash IS NOT NULL",
+            """
+            CREATE TABLE browser_installs (
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                environment TEXT NOT NULL CHECK (environment IN ('live', 'test')),
+                install_id TEXT NOT NULL,
+                browser_hash TEXT NOT NULL,
+                linked_at \(real) NOT NULL,
+                PRIMARY KEY (app_id, environment, install_id, browser_hash)
+            )
+            """,
+            "CREATE INDEX browser_installs_linked ON browser_installs(linked_at)",
+        ]
+    }
+}
+
 /// Clicks that carry a signed-in person's pseudonym (`UserClickToken`), and observations a later user binding may
 /// label: the raw observation (`pending`, which names its clicks and hashed addresses) is kept beside the anonymised
 /// one only until the binding may come (`AttributionObservationRecord.pendingHorizon`), under a keyed hash of the
@@ -401,7 +429,7 @@ struct LanguageLists {
 
 /// The columns of `attributions` that make a record.
 enum AttributionColumn: Int, StoreColumn {
-    case appID, environment, installID, clickID, linkID, matchType, confidence, createdAt
+    case appID, environment, installID, clickID, linkID, matchType, confidence, createdAt, installationID
 
     var columnName: String {
         switch self {
@@ -413,6 +441,7 @@ enum AttributionColumn: Int, StoreColumn {
         case .matchType: "match_type"
         case .confidence: "confidence"
         case .createdAt: "created_at"
+        case .installationID: "installation_id"
         }
     }
 }
@@ -424,7 +453,7 @@ extension AttributionRecord {
         try self.init(
             appID: row[.appID], environment: APIEnvironment(rawValue: row[.environment]) ?? .live, installID: row[.installID],
             clickID: row[.clickID], linkID: row[.linkID], matchType: (row[.matchType] as String?).flatMap(MatchType.init(rawValue:)),
-            confidence: row[.confidence], createdAt: Date(timeIntervalSince1970: row[.createdAt])
+            confidence: row[.confidence], createdAt: Date(timeIntervalSince1970: row[.createdAt]), installationID: row[.installationID]
         )
     }
 }

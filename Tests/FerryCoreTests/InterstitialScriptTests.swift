@@ -22,10 +22,14 @@ struct InterstitialScriptTests {
         case itemsFailing
     }
 
-    func run(body attributes: [String: String], clickCopy: Bool = false, sendBeaconWorks: Bool = true, clipboard: Clipboard = .textOnly) throws -> [String: Any] {
+    /// `storage`: what the browser's `localStorage` holds at first (nil: none, as when storage is off); what it holds at
+    /// the end is the record's `storage`.
+    func run(body attributes: [String: String], clickCopy: Bool = false, sendBeaconWorks: Bool = true, clipboard: Clipboard = .textOnly,
+             storage: [String: String]? = nil) throws -> [String: Any] {
         let node = try #require(Self.node)
+        let stored = try storage.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) } ?? "null"
         let harness = """
-        const record = { beacons: [], xhr: [], copied: null, item: null, navigated: null, timers: [] };
+        const record = { beacons: [], xhr: [], copied: null, item: null, navigated: null, timers: [], storage: \(stored) };
         const mode = "\(clipboard.rawValue)";
         const attributes = \(String(decoding: try JSONSerialization.data(withJSONObject: attributes), as: UTF8.self));
         const listeners = {};
@@ -51,6 +55,13 @@ struct InterstitialScriptTests {
           }
         };
         global.window.navigator = global.navigator;
+        if (record.storage) {
+          global.window.localStorage = {
+            getItem: (key) => (key in record.storage ? record.storage[key] : null),
+            setItem: (key, value) => { record.storage[key] = String(value); }
+          };
+          global.window.crypto = require("crypto").webcrypto;
+        }
         if (mode !== "textOnly") {
           global.window.ClipboardItem = function (parts) { this.parts = parts; };
           if (mode !== "itemsFailing") { global.window.ClipboardItem.supports = (type) => mode === "items" || type !== "text/uri-list"; }
@@ -90,6 +101,31 @@ struct InterstitialScriptTests {
         #expect(signals["languages"] as? [String] == ["en-US", "en"])
         #expect(signals["platform"] as? String == "iPhone")
         #expect(record["navigated"] as? String == "https://apps.apple.com/app/id1")
+        // Without storage, no browser id.
+        #expect(payload["browser"] is NSNull)
+    }
+
+    /// The id the page keeps in the browser's storage: made once, sent with every report, and made again when what is
+    /// stored is not one.
+    @Test(.enabled(if: node != nil, "needs Node.js to run the page's script"))
+    func itSendsTheBrowsersIDAndKeepsIt() throws {
+        let body = ["data-click": "clk_DDDDDDDDDDDDDDDDDDDDDD", "data-auto": "0"]
+        func reported(_ record: [String: Any]) throws -> String? {
+            let beacon = try #require((record["beacons"] as? [[String: Any]])?.first?["data"] as? [String: Any])
+            return beacon["browser"] as? String
+        }
+        let fresh = try run(body: body, storage: [:])
+        let made = try #require(try reported(fresh))
+        #expect(AttributionRules.isBrowserID(made))
+        #expect((fresh["storage"] as? [String: String])?["ferry_browser"] == made)
+        // Another page of the same browser sends the same id; another browser, another id.
+        let kept = try run(body: body, storage: ["ferry_browser": made, "other": "x"])
+        #expect(try reported(kept) == made)
+        #expect(try reported(try run(body: body, storage: [:])) != made)
+        // Something else under the name is replaced.
+        let replaced = try run(body: body, storage: ["ferry_browser": "fb_<img>"])
+        let remade = try #require(try reported(replaced))
+        #expect(AttributionRules.isBrowserID(remade) && (replaced["storage"] as? [String: String])?["ferry_browser"] == remade)
     }
 
     @Test(.enabled(if: node != nil, "needs Node.js to run the page's script"))

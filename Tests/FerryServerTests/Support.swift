@@ -249,7 +249,7 @@ func interstitialStoreURL(_ html: String) -> String? {
 
 /// Clicks a link as an iPhone from an address; returns the click id the interstitial carries.
 func clickOnIPhone(_ client: some TestClientProtocol, slug: String, address: String, report: String? = iPhoneBrowserReport,
-                   host: String = "go.example.com", path: String? = nil) async throws -> String {
+                   host: String = "go.example.com", path: String? = nil, browser: String? = nil) async throws -> String {
     let page = try await client.execute(uri: path ?? "/\(slug)", method: .get, headers: headers(host: host, userAgent: UA.iPhoneSafari, extra: [(.forwardedFor, address)]))
     #expect(page.status == .ok)
     let text = page.text
@@ -258,7 +258,7 @@ func clickOnIPhone(_ client: some TestClientProtocol, slug: String, address: Str
     #expect(AttributionRules.isClickID(clickID))
     if let report {
         let beacon = try await client.execute(uri: "/.ferry/signals", method: .post, headers: headers(host: host, extra: [(.contentType, "text/plain;charset=UTF-8")]),
-                                              body: jsonBody(#"{"click": "\#(clickID)", "signals": \#(report)}"#))
+                                              body: jsonBody(#"{"click": "\#(clickID)", "signals": \#(report)\#(browser.map { #", "browser": "\#($0)""# } ?? "")}"#))
         #expect(beacon.status == .noContent)
     }
     return clickID

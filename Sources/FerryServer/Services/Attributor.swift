@@ -21,17 +21,23 @@ struct Attributor: Sendable {
     /// `POST /v1/attribution/match`: validates what the SDK sent, attributes the install and answers with its link.
     func match(_ body: MatchRequest, app: App, environment: APIEnvironment, address: IPAddress?) async throws -> MatchResponse {
         let installID = try AttributionRules.validateIdentifier(body.installID, field: "installID", max: AttributionRules.maxInstallIDLength)
+        let installationID = try body.installationID.map { id throws(ValidationError) in
+            try AttributionRules.validateIdentifier(id, field: "installationID", max: AttributionRules.maxInstallIDLength)
+        }
         let signals = try AttributionRules.validate(body.signals)
         if let token = body.clickToken { try LinkRules.checkText(token, field: "clickToken", max: 64) }
         if let referrer = body.referrer { try LinkRules.checkText(referrer, field: "referrer", max: 2048) }
         let minConfidence = try body.minConfidence.map { m throws(ValidationError) in try AttributionRules.validateMinConfidence(m) }
-        let record = try await attribute(app: app, environment: environment, installID: installID, signals: signals,
+        let record = try await attribute(app: app, environment: environment, installID: installID, installationID: installationID, signals: signals,
                                          clickToken: body.clickToken, referrer: body.referrer, address: address, minConfidence: minConfidence)
         return try await answer(for: record, app: app)
     }
 
     /// The click that led to an install, found once and stored: the answer given before to this install, else a
-    /// pasteboard token, else the Play Store referrer, else the probabilistic matcher; "not matched" is stored too.
+    /// pasteboard token, else the Play Store referrer, else (for a re-install) the newest click from a browser that led
+    /// the install to the app before, else the probabilistic matcher; "not matched" is stored too. An install id gets
+    /// one answer per installation (`installationID`): the same id with another installation is a re-install, answered
+    /// afresh from the clicks made since its last answer.
     /// Every route that attributes installs (the native match and the compatibility routes) comes here;
     /// `acceptThreshold` lowers or raises the posterior a probabilistic match needs (the model's by default);
     /// `keepsMisses: false` leaves a "not matched" answer unstored, for callers whose install id is only a guess
@@ -40,24 +46,48 @@ struct Attributor: Sendable {
     /// A minimum confidence (`minConfidence`, else the app's default) replaces `acceptThreshold`: a probabilistic
     /// match is made only when it states at least that confidence, and a stored one that states less is answered "not
     /// matched" (and stays stored, its click taken), so that the same request always gets the same answer.
-    func attribute(app: App, environment: APIEnvironment, installID: String, signals: DeviceSignals, clickToken: String?, referrer: String?,
-                   address: IPAddress?, acceptThreshold: Double? = nil, minConfidence: Double? = nil,
+    func attribute(app: App, environment: APIEnvironment, installID: String, installationID: String? = nil, signals: DeviceSignals, clickToken: String?,
+                   referrer: String?, address: IPAddress?, acceptThreshold: Double? = nil, minConfidence: Double? = nil,
                    keepsMisses: Bool = true) async throws -> AttributionRecord {
         let minimum = minConfidence ?? app.attribution.minConfidence
-        let record = try await findOrMatch(app: app, environment: environment, installID: installID, signals: signals, clickToken: clickToken,
+        let install = Install(id: installID, installation: installationID)
+        let record = try await findOrMatch(app: app, environment: environment, install: install, signals: signals, clickToken: clickToken,
                                            referrer: referrer, address: address, acceptThreshold: acceptThreshold, minConfidence: minimum,
                                            keepsMisses: keepsMisses)
         guard !Self.meetsMinimum(record, minimum) else { return record }
         logger.debug("stored match less sure than asked", metadata: ["confidence": "\(record.confidence ?? 0)", "minConfidence": "\(minimum ?? 0)"])
-        return try await miss(app: app, environment: environment, installID: installID, at: record.createdAt, keep: false)
+        return try await miss(app: app, environment: environment, install: install, at: record.createdAt, keep: false)
+    }
+
+    /// The install an answer is for: its id, and the installation when the app names it.
+    struct Install: Sendable {
+        var id: String
+        var installation: String?
+    }
+
+    /// The answer stored for the install to give again, or nil when the request is a re-install: the same install id
+    /// from another installation than the one last answered. An answer given before installations were named (an app
+    /// updated from an older FerryKit) is taken as this installation's.
+    func storedAnswer(_ stored: AttributionRecord, install: Install) async throws -> AttributionRecord? {
+        guard let installation = install.installation, stored.installationID != installation else { return stored }
+        if stored.installationID == nil {
+            let adopted = try await store.adoptInstallation(appID: stored.appID, environment: stored.environment, installID: install.id,
+                                                           installationID: installation) ?? stored
+            if adopted.installationID == installation { return adopted }
+        }
+        return nil
     }
 
     /// The stored answer for the install, else a new one, stored (see `attribute`).
-    private func findOrMatch(app: App, environment: APIEnvironment, installID: String, signals: DeviceSignals, clickToken: String?,
+    private func findOrMatch(app: App, environment: APIEnvironment, install installing: Install, signals: DeviceSignals, clickToken: String?,
                              referrer: String?, address: IPAddress?, acceptThreshold: Double?, minConfidence: Double?,
                              keepsMisses: Bool) async throws -> AttributionRecord {
-        if let previous = try await store.attribution(appID: app.id, environment: environment, installID: installID) {
-            return previous
+        let installID = installing.id
+        // The answer before this one, when this is a re-install.
+        var previous: AttributionRecord?
+        if let stored = try await store.attribution(appID: app.id, environment: environment, installID: installID, installationID: installing.installation) {
+            if let answer = try await storedAnswer(stored, install: installing) { return answer }
+            previous = stored
         }
         let time = now()
         let window = app.attribution.window
@@ -83,20 +113,19 @@ struct Attributor: Sendable {
             }
             // What the probabilistic tier would have been offered without the token (before the click is consumed).
             let counterfactual = learns ? await candidatesToObserve(query, platform: platform) : nil
-            let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: click.clickID,
-                                           linkID: click.linkID, matchType: .deterministic, confidence: 1, createdAt: time)
-            if let stored = try await bind(record) {
-                if stored == record {
-                    // A token or a Play referrer reached the app: whoever made the click was a person, also when the
-                    // browser fetched it ahead (a prefetched redirect to the store that was then followed).
-                    // A read first: a write for every deterministic match would hold the writer for nothing.
-                    if try await store.click(id: click.clickID)?.traffic == .prefetch {
-                        _ = try await store.reclassifyClicks(ids: [click.clickID], from: [.prefetch], to: .person)
-                    }
-                    if let counterfactual {
-                        await observe(.click(click), install: install, candidates: counterfactual, app: app, environment: environment, installID: installID)
-                    }
-                }
+            if let stored = try await bindCertain(click, app: app, environment: environment, install: installing, evidence: install,
+                                                  counterfactual: counterfactual, at: time) {
+                return stored
+            }
+        }
+
+        // A re-install: the newest click since the last answer from a browser that led this install to the app before
+        // (nil when another install took it meanwhile: the other tiers then answer).
+        if let previous, let click = try await store.linkedBrowserClick(appID: app.id, environment: environment, installID: installID,
+                                                                           since: max(time.addingTimeInterval(-window), previous.createdAt)) {
+            let counterfactual = learns ? await candidatesToObserve(query, platform: platform) : nil
+            if let stored = try await bindCertain(click, app: app, environment: environment, install: installing, evidence: install,
+                                                  counterfactual: counterfactual, at: time) {
                 return stored
             }
         }
@@ -105,7 +134,7 @@ struct Attributor: Sendable {
         // install (Play's `utm_medium=organic`): not matched, and an organic label for its model.
         if learns, platform == .android, let referrer, !referrer.isEmpty, AttributionRules.clickID(fromReferrer: referrer) == nil {
             let candidates = await candidatesToObserve(query, platform: platform)
-            let answer = try await miss(app: app, environment: environment, installID: installID, at: time, keep: keepsMisses)
+            let answer = try await miss(app: app, environment: environment, install: installing, at: time, keep: keepsMisses)
             if keepsMisses, answer.clickID == nil, answer.createdAt == time, let candidates {
                 await observe(.organic, install: install, candidates: candidates, app: app, environment: environment, installID: installID)
             }
@@ -123,7 +152,8 @@ struct Attributor: Sendable {
                                  minConfidence: minConfidence) {
             case .matched(let clickID, let linkID, let confidence):
                 let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: clickID,
-                                               linkID: linkID, matchType: .probabilistic, confidence: confidence, createdAt: time)
+                                               linkID: linkID, matchType: .probabilistic, confidence: confidence, createdAt: time,
+                                               installationID: installing.installation)
                 if let stored = try await bind(record) {
                     if learns, stored == record {
                         await observe(.unlabelled, install: install, candidates: candidates, app: app, environment: environment, installID: installID)
@@ -133,28 +163,52 @@ struct Attributor: Sendable {
                 excluded.insert(clickID)
             case .declined(let reason):
                 logger.debug("install not matched", metadata: ["reason": "\(reason.rawValue)", "candidates": "\(candidates.clicks.count)"])
-                return try await missObserved(app: app, environment: environment, installID: installID, install: install, candidates: candidates,
+                return try await missObserved(app: app, environment: environment, install: installing, evidence: install, candidates: candidates,
                                               keep: keepsMisses, learns: learns)
             }
         }
-        return try await missObserved(app: app, environment: environment, installID: installID, install: install, candidates: candidates,
+        return try await missObserved(app: app, environment: environment, install: installing, evidence: install, candidates: candidates,
                                       keep: keepsMisses, learns: learns)
     }
 
+    /// Stores a deterministic match to `click`; nil when another install took the click first. When this request stored
+    /// it, the click's browser is linked to the install (its clicks before a re-install are this device's), the click is
+    /// a person's, and a learning app observes the install labelled by the click, beside `counterfactual`, the
+    /// candidates the probabilistic tier would have weighed without it.
+    private func bindCertain(_ click: ClickEvidence, app: App, environment: APIEnvironment, install: Install, evidence: InstallEvidence,
+                             counterfactual: CandidateSet?, at time: Date) async throws -> AttributionRecord? {
+        let record = AttributionRecord(appID: app.id, environment: environment, installID: install.id, clickID: click.clickID, linkID: click.linkID,
+                                       matchType: .deterministic, confidence: 1, createdAt: time, installationID: install.installation)
+        guard let stored = try await bind(record) else { return nil }
+        guard stored == record else { return stored }
+        try await store.linkBrowser(ofClick: click.clickID, appID: app.id, environment: environment, to: install.id, at: time)
+        // A token, a Play referrer or a known browser reached the app: whoever made the click was a person, also when the
+        // browser fetched it ahead (a prefetched redirect to the store that was then followed).
+        // A read first: a write for every deterministic match would hold the writer for nothing.
+        if try await store.click(id: click.clickID)?.traffic == .prefetch {
+            _ = try await store.reclassifyClicks(ids: [click.clickID], from: [.prefetch], to: .person)
+        }
+        if let counterfactual {
+            await observe(.click(click), install: evidence, candidates: counterfactual, app: app, environment: environment, installID: install.id)
+        }
+        return stored
+    }
+
     /// A "not matched" answer (stored when `keep`), observed when it was stored and the app learns.
-    func missObserved(app: App, environment: APIEnvironment, installID: String, install: InstallEvidence, candidates: CandidateSet,
+    func missObserved(app: App, environment: APIEnvironment, install: Install, evidence: InstallEvidence, candidates: CandidateSet,
                       keep: Bool, learns: Bool) async throws -> AttributionRecord {
-        let answer = try await miss(app: app, environment: environment, installID: installID, at: install.at, keep: keep)
-        if learns, keep, answer.clickID == nil, answer.createdAt == install.at {
-            await observe(.unlabelled, install: install, candidates: candidates, app: app, environment: environment, installID: installID)
+        let answer = try await miss(app: app, environment: environment, install: install, at: evidence.at, keep: keep)
+        if learns, keep, answer.clickID == nil, answer.createdAt == evidence.at {
+            await observe(.unlabelled, install: evidence, candidates: candidates, app: app, environment: environment, installID: install.id)
         }
         return answer
     }
 
-    func miss(app: App, environment: APIEnvironment, installID: String, at time: Date, keep: Bool) async throws -> AttributionRecord {
-        if keep { return try await bindNoMatch(app: app, environment: environment, installID: installID, at: time) }
-        return AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: nil, linkID: nil,
-                                 matchType: nil, confidence: nil, createdAt: time)
+    func miss(app: App, environment: APIEnvironment, install: Install, at time: Date, keep: Bool) async throws -> AttributionRecord {
+        let record = AttributionRecord(appID: app.id, environment: environment, installID: install.id, clickID: nil, linkID: nil,
+                                       matchType: nil, confidence: nil, createdAt: time, installationID: install.installation)
+        guard keep else { return record }
+        return try await bind(record) ?? record
     }
 
     /// Stores a match; nil when the click went to another install first. When the same install raced itself,
@@ -165,16 +219,11 @@ struct Attributor: Sendable {
             await outbox.installAttributed(record)
             return record
         } catch let conflict as StoreConflict where conflict.field == "installID" {
-            return try await store.attribution(appID: record.appID, environment: record.environment, installID: record.installID)
+            return try await store.attribution(appID: record.appID, environment: record.environment, installID: record.installID,
+                                               installationID: record.installationID)
         } catch is StoreConflict {
             return nil
         }
-    }
-
-    func bindNoMatch(app: App, environment: APIEnvironment, installID: String, at time: Date) async throws -> AttributionRecord {
-        let record = AttributionRecord(appID: app.id, environment: environment, installID: installID, clickID: nil, linkID: nil,
-                                       matchType: nil, confidence: nil, createdAt: time)
-        return try await bind(record) ?? record
     }
 
     func answer(for record: AttributionRecord, app: App) async throws -> MatchResponse {
@@ -268,8 +317,9 @@ struct Attributor: Sendable {
 
     /// What the interstitial's script reports about the device of a click: stored as evidence for the matcher. Only a
     /// recent click of the app (the page was just shown for it) may be described: a report for any other id would put
-    /// made-up devices among the candidates of matches.
-    func describe(clickID: String, app: App, signals: DeviceSignals) async throws {
+    /// made-up devices among the candidates of matches. `browser`, the id the page keeps in the browser's storage, is
+    /// kept only as a keyed hash.
+    func describe(clickID: String, app: App, signals: DeviceSignals, browser: String? = nil) async throws {
         let time = now()
         var click = try await store.click(id: clickID)
         if click == nil {
@@ -283,7 +333,7 @@ struct Attributor: Sendable {
             throw ValidationError(code: .notFound, field: "click", "no recent click on this host has that id")
         }
         try await store.recordClickSignals(ClickSignalsRecord(clickID: clickID, appID: app.id, signals: AttributionRules.sanitize(signals),
-                                                              receivedAt: time))
+                                                              receivedAt: time, browserHash: browser.map { hasher.hash(text: "browser:" + $0) }))
         // The page's script reports only once its page is shown: a prefetched page that reports was a person's visit.
         if click.traffic == .prefetch { _ = try await store.reclassifyClicks(ids: [clickID], from: [.prefetch], to: .person) }
     }

@@ -84,7 +84,9 @@ extension Ferry {
             token = read
             storage.setValue(read, forKey: StorageKey.clickToken)
         }
-        let request = MatchRequest(installID: installID, signals: signals, clickToken: token, minConfidence: options.minimumMatchConfidence)
+        let installationID = await identity.installationID()
+        let request = MatchRequest(installID: installID, installationID: installationID.isEmpty ? nil : installationID, signals: signals,
+                                   clickToken: token, minConfidence: options.minimumMatchConfidence)
         let answer = try await client.post(FerryRoutes.attributionMatch, body: request, as: MatchResponse.self)
         let link: DeepLink? = if answer.matched, let data = answer.link { DeepLink(link: data, openedURL: nil, deferred: answer) } else { nil }
         storage.setValue(CachedMatch(checkedAt: now(), link: link), forKey: StorageKey.deferred)

@@ -74,11 +74,13 @@ extension Ferry {
     /// instance's subscribers (and to later ones), to every instance's subscribers, and queues them for the server.
     func decideLaunch() {
         let launched = now()
+        let lasting = identity.lasting
         let decision = launch.withLock { state -> (first: Bool, events: [FerryEvent], shared: Bool, seen: Date?)? in
             guard case .pending(let shared) = state else { return nil }
             let seen = storage.value(Date.self, forKey: StorageKey.firstLaunch)
             if seen == nil { storage.setValue(launched, forKey: StorageKey.firstLaunch) }
-            let events = (seen == nil ? [FerryEvent.Name.install, .open] : [.open]).map { FerryEvent(name: $0, timestamp: launched) }
+            let first: FerryEvent.Name = InstallIdentity.isReinstall(storage: storage, lasting: lasting) ? .reinstall : .install
+            let events = (seen == nil ? [first, .open] : [.open]).map { FerryEvent(name: $0, timestamp: launched) }
             state = .decided(isFirstLaunch: seen == nil, events: events)
             return (seen == nil, events, shared, seen)
         }

@@ -96,7 +96,7 @@ extension Ferry {
     /// #endif
     /// ```
     public func reset() {
-        Self.reset(storage)
+        Self.reset(storage, lasting: identity.lasting)
         logger.info("FerryKit was reset: this install starts over under a new install id")
     }
 
@@ -106,17 +106,24 @@ extension Ferry {
     }
 
     static func reset(on ferry: Ferry?, fallback: any FerryStorage) {
-        if let ferry { ferry.reset() } else { reset(fallback) }
+        if let ferry {
+            ferry.reset()
+        } else {
+            reset(fallback, lasting: InstallIdentity.defaultLastingStorage(beside: fallback))
+        }
     }
 
     /// Clears the install's state in `storage`; the instances on it follow (the install id and the event queue are read
     /// from storage at their next use).
-    static func reset(_ storage: any FerryStorage) {
+    static func reset(_ storage: any FerryStorage, lasting: (any FerryStorage)? = nil) {
         for key in [StorageKey.firstLaunch, StorageKey.deferred, StorageKey.deferredTaken, StorageKey.identifiedUser, StorageKey.clickToken,
-                    EventUploader.storageKey, PendingOpens.storageKey] {
+                    EventUploader.storageKey, PendingOpens.storageKey, StorageKey.installationID, StorageKey.reinstalled] {
             storage.setData(nil, forKey: key)
         }
         AttributionStore(storage: storage).reset()
-        storage.setValue(UUID().uuidString, forKey: StorageKey.installID)
+        let id = UUID().uuidString
+        storage.setValue(id, forKey: StorageKey.installID)
+        // A re-install after a reset goes by the new id too.
+        lasting?.setValue(id, forKey: StorageKey.installID)
     }
 }

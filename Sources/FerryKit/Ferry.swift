@@ -102,7 +102,7 @@ public final class Ferry: Sendable {
             userAgent: Self.userAgent(sending: options.deviceSignals),
             logger: logger.category(.network), isEnabled: { [storage] in Self.isEnabled(in: storage) })
         attribution = AttributionStore(storage: storage, now: options.now)
-        identity = InstallIdentity(storage: storage, provider: signalsProvider)
+        identity = InstallIdentity(storage: storage, provider: signalsProvider, lasting: InstallIdentity.lastingStorage(for: options))
         // False before the device's first unlock: the first-launch decision then waits (see startLaunch).
         let storageReady = storage.isAvailable
         uploader = EventUploader(client: client, storage: storage, logger: logger.category(.events), flushDelay: options.eventFlushDelay, now: options.now,

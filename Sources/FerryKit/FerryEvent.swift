@@ -26,6 +26,9 @@ public struct FerryEvent: Sendable, Hashable {
         public static let firstTouchAttributed: Name = "first_touch_attributed"
         /// The first launch of this install (sent to the server too).
         public static let install: Name = "install"
+        /// The first launch of an installation on a device that had the app before, in place of ``install``: the
+        /// install id kept in ``FerryOptions/lastingStorage`` survived the app's deletion (sent to the server too).
+        public static let reinstall: Name = "reinstall"
         /// A launch (sent to the server too).
         public static let open: Name = "open"
         /// The first launch was matched to the link clicked before the install.

@@ -88,6 +88,14 @@ public struct FerryOptions: Sendable {
     public var linkResolutionTimeout: TimeInterval
     /// Where FerryKit keeps its state. Default: a `UserDefaults` suite of its own (``UserDefaultsStorage``).
     public var storage: any FerryStorage
+    /// Where FerryKit keeps the install id so that it outlives the app: a re-install then goes by the same install id,
+    /// its first launch sends `reinstall` rather than `install`, and the server answers its deferred deep link afresh,
+    /// certain of a click made in a browser that led this device to the app before. Default: nil, which means the
+    /// keychain (``KeychainStorage``) on Apple platforms when ``storage`` is FerryKit's own ``UserDefaultsStorage``,
+    /// and nothing otherwise; see ``recognizesReinstalls`` to turn it off.
+    public var lastingStorage: (any FerryStorage)?
+    /// Whether FerryKit keeps the install id in ``lastingStorage`` to recognise re-installs. Default: true.
+    public var recognizesReinstalls: Bool
     /// What sends requests. Default: ``URLSessionTransport`` with ``networkTimeout``.
     public var transport: (any FerryTransport)?
     /// What tells the device's signals for deferred deep links. Default: ``UIKitDeviceSignalsProvider`` where
@@ -132,6 +140,8 @@ public struct FerryOptions: Sendable {
         retryPolicy = .default
         linkResolutionTimeout = 3
         storage = UserDefaultsStorage()
+        lastingStorage = nil
+        recognizesReinstalls = true
         transport = nil
         deviceSignalsProvider = nil
         deviceSignals = .all

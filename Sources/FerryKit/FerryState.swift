@@ -7,6 +7,8 @@ import Foundation
 enum StorageKey {
     static let firstLaunch = "install.firstLaunch"
     static let installID = "install.id"
+    static let installationID = "install.installation"
+    static let reinstalled = "install.reinstalled"
     static let deferred = "deferred.result"
     static let validation = "key.validation"
     static let identifiedUser = "user.attribution"
@@ -59,21 +61,80 @@ struct KnownLinks: Sendable {
     var attributionWindow: TimeInterval? { validated.map { TimeInterval($0.attributionWindowSeconds) } }
 }
 
-/// The id this install goes by on the server: the provider's (the IDFV) the first time, then always the same one,
-/// read from storage each time so that a reset's new id is taken at once (kept here only for a storage that keeps nothing).
+/// The id this install goes by on the server: the one the lasting storage kept from an earlier installation (a
+/// re-install), else the provider's (the IDFV), the first time, then always the same one, read from storage each time
+/// so that a reset's new id is taken at once (kept here only for a storage that keeps nothing). Also the id of this
+/// installation, new each time the app is installed.
 actor InstallIdentity {
     let storage: any FerryStorage
     let provider: any DeviceSignalsProvider
+    /// What outlives the app (the keychain), if anything.
+    let lasting: (any FerryStorage)?
     private var cached: String?
+    private var cachedInstallation: String?
+    /// Whether the lasting storage was seen to hold the id (it is read once a process).
+    private var lastingHoldsID = false
 
-    init(storage: any FerryStorage, provider: any DeviceSignalsProvider) {
+    init(storage: any FerryStorage, provider: any DeviceSignalsProvider, lasting: (any FerryStorage)? = nil) {
         self.storage = storage
         self.provider = provider
+        self.lasting = lasting
+    }
+
+    /// The lasting storage for `options`: the one given, else the keychain on Apple platforms when FerryKit keeps its
+    /// state in its own UserDefaults suite; none when re-installs are not to be recognised.
+    static func lastingStorage(for options: FerryOptions) -> (any FerryStorage)? {
+        guard options.recognizesReinstalls else { return nil }
+        return options.lastingStorage ?? defaultLastingStorage(beside: options.storage)
+    }
+
+    /// The keychain on Apple platforms when `storage` is FerryKit's own UserDefaults suite; nil otherwise.
+    static func defaultLastingStorage(beside storage: any FerryStorage) -> (any FerryStorage)? {
+        #if canImport(Security)
+        return storage is UserDefaultsStorage ? KeychainStorage() : nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// Whether this installation went by an install id an earlier one left in the lasting storage: told by storage once
+    /// the id was taken, else by what the lasting storage holds now (read on the first launch, before the id is taken).
+    static func isReinstall(storage: any FerryStorage, lasting: (any FerryStorage)?) -> Bool {
+        if let stored = storage.value(String.self, forKey: StorageKey.installID), !stored.isEmpty {
+            return storage.value(Bool.self, forKey: StorageKey.reinstalled) == true
+        }
+        return lasting.flatMap { Self.valid($0.value(String.self, forKey: StorageKey.installID)) } != nil
+    }
+
+    /// `id` when it can be sent as an install id.
+    static func valid(_ id: String?) -> String? {
+        guard let id, (1...128).contains(id.utf8.count), id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return id
+    }
+
+    /// This installation's id: made on its first use and kept in storage, which the app's deletion empties.
+    func installationID() async -> String {
+        if let stored = storage.value(String.self, forKey: StorageKey.installationID), !stored.isEmpty {
+            cachedInstallation = stored
+            return stored
+        }
+        if let cachedInstallation { return cachedInstallation }
+        guard await storage.waitUntilAvailable() else { return "" }
+        if let raced = cachedInstallation { return raced }
+        if let stored = storage.value(String.self, forKey: StorageKey.installationID), !stored.isEmpty {
+            cachedInstallation = stored
+            return stored
+        }
+        let fresh = UUID().uuidString
+        cachedInstallation = fresh
+        storage.setValue(fresh, forKey: StorageKey.installationID)
+        return fresh
     }
 
     func id() async -> String {
         if let stored = storage.value(String.self, forKey: StorageKey.installID), !stored.isEmpty {
             cached = stored
+            keepLasting(stored)
             return stored
         }
         if let cached { return cached }
@@ -85,13 +146,27 @@ actor InstallIdentity {
             cached = stored
             return stored
         }
-        let fresh = await provider.installIdentifier().flatMap { id -> String? in
-            (1...128).contains(id.utf8.count) && id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? id : nil
-        } ?? UUID().uuidString
+        // An earlier installation's id, kept where deleting the app left it: this is a re-install.
+        if let kept = lasting.flatMap({ Self.valid($0.value(String.self, forKey: StorageKey.installID)) }) {
+            cached = kept
+            lastingHoldsID = true
+            storage.setValue(true, forKey: StorageKey.reinstalled)
+            storage.setValue(kept, forKey: StorageKey.installID)
+            return kept
+        }
+        let fresh = Self.valid(await provider.installIdentifier()) ?? UUID().uuidString
         if let raced = cached { return raced }
         cached = fresh
         storage.setValue(fresh, forKey: StorageKey.installID)
+        keepLasting(fresh)
         return fresh
+    }
+
+    /// Writes `id` to the lasting storage unless it was seen to hold it already in this process.
+    private func keepLasting(_ id: String) {
+        guard let lasting, !lastingHoldsID else { return }
+        if lasting.value(String.self, forKey: StorageKey.installID) != id { lasting.setValue(id, forKey: StorageKey.installID) }
+        lastingHoldsID = true
     }
 }
 

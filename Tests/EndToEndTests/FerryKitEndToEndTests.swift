@@ -104,8 +104,9 @@ struct FerryKitEndToEndTests {
         return try FerryJSON.makeDecoder().decode(LinkResponse.self, from: data)
     }
 
-    /// Clicks the short link as iPhone Safari: the interstitial page, then its script's beacon with the browser's signals.
-    static func clickAsIPhone(_ server: URL, slug: String) async throws -> String {
+    /// Clicks the short link as iPhone Safari: the interstitial page, then its script's beacon with the browser's signals
+    /// (and the id the page keeps in the browser's storage, when given).
+    static func clickAsIPhone(_ server: URL, slug: String, browser: String? = nil) async throws -> String {
         let (status, page) = try await http("GET", server.appendingPathComponent(slug), headers: ["User-Agent": iPhoneSafari])
         #expect(status == 200)
         let html = String(decoding: page, as: UTF8.self)
@@ -114,7 +115,7 @@ struct FerryKitEndToEndTests {
         #expect(clickID.hasPrefix("clk_"))
         let (beacon, _) = try await http("POST", server.appendingPathComponent(".ferry/signals"),
                                          headers: ["Content-Type": "text/plain;charset=UTF-8", "User-Agent": iPhoneSafari],
-                                         body: #"{"click": "\#(clickID)", "signals": \#(browserReport)}"#)
+                                         body: #"{"click": "\#(clickID)", "signals": \#(browserReport)\#(browser.map { #", "browser": "\#($0)""# } ?? "")}"#)
         #expect(beacon == 204)
         return clickID
     }

@@ -5,6 +5,7 @@ import FerryServer
 import FerryStore
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -91,6 +92,55 @@ struct FerryKitFieldEndToEndTests {
             let ferry = try Ferry(apiKey: server.publishable, options: options)
             let link = try #require(try await ferry.checkDeferredDeepLink(pasted: [copied]))
             #expect(link.linkID == created.id && link.matchType == .deterministic && link.confidence == 1)
+        }
+    }
+
+    /// The app deleted and installed again: FerryKit goes by the install id the lasting storage kept (though the IDFV
+    /// changed), its first launch is a `reinstall`, and the server answers it afresh, certain of the click made in the
+    /// browser whose click led the first installation.
+    @Test func aReinstallGoesByItsInstallIDAndIsAnsweredFromTheBrowserThatLedIt() async throws {
+        let server = try await Server.make()
+        defer { server.remove() }
+        let admin = FerryAdmin(store: server.store)
+        let app = try #require(try await admin.listApps().first)
+        _ = try await admin.updateApp(id: app.id) { $0.attribution.copyToOpen = true }
+        try await server.run { base in
+            let created = try await FerryKitEndToEndTests.createLink(base, secret: server.secret, slug: "again")
+            let browser = "fb_" + String(repeating: "Rb7", count: 7) + "x"
+            let first = try await FerryKitEndToEndTests.clickAsIPhone(base, slug: "again", browser: browser)
+            for _ in 0..<250 where try await server.store.click(id: first) == nil { try await Task.sleep(nanoseconds: 20_000_000) }
+
+            let keychain = InMemoryStorage()
+            var options = FerryKitEndToEndTests.options(base, storage: InMemoryStorage(), device: ClickingIPhone())
+            options.lastingStorage = keychain
+            let installed = try Ferry(apiKey: server.publishable, options: options)
+            let events = Mutex<[String]>([])
+            let subscription = installed.onEvent { event in events.withLock { $0.append(event.name.rawValue) } }
+            let copied = try #require(try await installed.checkDeferredDeepLink(pasted: ["\(base.absoluteString)/again?ferry_click_id=\(first)"]))
+            #expect(copied.matchType == .deterministic)
+            let installID = await installed.installID()
+            #expect(events.withLock { $0 }.prefix(2) == ["install", "open"])
+            subscription.cancel()
+
+            // Days later the app is gone (its UserDefaults with it, and the IDFV: no other app of the maker stayed); the
+            // person taps the link again in the same browser and installs the app again.
+            let again = try await FerryKitEndToEndTests.clickAsIPhone(base, slug: "again", browser: browser)
+            for _ in 0..<250 where try await server.store.click(id: again) == nil { try await Task.sleep(nanoseconds: 20_000_000) }
+            var fresh = FerryKitEndToEndTests.options(base, storage: InMemoryStorage(), device: ClickingIPhone())
+            fresh.lastingStorage = keychain
+            let reinstalled = try Ferry(apiKey: server.publishable, options: fresh)
+            let launched = Mutex<[String]>([])
+            let watching = reinstalled.onEvent { event in launched.withLock { $0.append(event.name.rawValue) } }
+            #expect(await reinstalled.installID() == installID)
+            #expect(reinstalled.isFirstLaunch)
+            #expect(launched.withLock { $0 }.prefix(2) == ["reinstall", "open"])
+            watching.cancel()
+            let link = try #require(try await reinstalled.checkDeferredDeepLink())
+            #expect(link.linkID == created.id && link.matchType == .deterministic && link.confidence == 1)
+            #expect(try await server.store.attribution(appID: app.id, environment: .live, installID: installID)?.clickID == again)
+            // The first installation's answer stays its own.
+            let answers = try await server.store.exportAttributions(appID: app.id, environment: .live, from: .distantPast, to: .distantFuture, after: nil, limit: 10)
+            #expect(answers.filter { $0.installID == installID }.compactMap(\.clickID).sorted() == [first, again].sorted())
         }
     }
 

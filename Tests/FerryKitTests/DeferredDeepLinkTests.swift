@@ -118,7 +118,7 @@ struct DeferredDeepLinkTests {
         #expect(body.clickToken == nil)
         // The body spells out clickToken and referrer as null, as the contract shows it.
         let json = try #require(try JSONSerialization.jsonObject(with: sent[0].httpBody ?? Data()) as? [String: Any])
-        #expect(json.keys.sorted() == ["clickToken", "installID", "referrer", "signals"])
+        #expect(json.keys.sorted() == ["clickToken", "installID", "installationID", "referrer", "signals"])
 
         #expect(try await ferry.checkDeferredDeepLink() == link)
         #expect(transport.sent(path: FerryRoutes.attributionMatch).count == 1)

@@ -22,14 +22,14 @@ struct MinimumMatchConfidenceTests {
         let request = try await firstMatchRequest(minimum: 0.6)
         #expect(try Kit.body(request, as: MatchRequest.self).minConfidence == 0.6)
         let json = try #require(try JSONSerialization.jsonObject(with: request.httpBody ?? Data()) as? [String: Any])
-        #expect(json.keys.sorted() == ["clickToken", "installID", "minConfidence", "referrer", "signals"])
+        #expect(json.keys.sorted() == ["clickToken", "installID", "installationID", "minConfidence", "referrer", "signals"])
         #expect(json["minConfidence"] as? Double == 0.6)
     }
 
     @Test func withoutOneTheBodyIsAsBefore() async throws {
         let request = try await firstMatchRequest(minimum: nil)
         let json = try #require(try JSONSerialization.jsonObject(with: request.httpBody ?? Data()) as? [String: Any])
-        #expect(json.keys.sorted() == ["clickToken", "installID", "referrer", "signals"])
+        #expect(json.keys.sorted() == ["clickToken", "installID", "installationID", "referrer", "signals"])
     }
 
     @Test(arguments: [0.4, 0.75, 1])

@@ -46,6 +46,7 @@ struct PrivacyManifestTests {
         "* header.User-Agent.model": .data(.otherDataTypes, stored: false),
         // POST /v1/attribution/match: the install id, the device's signals, "copy to open".
         "match body.installID": .data(.deviceID, stored: true),
+        "match body.installationID": .data(.deviceID, stored: true),
         "match body.signals.platform": .data(.otherDataTypes, stored: false),
         "match body.signals.osVersion": .data(.otherDataTypes, stored: false),
         "match body.signals.model": .data(.otherDataTypes, stored: false),

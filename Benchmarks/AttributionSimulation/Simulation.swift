@@ -78,19 +78,26 @@ struct Simulation {
         var matcher = self.matcher
         var observations: [(t: Double, observation: LearningObservation)] = []
         var nextRefit = population.installs.first?.t ?? 0
+        var lastRefit = -Double.infinity, fittedOn = 0
         if let learning { matcher = AttributionMatcher(model: learning.learner.prior, calibration: learning.calibration) }
         var organicReferrers = Self.organicReferrerStream(config)
         var userClicks = SimulationRandom(seed: config.seed, stream: "user click label")
 
         for (position, install) in population.installs.enumerated() {
             let at = population.date(install.t)
-            if let learning, install.t >= nextRefit {
+            // As the server's refitter: every `refitInterval`, and a young model as soon as it is `youngRefitAge` old and
+            // the installs answered have doubled since it was fitted.
+            let young = fittedOn < AttributionLearner.youngModelObservations && observations.count >= 2 * fittedOn
+                && install.t >= lastRefit + AttributionLearner.youngRefitAge
+            if let learning, install.t >= nextRefit || young {
                 if !observations.isEmpty {
                     let model = refit(learning, observations: observations, now: install.t, current: matcher.model)
                     matcher = AttributionMatcher(model: model, calibration: learning.calibration)
                     refitted(install.t, model)
                 }
                 nextRefit = install.t + learning.refitInterval
+                lastRefit = install.t
+                fittedOn = max(observations.count, 1)
             }
             // FerryKit's choice: Android installs keep sending what they send.
             let signals = population.devices[install.device].platform == .iOS ? config.installSignals.apply(to: install.signals) : install.signals

@@ -195,6 +195,14 @@ package struct AttributionLearner: Sendable {
         return tally
     }
 
+    /// A model fitted on fewer observations than this is young: a new app's installs grow fast, and its first day
+    /// answered with a model fitted on its first few hundred costs recall (on the simulator's populations, most of the
+    /// learnt model's shortfall against the unambiguous-only rule was on that day). A young model is refitted as soon as
+    /// the app's observations have doubled since it was fitted, once it is `youngRefitAge` old, besides the regular refits.
+    package static let youngModelObservations = 5_000
+    /// See `youngModelObservations`.
+    package static let youngRefitAge: TimeInterval = 3600
+
     /// The precision the default decision of a learnt model aims at: the matches it makes, by their own posteriors,
     /// are right this often on average (the fixed model's precision on the simulator's populations).
     package static let targetPrecision = 0.97

@@ -388,6 +388,44 @@ struct AttributionLearningTests {
         #expect(await refitter.refitDueModels().first?.outcome == .tooFewObservations(0))
     }
 
+    /// A young app's model is refitted as soon as it is an hour old and its observations have doubled, not only every
+    /// six hours; a model fitted on thousands waits its six hours.
+    @Test func aYoungModelIsRefittedOnceItsObservationsHaveDoubled() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let clock = TestClock(start)
+        let app = try await Self.learning(fixture)
+        let refitter = AttributionRefitter(store: fixture.store, now: clock.now, logger: Logger(label: "ferry-test"))
+        try await Self.seedOrganicObservations(fixture, count: 120, at: start)
+        guard case .refitted(let one) = await refitter.refitDueModels().first?.outcome, one.summary.observations == 120 else {
+            Issue.record("no first model")
+            return
+        }
+        // Thirty minutes later the installs have doubled: still too young.
+        try await Self.seedOrganicObservations(fixture, count: 130, at: start.addingTimeInterval(30 * 60))
+        clock.set(start.addingTimeInterval(30 * 60))
+        #expect(await refitter.refitDueModels().first?.outcome == .notDue)
+        // An hour and five minutes after the first fit: refitted, on all 250.
+        clock.set(start.addingTimeInterval(65 * 60))
+        guard case .refitted(let two) = await refitter.refitDueModels().first?.outcome else {
+            Issue.record("the young model was not refitted")
+            return
+        }
+        #expect(two.version == 2 && two.summary.observations == 250)
+        // Two hours later 60 more, not double: it waits for its six hours.
+        try await Self.seedOrganicObservations(fixture, count: 60, at: start.addingTimeInterval(3 * 3600))
+        clock.set(start.addingTimeInterval(3 * 3600 + 5 * 60))
+        #expect(await refitter.refitDueModels().first?.outcome == .notDue)
+        clock.set(start.addingTimeInterval(65 * 60 + 6 * 3600 + 1))
+        guard case .refitted(let three) = await refitter.refitDueModels().first?.outcome else {
+            Issue.record("no refit after six hours")
+            return
+        }
+        #expect(three.version == 3 && three.summary.observations == 310)
+        #expect(try await fixture.store.modelVersions(appID: app.id, environment: .live, limit: 10).count == 3)
+    }
+
     @Test func theJanitorPurgesObservationsPastTheirRetention() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }

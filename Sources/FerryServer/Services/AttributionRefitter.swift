@@ -13,8 +13,13 @@ import Logging
 /// `2^(-age / halfLife)`), counts how common each signal value is among the clicks of the app's window, and fits
 /// `AttributionLearner` starting from the active model. On PostgreSQL one node refits an app and environment at a time.
 package struct AttributionRefitter: Sendable {
-    /// A model younger than this is not refitted by the service.
+    /// A model younger than this is not refitted by the service, unless it is young (`youngModelObservations`).
     package static let refitAge: TimeInterval = 6 * 3600
+    /// A model fitted on fewer observations is refitted as soon as it is `youngRefitAge` old and the app's
+    /// observations have doubled since it was fitted (`AttributionLearner.youngModelObservations`).
+    package static let youngModelObservations = AttributionLearner.youngModelObservations
+    /// See `youngModelObservations`.
+    package static let youngRefitAge = AttributionLearner.youngRefitAge
     /// The service refits only with at least this many observations.
     package static let minimumObservations = 100
     /// At most this many observations are read (of the learner's `observationMemory`), newest first.
@@ -83,7 +88,8 @@ package struct AttributionRefitter: Sendable {
     }
 
     /// Refits an app's model in one environment: when `force`, now, with any observation at all; otherwise only when
-    /// its model is older than `refitAge` (or it has none) and it has `minimumObservations`.
+    /// its model is older than `refitAge` (or it has none, or it is young and its observations have doubled: see
+    /// `youngModelObservations`) and it has `minimumObservations`.
     package func refit(app: App, environment: APIEnvironment, force: Bool) async throws -> Outcome {
         try await store.whileRefitting(appID: app.id, environment: environment) {
             try await refitHoldingTheTurn(app: app, environment: environment, force: force)
@@ -94,9 +100,12 @@ package struct AttributionRefitter: Sendable {
         let time = now()
         // Read again under the turn: another node may have just stored a version.
         let active = try await store.activeModel(appID: app.id, environment: environment)
-        if !force, let active, time.timeIntervalSince(active.version.createdAt) < Self.refitAge { return .notDue }
+        let age = active.map { time.timeIntervalSince($0.version.createdAt) }
+        let fittedOn = active?.version.summary.observations ?? 0
+        if !force, let age, age < Self.refitAge, age < Self.youngRefitAge || fittedOn >= Self.youngModelObservations { return .notDue }
         let records = try await store.observations(appID: app.id, environment: environment, since: time.addingTimeInterval(-AttributionLearner.observationMemory),
                                                    limit: Self.maximumObservations)
+        if !force, let age, age < Self.refitAge, records.count < 2 * fittedOn { return .notDue }
         guard records.count >= (force ? 1 : Self.minimumObservations) else { return .tooFewObservations(records.count) }
         let observations = records.map { record -> LearningObservation in
             var observation = record.observation

@@ -157,6 +157,9 @@ public final class FerryObjCOptions: NSObject {
     /// The least confidence a probable match of the deferred check must state (0.4 to 1; 1: certain matches only), or
     /// nil for the server's default (``FerryOptions/minimumMatchConfidence``). Objective-C: `@(0.6)`.
     @objc public var minimumMatchConfidence: NSNumber?
+    /// Whether FerryKit keeps the install id in the keychain to recognise re-installs
+    /// (``FerryOptions/recognizesReinstalls``). Default: YES.
+    @objc public var recognizesReinstalls = true
 
     /// Options for the Ferry server at `serverURL`. Objective-C: `initWithServerURL:`.
     @objc(initWithServerURL:)
@@ -168,7 +171,8 @@ public final class FerryObjCOptions: NSObject {
     var values: ObjectiveCOptions {
         ObjectiveCOptions(serverURL: serverURL, linkDomains: linkDomains, urlSchemes: urlSchemes, logLevel: logLevel.rawValue,
                           networkTimeout: networkTimeout, validatesKeyOnLaunch: validatesKeyOnLaunch,
-                          readsPasteboardClickToken: readsPasteboardClickToken, minimumMatchConfidence: minimumMatchConfidence?.doubleValue)
+                          readsPasteboardClickToken: readsPasteboardClickToken, minimumMatchConfidence: minimumMatchConfidence?.doubleValue,
+                          recognizesReinstalls: recognizesReinstalls)
     }
 }
 

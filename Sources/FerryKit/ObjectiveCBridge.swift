@@ -103,6 +103,8 @@ struct ObjectiveCOptions: Sendable {
     var readsPasteboardClickToken = false
     /// ``FerryOptions/minimumMatchConfidence``.
     var minimumMatchConfidence: Double?
+    /// ``FerryOptions/recognizesReinstalls``.
+    var recognizesReinstalls = true
 
     /// The options, or ``FerryError/Code/invalidConfiguration`` for a log level that is not one.
     func ferryOptions() throws(FerryError) -> FerryOptions {
@@ -114,6 +116,7 @@ struct ObjectiveCOptions: Sendable {
         options.networkTimeout = networkTimeout
         options.validatesKeyOnLaunch = validatesKeyOnLaunch
         options.minimumMatchConfidence = minimumMatchConfidence
+        options.recognizesReinstalls = recognizesReinstalls
         #if canImport(UIKit) && !os(watchOS) && !os(tvOS)
         if readsPasteboardClickToken { options.clickTokenProvider = PasteboardClickTokenProvider() }
         #endif

@@ -86,7 +86,9 @@ struct ObjectiveCBridgeTests {
         #expect(options.serverURL.absoluteString == "https://links.example.com")
         #expect(options.linkDomains == ["go.example.com"] && options.urlSchemes == ["myapp"])
         #expect(options.logLevel == .debug && options.networkTimeout == 4 && !options.validatesKeyOnLaunch)
-        #expect(options.clickTokenProvider == nil && options.minimumMatchConfidence == nil)
+        #expect(options.clickTokenProvider == nil && options.minimumMatchConfidence == nil && options.recognizesReinstalls)
+        values.recognizesReinstalls = false
+        #expect(try !values.ferryOptions().recognizesReinstalls)
         values.minimumMatchConfidence = 0.6
         #expect(try values.ferryOptions().minimumMatchConfidence == 0.6)
         // Refused by configure, as in Swift.

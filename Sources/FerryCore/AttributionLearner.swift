@@ -136,10 +136,12 @@ package struct AttributionLearner: Sendable {
                 totalByAddress[platform][bucket] += observation.weight
                 for (index, weight) in weights.clicks {
                     let share = weight / sum
-                    let delay = observation.install.at.timeIntervalSince(observation.candidates.clicks[index].createdAt)
+                    let click = observation.candidates.clicks[index]
+                    let delay = observation.install.at.timeIntervalSince(click.createdAt)
                     unrelated.add(delay, window: observation.window, weight: observation.weight * (1 - share))
                     guard share > 1e-3 else { continue }
-                    samples.append(DelaySample(delay: delay, window: observation.window, weight: observation.weight * share))
+                    let counts = Self.selectionWeight(delay: delay, rich: DeviceFingerprint.Parts(of: click) != nil, model: model)
+                    samples.append(DelaySample(delay: delay, window: observation.window, weight: observation.weight * share * counts))
                 }
             }
             for observation in knownClicked {
@@ -169,6 +171,21 @@ package struct AttributionLearner: Sendable {
         }, model: model)
         return model
     }
+
+    /// How many click-caused installs of its delay one unlabelled candidate's delay stands for. A click whose page sent
+    /// no signals is a candidate only while its install is still on the click's network, which fewer installs are the
+    /// longer they wait (the model's `networkChangeShare` and `networkChangeTime`): counted as they come, the delays
+    /// the unlabelled installs show are shorter than the installs' own, and the model would hold a launch hours later
+    /// unlikelier than it is. Such a delay counts `1 / P(still on the network)`, at most `maximumSelectionWeight`; a click
+    /// with page signals is a candidate by its screen and time zone too, wherever its install is, and counts once.
+    static func selectionWeight(delay: TimeInterval, rich: Bool, model: MatchModel) -> Double {
+        guard !rich, delay.isFinite else { return 1 }
+        let left = min(1, max(0, model.networkChangeShare)) * (1 - Foundation.exp(-max(0, delay) / max(model.networkChangeTime, 1)))
+        return min(maximumSelectionWeight, 1 / max(1 - left, 1e-3))
+    }
+
+    /// The most one unlabelled delay counts for (`selectionWeight`).
+    static let maximumSelectionWeight = 5.0
 
     /// How many delays' worth of an even spread the unrelated clicks' delays are pulled towards.
     package static let unrelatedDelayPriorWeight = 200.0

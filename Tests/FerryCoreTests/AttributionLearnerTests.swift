@@ -243,6 +243,44 @@ import Testing
         #expect(delays.floorWeight >= DelayMixture.floorBounds.lowerBound)
     }
 
+    /// Half the installs open within minutes of their click, half some eight hours later; the longer they wait, the
+    /// likelier they left the click's network (as the labelled tenth shows), and a click without page signals is then
+    /// no candidate at all. The unlabelled installs' delays, counted as they come, would say a launch hours later is
+    /// rarer than it is: each counts as many installs of its delay as one still on the network stands for.
+    @Test func installsThatLeftTheirClicksNetworkDoNotMakeLongDelaysLookRare() throws {
+        var random = Random(state: 23)
+        var observations: [LearningObservation] = []
+        var longDelays = 0
+        let count = 4_000
+        for n in 0..<count {
+            let delay = min(n % 2 == 0 ? random.delay(median: 300, spread: 0.8) : random.delay(median: 8 * 3600, spread: 0.5), Self.window - 60)
+            if delay >= 6 * 3600 { longDelays += 1 }
+            let stayed = random.next() < 1 - 0.6 * (1 - Foundation.exp(-delay / (3.5 * 3600)))
+            var (install, click) = Self.pair(n, delay: delay)
+            // The page sent nothing: no screen or time zone to find the click by.
+            (click.screenWidth, click.screenHeight, click.screenScale, click.timeZone, click.timeZoneOffsetSeconds) = (nil, nil, nil, nil, nil)
+            if !stayed { (install.addressHash, install.networkHash) = ("away-\(n)", "away-net-\(n)") }
+            if n % 10 == 0 {
+                observations.append(LearningObservation(install: install, candidates: Self.candidates(stayed ? [click] : []), window: Self.window,
+                                                        label: .click(click)))
+            } else {
+                observations.append(LearningObservation(install: install, candidates: Self.candidates(stayed ? [click] : []), window: Self.window,
+                                                        label: .unlabelled))
+            }
+        }
+        let fitted = AttributionLearner(iterations: 8).fit(observations, frequencies: nil)
+        let delays = try #require(fitted.delayMixture)
+        let truth = Double(longDelays) / Double(count)
+        let learnt = 1 - delays.cumulative(6 * 3600, window: Self.window)
+        #expect(abs(learnt - truth) < 0.06, "launches 6 hours or more after their click: learnt \(learnt), truly \(truth)")
+        #expect(abs(fitted.networkChangeShare - 0.6) < 0.15, "\(fitted.networkChangeShare)")
+        // Each such delay counts as 1 / P(still on the network), within bounds; a click with page signals counts once.
+        #expect(AttributionLearner.selectionWeight(delay: 0, rich: false, model: fitted) == 1)
+        let ten = AttributionLearner.selectionWeight(delay: 10 * 3600, rich: false, model: fitted)
+        #expect(ten > 1.5 && ten <= AttributionLearner.maximumSelectionWeight)
+        #expect(AttributionLearner.selectionWeight(delay: 10 * 3600, rich: true, model: fitted) == 1)
+    }
+
     /// Each install came from its click hours before; the other clicks of its address were made by people using
     /// their phones at the same hours: 5 to 40 minutes before it.
     static func sameHoursPopulation(count: Int, seed: UInt64, labelledEvery: Int) -> [LearningObservation] {

@@ -74,8 +74,14 @@ struct ReinstallKitTests {
         #expect(events.all.prefix(1) == ["install"])
         #expect(await ferry.installID() == "IDFV-FOUR")
         #expect(keychain.value(String.self, forKey: StorageKey.installID) == "IDFV-OLD")
-        // Without a lasting storage given, only FerryKit's own UserDefaults suite gets the keychain beside it.
+        // A lasting storage given is the one used, unless re-installs are not to be recognised; without one, an app
+        // storing elsewhere than FerryKit's own UserDefaults suite gets none (and Linux has no keychain at all).
         var options = Kit.options(transport: Self.server().0)
+        options.lastingStorage = keychain
+        #expect(InstallIdentity.lastingStorage(for: options) as? InMemoryStorage === keychain)
+        options.recognizesReinstalls = false
+        #expect(InstallIdentity.lastingStorage(for: options) == nil)
+        options.recognizesReinstalls = true
         options.lastingStorage = nil
         #expect(InstallIdentity.lastingStorage(for: options) == nil)
     }

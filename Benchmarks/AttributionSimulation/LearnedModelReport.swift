@@ -12,7 +12,7 @@ struct LearnedModelReport {
 
     var models: [(t: Double, model: MatchModel)]
     var window: TimeInterval
-    var title = "The model learnt online (refitted every 6 simulated hours)"
+    var title = "The model learnt online (refitted every 6 simulated hours, and sooner while young)"
 
     func render() -> String {
         var table = TextTable(header: ["refit at", "π iOS", "π Android", "delay ≤30 s", "≤1 min", "median", "≥6 h",

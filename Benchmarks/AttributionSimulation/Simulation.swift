@@ -59,7 +59,8 @@ struct Simulation {
         var minConfidence: Double?
     }
 
-    /// The replay with a model learnt online: the prior at first, refitted every `refitInterval` of simulated time
+    /// The replay with a model learnt online: the prior at first, refitted every `refitInterval` of simulated time (and
+    /// sooner while the model is young, as the server refits)
     /// on the installs answered before (labelled by their deterministic match where they had one; truth never
     /// reaches the learner). Also the models, in order.
     func runLearning(_ learning: Learning = Learning()) -> (outcomes: [InstallOutcome], models: [(t: Double, model: MatchModel)]) {

@@ -56,6 +56,8 @@ public struct APIErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     public static let unauthorized = APIErrorCode("unauthorized", status: 401)
     /// 403: A key of the wrong kind for the route (publishable where a secret key is needed, or the reverse).
     public static let forbidden = APIErrorCode("forbidden", status: 403)
+    /// 403: A secret key limited to scopes on a route none of them covers (the message names the scope it needs).
+    public static let missingScope = APIErrorCode("missing_scope", status: 403)
     /// 403: A test secret key on a route that changes the app's settings.
     public static let liveKeyRequired = APIErrorCode("live_key_required", status: 403)
     /// 403: A publishable key creating a link for an app that has not turned client links on.
@@ -96,7 +98,7 @@ public struct APIErrorCode: RawRepresentable, Hashable, Sendable, Codable, Custo
     /// Every code the server answers with, in the order of the table in docs/openapi.yaml.
     public static let all: [APIErrorCode] = [
         .invalidJSON, .invalidField, .missingField, .conflictingHost, .invalidForm, .domainNotVerified, .urlNotAllowed,
-        .badRequest, .unauthorized, .forbidden, .liveKeyRequired, .clientLinksOff, .domainSelfServiceOff, .notFound, .gone, .methodNotAllowed, .conflict,
+        .badRequest, .unauthorized, .forbidden, .missingScope, .liveKeyRequired, .clientLinksOff, .domainSelfServiceOff, .notFound, .gone, .methodNotAllowed, .conflict,
         .tooManyWebhooks, .domainTaken, .domainUnavailable, .lastDomain, .tooManyPendingDomains, .bodyTooLarge,
         .unsupportedMediaType, .tooLong, .rateLimited, .internal, .databaseUnavailable
     ]

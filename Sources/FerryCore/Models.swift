@@ -335,9 +335,13 @@ package struct APIKeyRecord: Sendable, Hashable {
     package var createdAt: Date
     /// Set once the key is revoked.
     package var revokedAt: Date?
+    /// What a secret key is limited to; nil for a key that may do everything its kind can (`APIKeyScope`).
+    package var scopes: Set<APIKeyScope>?
 
     /// Creates a key record.
-    package init(id: String, appID: String, kind: APIKeyKind, environment: APIEnvironment, hash: String, hint: String, createdAt: Date, revokedAt: Date? = nil) {
+    package init(id: String, appID: String, kind: APIKeyKind, environment: APIEnvironment, hash: String, hint: String, createdAt: Date,
+                 revokedAt: Date? = nil, scopes: Set<APIKeyScope>? = nil) {
+        self.scopes = scopes
         self.id = id
         self.appID = appID
         self.kind = kind

@@ -28,14 +28,14 @@ struct AttributionController: Sendable {
     }
 
     func match(_ request: Request, context: FerryRequestContext) async throws -> Response {
-        let auth = try await authenticator.authenticate(request)
+        let auth = try await authenticator.authenticate(request, scope: .attributionWrite)
         let body = try await JSONBody.decode(MatchRequest.self, from: request, limit: maxBodyBytes)
         let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
         return try JSONBody.response(try await attributor.match(body, app: auth.app, environment: auth.key.environment, address: address))
     }
 
     func bindUser(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request)
+        let auth = try await authenticator.authenticate(request, scope: .attributionWrite)
         let body = try await JSONBody.decode(AttributeUserRequest.self, from: request, limit: maxBodyBytes)
         return try JSONBody.response(try await attributor.bindUser(body, app: auth.app, key: auth.key))
     }
@@ -43,7 +43,7 @@ struct AttributionController: Sendable {
     /// A user id's click token. Only the app's backend (a secret key) may ask: anyone who could get the token of any
     /// user id could make clicks that label another person's install.
     func userToken(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .attributionWrite)
         let body = try await JSONBody.decode(UserClickTokenRequest.self, from: request, limit: maxBodyBytes)
         let userID = try AttributionRules.validateIdentifier(body.userID, field: "userID", max: AttributionRules.maxUserIDLength)
         let token = attributor.userClickToken(userID: userID, appID: auth.app.id, environment: auth.key.environment)
@@ -51,7 +51,7 @@ struct AttributionController: Sendable {
     }
 
     func validate(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .publishable)
+        let auth = try await authenticator.authenticate(request, requiring: .publishable, scope: nil)
         let app = auth.app
         return try JSONBody.response(SDKValidateResponse(
             valid: true, appID: app.id, appName: app.name, domains: app.domains, environment: auth.key.environment,
@@ -59,7 +59,7 @@ struct AttributionController: Sendable {
     }
 
     func events(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request)
+        let auth = try await authenticator.authenticate(request, scope: .attributionWrite)
         let body = try await JSONBody.decode(EventsRequest.self, from: request, limit: maxBodyBytes)
         return try JSONBody.response(EventsResponse(accepted: try await opener.record(body, app: auth.app, environment: auth.key.environment)))
     }
@@ -69,7 +69,7 @@ struct AttributionController: Sendable {
     static let resolvePrefix = "\(FerryRoutes.links)/resolve/"
 
     func resolve(_ request: Request, path: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request)
+        let auth = try await authenticator.authenticate(request, scope: .linksRead)
         let query = request.uri.queryParameters
         let link = try await opener.open(slug: path, domain: query["domain"].map(String.init), installID: try Self.installID(request),
                                          app: auth.app, environment: auth.key.environment)
@@ -77,7 +77,7 @@ struct AttributionController: Sendable {
     }
 
     func resolveURL(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request)
+        let auth = try await authenticator.authenticate(request, scope: .linksRead)
         let query = request.uri.queryParameters
         guard let url = query["url"].map(String.init) else { throw APIError(.missingField, message: "url is required", field: "url") }
         let link = try await opener.open(url: url, installID: try Self.installID(request), app: auth.app, environment: auth.key.environment)

@@ -19,15 +19,17 @@ struct KeyAuthenticator: Sendable {
 
     static let apiKeyHeader = HTTPField.Name("x-api-key")!
 
-    func authenticate(_ request: Request, requiring kind: APIKeyKind? = nil) async throws -> AuthenticatedKey {
+    /// The key of a request, of `kind` when given. A secret key limited to scopes must hold `scope` (every route names
+    /// the scope that covers it; nil only on routes no secret key may use); publishable keys have none.
+    func authenticate(_ request: Request, requiring kind: APIKeyKind? = nil, scope: APIKeyScope?) async throws -> AuthenticatedKey {
         guard let text = Self.presentedKey(request) else {
             throw APIError(.unauthorized, message: "send an API key as 'Authorization: Bearer KEY' or 'x-api-key: KEY'")
         }
-        return try await authenticate(key: text, requiring: kind)
+        return try await authenticate(key: text, requiring: kind, scope: scope)
     }
 
     /// Checks a key sent some other way (in a request body, as one platform's SDK does).
-    func authenticate(key text: String, requiring kind: APIKeyKind? = nil) async throws -> AuthenticatedKey {
+    func authenticate(key text: String, requiring kind: APIKeyKind? = nil, scope: APIKeyScope?) async throws -> AuthenticatedKey {
         guard let format = APIKeyFormat(parsing: text) else {
             throw APIError(.unauthorized, message: "the API key is not a Ferry key (fk_live_, fk_test_, fs_live_ or fs_test_ followed by 32 letters and digits)")
         }
@@ -48,12 +50,22 @@ struct KeyAuthenticator: Sendable {
                 ? "this route needs a secret key (fs_…); publishable keys cannot manage links"
                 : "this route needs a publishable key (fk_…)")
         }
+        if record.kind == .secret, let scopes = record.scopes {
+            guard let scope else {
+                throw APIError(.missingScope, message: "this route takes only a secret key without scopes")
+            }
+            guard scope.isGranted(by: scopes) else {
+                let held = scopes.isEmpty ? "none this server knows" : APIKeyScope.text(scopes)
+                throw APIError(.missingScope, message: "this key lacks the scope '\(scope.rawValue)' (its scopes: \(held))")
+            }
+        }
         return AuthenticatedKey(key: record, app: app)
     }
 
-    /// The key and app of a dashboard session, when the key is still an active secret key and its app still exists.
+    /// The key and app of a dashboard session, when the key is still an active secret key without scopes and its app
+    /// still exists.
     func signedIn(keyHash: String) async throws -> AuthenticatedKey? {
-        guard let record = try await store.key(hash: keyHash), record.revokedAt == nil, record.kind == .secret,
+        guard let record = try await store.key(hash: keyHash), record.revokedAt == nil, record.kind == .secret, record.scopes == nil,
               let app = try await store.app(id: record.appID) else { return nil }
         return AuthenticatedKey(key: record, app: app)
     }

@@ -77,7 +77,7 @@ struct CompatibilityController: Sendable {
             throw APIError(.invalidField, message: "event_type may only be 'setup' (the first launch after an install)", field: "event_type")
         }
         guard let slug = Slug.normalize(rawSlug) else { throw ValidationError.linkNotFound(rawSlug) }
-        let auth = KeyAuthenticator.presentedKey(request) != nil ? try await authenticator.authenticate(request) : nil
+        let auth = KeyAuthenticator.presentedKey(request) != nil ? try await authenticator.authenticate(request, scope: .linksRead) : nil
         guard let resolved = try await opener.find(slug: slug, host: host ?? EdgeController.host(of: request), auth: auth) else {
             throw ValidationError.linkNotFound(slug)
         }
@@ -113,7 +113,7 @@ struct CompatibilityController: Sendable {
         var app: App?
         var environment = APIEnvironment.live
         if KeyAuthenticator.presentedKey(request) != nil {
-            let auth = try await authenticator.authenticate(request)
+            let auth = try await authenticator.authenticate(request, scope: .attributionWrite)
             app = auth.app
             environment = auth.key.environment
         } else if let host = EdgeController.host(of: request) {
@@ -147,7 +147,7 @@ struct CompatibilityController: Sendable {
         guard let key = body.private_key, !key.isEmpty else {
             throw APIError(.unauthorized, message: "private_key is required: the app's Ferry key")
         }
-        let auth = try await authenticator.authenticate(key: key)
+        let auth = try await authenticator.authenticate(key: key, scope: .attributionWrite)
         guard let eventType = body.event_type, ["first_run", "rerun"].contains(eventType) else {
             throw APIError(.invalidField, message: "event_type must be 'first_run' or 'rerun'", field: "event_type")
         }
@@ -198,7 +198,7 @@ struct CompatibilityController: Sendable {
     /// `POST /api/v1/referral-links` (secret key): a Ferry link that carries the referrer, the campaign and up to three
     /// strings of payload, on the app's first domain; `"environment": "stage"` makes a test link.
     func referralLink(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksWrite)
         let body = try await JSONBody.decode(ReferralLinkBody.self, from: request, limit: maxBodyBytes)
         let environment = try Self.environment(body.environment, key: auth.key)
         try CompatibilityRules.checkReferral(referrerIdentifier: body.referrerIdentifier, campaign: body.campaign, customPayload: body.customPayload)
@@ -234,7 +234,7 @@ struct CompatibilityController: Sendable {
     /// `POST /api/v1/attributions` with `{"userId"}`: the click this device made within the app's attribution window
     /// (see ``Attributor/attributeUser(_:app:environment:key:signals:address:userAgent:acceptThreshold:)``).
     func attribute(_ request: Request, context: FerryRequestContext) async throws -> Response {
-        let auth = try await authenticator.authenticate(request)
+        let auth = try await authenticator.authenticate(request, scope: .attributionWrite)
         let body = try await JSONBody.decode(AttributionBody.self, from: request, limit: maxBodyBytes)
         let environment = try Self.environment(body.environment, key: auth.key)
         let userID = try AttributionRules.validateIdentifier(body.userId ?? "", field: "userId", max: AttributionRules.maxUserIDLength)

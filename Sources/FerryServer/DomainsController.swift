@@ -21,12 +21,12 @@ struct DomainsController: Sendable {
     }
 
     func list(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .settingsRead)
         return try JSONBody.response(try await domains.list(app: auth.app))
     }
 
     func add(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .settingsWrite)
         let body = try await JSONBody.decode(AddDomainRequest.self, from: request, limit: maxBodyBytes)
         let claim = try await domains.claim(body.domain, app: auth.app, key: auth.key)
         var headers = HTTPFields()
@@ -35,20 +35,20 @@ struct DomainsController: Sendable {
     }
 
     func verify(_ request: Request, domain: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .settingsWrite)
         // A check that finds no proof is an answer too: the domain still waits, with what was found.
         return try JSONBody.response(try await domains.verify(domain, app: auth.app, key: auth.key).response)
     }
 
     func update(_ request: Request, domain: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .settingsWrite)
         let body = try await JSONBody.decode(UpdateDomainRequest.self, from: request, limit: maxBodyBytes)
         let app = try await domains.setPathPrefix(body.pathPrefix, of: domain, app: auth.app, key: auth.key)
         return try JSONBody.response(AppDomains.response(domain: domain.lowercased(), app: app))
     }
 
     func remove(_ request: Request, domain: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .settingsWrite)
         try await domains.remove(domain, app: auth.app, key: auth.key)
         return Response(status: .noContent)
     }

@@ -49,7 +49,7 @@ struct ExportController: Sendable {
         page: @escaping @Sendable (App, APIEnvironment, StatsRange, ExportCursor?) async throws -> [Row],
         fields: @escaping @Sendable (Row) -> [String?], cursor: @escaping @Sendable (Row) -> ExportCursor
     ) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .statsRead)
         let range = try StatsController.range(of: request, now: now())
         let app = auth.app, environment = auth.key.environment
         return Self.csv(name: name, range: range, header: header) { after in

@@ -147,14 +147,22 @@ package struct FerryAdmin: Sendable {
         return valid
     }
 
-    /// Creates a key for an app; returns the record and the key text, which is never stored and never shown again.
-    package func createKey(appID: String, kind: APIKeyKind, environment: APIEnvironment) async throws -> (record: APIKeyRecord, key: String) {
+    /// Creates a key for an app, limited to `scopes` when given (secret keys only); returns the record and the key
+    /// text, which is never stored and never shown again.
+    package func createKey(appID: String, kind: APIKeyKind, environment: APIEnvironment,
+                           scopes: Set<APIKeyScope>? = nil) async throws -> (record: APIKeyRecord, key: String) {
+        if let scopes {
+            guard kind == .secret else {
+                throw ValidationError(field: "scope", "publishable keys have no scopes: what they may do is fixed (resolve links, match installs, send events)")
+            }
+            guard !scopes.isEmpty else { throw ValidationError(field: "scope", APIKeyScope.ScopeListError.empty.description) }
+        }
         guard try await store.app(id: appID) != nil else { throw ValidationError(code: .notFound, field: "app", "no app with id '\(appID)'") }
         var generator = SystemRandomNumberGenerator()
         let key = APIKeyFormat(kind: kind, environment: environment).prefix + Identifiers.apiKeySecret(using: &generator)
         let record = APIKeyRecord(
             id: Identifiers.make(prefix: "key", using: &generator), appID: appID, kind: kind, environment: environment,
-            hash: Secrets.hashKey(key), hint: String(key.prefix(12)) + "…", createdAt: now()
+            hash: Secrets.hashKey(key), hint: String(key.prefix(12)) + "…", createdAt: now(), scopes: scopes
         )
         try await store.createKey(record)
         return (record, key)

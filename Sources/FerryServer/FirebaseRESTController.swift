@@ -54,15 +54,15 @@ struct FirebaseRESTController: Sendable {
     }
 
     /// The key of a request: `?key=` as FDL took it, or a header as the rest of the API does.
-    func authenticate(_ request: Request, requiring kind: APIKeyKind? = nil) async throws -> AuthenticatedKey {
+    func authenticate(_ request: Request, requiring kind: APIKeyKind? = nil, scope: APIKeyScope?) async throws -> AuthenticatedKey {
         guard let text = RequestLimits.presentedKey(request) else {
             throw APIError(.unauthorized, message: "send a Ferry API key as the 'key' query parameter, 'Authorization: Bearer KEY' or 'x-api-key: KEY'")
         }
-        return try await authenticator.authenticate(key: text, requiring: kind)
+        return try await authenticator.authenticate(key: text, requiring: kind, scope: scope)
     }
 
     func create(_ request: Request) async throws -> Response {
-        let auth = try await authenticate(request)
+        let auth = try await authenticate(request, scope: .linksWrite)
         let publishable = auth.key.kind == .publishable
         let limit = publishable ? min(maxBodyBytes, ClientLinkLimits.maxBodyBytes) : maxBodyBytes
         let body = try await JSONBody.decode(JSONValue.self, from: request, limit: limit)
@@ -86,7 +86,7 @@ struct FirebaseRESTController: Sendable {
     }
 
     func stats(_ request: Request, shortLink encoded: String) async throws -> Response {
-        let auth = try await authenticate(request, requiring: .secret)
+        let auth = try await authenticate(request, requiring: .secret, scope: .statsRead)
         // Percent-encoded once as FDL's clients send it; twice by clients that encode the segment again.
         var text = encoded
         for _ in 0..<2 where !text.contains("://") { text = text.removingPercentEncoding ?? text }

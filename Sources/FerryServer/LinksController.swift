@@ -27,7 +27,7 @@ struct LinksController: Sendable {
     /// A secret key creates any link of its app; a publishable key, a link made in the app (`ClientLinkRules`), which
     /// an identical request within a day gets again (200 instead of 201).
     func create(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request)
+        let auth = try await authenticator.authenticate(request, scope: .linksWrite)
         let link: Link, created: Bool
         if auth.key.kind == .publishable {
             let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: min(maxBodyBytes, ClientLinkLimits.maxBodyBytes))
@@ -44,7 +44,7 @@ struct LinksController: Sendable {
     /// Deletes the links the app's installs made (`createdInApp=true`), all of them or those made before
     /// `createdBefore`: what its owner does with share links nobody uses any more.
     func deleteCreatedInApp(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksWrite)
         let query = request.uri.queryParameters
         guard query["createdInApp"] == "true" else {
             throw APIError(.invalidField, message: "deleting links in bulk takes only the links made in the app: add createdInApp=true", field: "createdInApp")
@@ -61,7 +61,7 @@ struct LinksController: Sendable {
     }
 
     func list(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksRead)
         let query = request.uri.queryParameters
         var limit = 20
         if let text = query["limit"] {
@@ -90,25 +90,25 @@ struct LinksController: Sendable {
     }
 
     func read(_ request: Request, id: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksRead)
         return try JSONBody.response(try await links.find(id, app: auth.app, environment: auth.key.environment).response(in: auth.app))
     }
 
     func update(_ request: Request, id: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksWrite)
         let body = try await JSONBody.decode(UpdateLinkRequest.self, from: request, limit: maxBodyBytes)
         return try JSONBody.response(try await links.update(id, with: body, app: auth.app, environment: auth.key.environment).response(in: auth.app))
     }
 
     /// Where the link sends each kind of visitor and what is wrong with its setup (what `?d=1` on the link shows).
     func debug(_ request: Request, id: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksRead)
         let link = try await links.find(id, app: auth.app, environment: auth.key.environment)
         return try JSONBody.response(await debugger.report(for: link, app: auth.app).response)
     }
 
     func delete(_ request: Request, id: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksWrite)
         try await links.delete(id, app: auth.app, environment: auth.key.environment)
         return Response(status: .noContent)
     }

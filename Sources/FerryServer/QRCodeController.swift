@@ -19,7 +19,7 @@ struct QRCodeController: Sendable {
     }
 
     func qr(_ request: Request, id: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksRead)
         let link = try await links.find(id, app: auth.app, environment: auth.key.environment)
         let options = try Self.options(of: request)
         return try Self.response(link, app: auth.app, png: options.png, pixels: options.size, level: options.level, disposition: "inline")

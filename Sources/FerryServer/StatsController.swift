@@ -16,13 +16,13 @@ struct StatsController: Sendable {
     }
 
     func appStats(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .statsRead)
         let range = try Self.range(of: request, now: now())
         return try JSONBody.response(try await reports.stats(app: auth.app, environment: auth.key.environment, range: range))
     }
 
     func linkStats(_ request: Request, id: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .statsRead)
         let link = try await reports.links.find(id, app: auth.app, environment: auth.key.environment)
         let range = try Self.range(of: request, now: now())
         return try JSONBody.response(try await reports.stats(app: auth.app, environment: auth.key.environment, link: link, range: range))

@@ -19,7 +19,7 @@ struct WebhooksController: Sendable {
     }
 
     func create(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .webhooksWrite)
         let body = try await JSONBody.decode(CreateWebhookRequest.self, from: request, limit: maxBodyBytes)
         let webhook = try await outbox.addWebhook(body, appID: auth.app.id, environment: auth.key.environment)
         var headers = HTTPFields()
@@ -28,13 +28,13 @@ struct WebhooksController: Sendable {
     }
 
     func list(_ request: Request) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .webhooksRead)
         let webhooks = try await outbox.webhooks(appID: auth.app.id, environment: auth.key.environment)
         return try JSONBody.response(WebhookListResponse(data: webhooks.map { $0.response() }))
     }
 
     func delete(_ request: Request, id: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .webhooksWrite)
         guard try await outbox.removeWebhook(id: id, appID: auth.app.id, environment: auth.key.environment) else {
             throw APIError.notFound("webhook '\(id.prefix(64))'")
         }
@@ -43,7 +43,7 @@ struct WebhooksController: Sendable {
 
     /// The latest 50 deliveries of a webhook, newest first: what was sent, how it went.
     func deliveries(_ request: Request, id: String) async throws -> Response {
-        let auth = try await authenticator.authenticate(request, requiring: .secret)
+        let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .webhooksRead)
         guard let deliveries = try await outbox.deliveries(webhookID: id, appID: auth.app.id, environment: auth.key.environment, limit: 50) else {
             throw APIError.notFound("webhook '\(id.prefix(64))'")
         }

@@ -83,9 +83,9 @@ extension PostgresStore {
 
     package func createKey(_ key: APIKeyRecord) async throws {
         try await execute("""
-            INSERT INTO api_keys (id, app_id, kind, environment, hash, hint, created_at, revoked_at)
+            INSERT INTO api_keys (id, app_id, kind, environment, hash, hint, created_at, revoked_at, scopes)
             VALUES (\(key.id), \(key.appID), \(key.kind.rawValue), \(key.environment.rawValue), \(key.hash), \(key.hint),
-                \(key.createdAt.timeIntervalSince1970), \(key.revokedAt?.timeIntervalSince1970))
+                \(key.createdAt.timeIntervalSince1970), \(key.revokedAt?.timeIntervalSince1970), \(key.storedScopes))
             """)
     }
 

@@ -228,6 +228,7 @@ extension PostgresStore {
         ("v14-user-clicks", UserClicksSchema.statements()),
         ("v15-click-traffic", ClickTrafficSchema.statements(indexes: false)),
         ("v16-reinstalls", ["ALTER TABLE attributions DROP CONSTRAINT attributions_install"] + ReinstallSchema.statements(real: "DOUBLE PRECISION")),
+        ("v17-key-scopes", KeyScopesSchema.statements),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

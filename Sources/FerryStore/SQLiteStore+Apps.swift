@@ -87,9 +87,9 @@ extension SQLiteStore {
     package func createKey(_ key: APIKeyRecord) async throws {
         try await write { db in
             try db.execute(sql: """
-                INSERT INTO api_keys (id, app_id, kind, environment, hash, hint, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO api_keys (id, app_id, kind, environment, hash, hint, created_at, revoked_at, scopes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [key.id, key.appID, key.kind.rawValue, key.environment.rawValue, key.hash, key.hint,
-                                 key.createdAt.timeIntervalSince1970, key.revokedAt?.timeIntervalSince1970])
+                                 key.createdAt.timeIntervalSince1970, key.revokedAt?.timeIntervalSince1970, key.storedScopes])
         }
     }
 

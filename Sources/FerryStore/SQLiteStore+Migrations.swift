@@ -233,6 +233,9 @@ extension SQLiteStore {
             }
             for statement in ReinstallSchema.statements(real: "REAL") { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v21-key-scopes") { db in
+            for statement in KeyScopesSchema.statements { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -65,7 +65,7 @@ extension App {
 
 /// The columns of `api_keys`.
 enum KeyColumn: Int, StoreColumn {
-    case id, appID, kind, environment, hash, hint, createdAt, revokedAt
+    case id, appID, kind, environment, hash, hint, createdAt, revokedAt, scopes
 
     var columnName: String {
         switch self {
@@ -77,6 +77,7 @@ enum KeyColumn: Int, StoreColumn {
         case .hint: "hint"
         case .createdAt: "created_at"
         case .revokedAt: "revoked_at"
+        case .scopes: "scopes"
         }
     }
 }
@@ -91,9 +92,25 @@ extension APIKeyRecord {
         try self.init(
             id: row[.id], appID: row[.appID], kind: kind, environment: environment, hash: row[.hash], hint: row[.hint],
             createdAt: Date(timeIntervalSince1970: row[.createdAt]),
-            revokedAt: (row[.revokedAt] as Double?).map(Date.init(timeIntervalSince1970:))
+            revokedAt: (row[.revokedAt] as Double?).map(Date.init(timeIntervalSince1970:)),
+            scopes: (row[.scopes] as String?).map(Self.scopes(stored:))
         )
     }
+
+    /// The scopes a key was stored with. A name this build does not know (written by a newer one) is left out: the
+    /// key stays limited, to what this build can tell it may do.
+    package static func scopes(stored text: String) -> Set<APIKeyScope> {
+        Set(text.split(separator: " ").compactMap { APIKeyScope(rawValue: String($0)) })
+    }
+
+    /// The `scopes` column of a key: nil for a key without scopes.
+    package var storedScopes: String? { scopes.map(APIKeyScope.text) }
+}
+
+/// `api_keys.scopes`: what a secret key is limited to, names separated by spaces; NULL for a key that may do
+/// everything its kind can (every key made before scopes existed).
+enum KeyScopesSchema {
+    static let statements = ["ALTER TABLE api_keys ADD COLUMN scopes TEXT"]
 }
 
 // MARK: Links

@@ -194,24 +194,38 @@ struct KeyCommand: AsyncParsableCommand {
         @Option(help: "The app's id.") var app: String
         @Option(help: "secret (server-side) or publishable (in apps).") var kind: APIKeyKind
         @Option(name: .customLong("env"), help: "live or test.") var environment: APIEnvironment = .live
+        @Option(name: .customLong("scope"), help: ArgumentHelp(
+            "Limit a secret key to a scope (repeat, or separate with commas): \(APIKeyScope.allCases.map(\.rawValue).joined(separator: ", ")). Without it, the key may do everything.",
+            valueName: "scope"))
+        var scopes: [String] = []
 
         func run() async throws {
             try await runReportingErrors {
-                let created = try await FerryAdmin(store: try await database.open()).createKey(appID: app, kind: kind, environment: environment)
+                var limited: Set<APIKeyScope>?
+                if !scopes.isEmpty {
+                    do {
+                        limited = try APIKeyScope.parseList(scopes.joined(separator: ","))
+                    } catch let error as APIKeyScope.ScopeListError {
+                        throw FerryCore.ValidationError(field: "scope", error.description)
+                    }
+                }
+                let created = try await FerryAdmin(store: try await database.open()).createKey(appID: app, kind: kind, environment: environment,
+                                                                                               scopes: limited)
                 print(created.key)
             }
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List an app's keys: id, kind, environment, hint, state.")
+        static let configuration = CommandConfiguration(abstract: "List an app's keys: id, kind, environment, hint, state, scopes.")
         @OptionGroup var database: DatabaseOptions
         @Option(help: "The app's id.") var app: String
 
         func run() async throws {
             try await runReportingErrors {
                 for key in try await FerryAdmin(store: try await database.open()).keys(appID: app) {
-                    print("\(key.id)\t\(key.kind.rawValue)\t\(key.environment.rawValue)\t\(key.hint)\t\(key.revokedAt == nil ? "active" : "revoked")")
+                    let scopes = key.scopes.map { APIKeyScope.text($0).replacingOccurrences(of: " ", with: ",") } ?? (key.kind == .secret ? "all" : "-")
+                    print("\(key.id)\t\(key.kind.rawValue)\t\(key.environment.rawValue)\t\(key.hint)\t\(key.revokedAt == nil ? "active" : "revoked")\t\(scopes)")
                 }
             }
         }

@@ -186,6 +186,33 @@ struct CommandLineTests {
         #expect(count.stdout.split(separator: "\n").count == 2, "promo and routed; nothing refused was stored")
     }
 
+    /// `ferry key create --scope` limits a secret key; `key list` shows each key's scopes; a bad scope is refused by name.
+    @Test func keysAreLimitedToScopesFromTheCommandLine() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = "sqlite:" + directory.appendingPathComponent("scopes.sqlite").path
+        let appID = try await FerryProcess.run(["app", "create", "--database", database, "--name", "Demo", "--domain", "go.demo.test"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let scoped = try await FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", "secret",
+                                                 "--scope", "stats:read,links:read", "--scope", "webhooks:write"])
+        #expect(scoped.status == 0, "\(scoped.stderr)")
+        #expect(matches(scoped.stdout, #"^fs_live_[A-Za-z0-9]{32}\n$"#))
+        #expect(try await FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", "secret"]).status == 0)
+        #expect(try await FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", "publishable"]).status == 0)
+        let listed = try await FerryProcess.run(["key", "list", "--database", database, "--app", appID]).stdout.split(separator: "\n")
+        #expect(listed.map { $0.split(separator: "\t").last.map(String.init) } == ["links:read,stats:read,webhooks:write", "all", "-"])
+        for (arguments, message) in [
+            (["--kind", "secret", "--scope", "links:admin"], "'links:admin' is not a scope"),
+            (["--kind", "secret", "--scope", ","], "name at least one scope"),
+            (["--kind", "publishable", "--scope", "links:read"], "publishable keys have no scopes"),
+        ] {
+            let refused = try await FerryProcess.run(["key", "create", "--database", database, "--app", appID] + arguments)
+            #expect(refused.status != 0 && refused.stdout.isEmpty)
+            #expect(refused.stderr.contains(message), "\(refused.stderr)")
+        }
+        #expect(try await FerryProcess.run(["key", "list", "--database", database, "--app", appID]).stdout.split(separator: "\n").count == 3)
+    }
+
     /// Client links are turned on and off, listed and purged from the command line; nothing else is purged.
     @Test func clientLinksAreTurnedOnListedAndPurgedFromTheCommandLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UUID().uuidString)")

@@ -95,6 +95,29 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(arguments: StoreBackend.available) func aKeysScopesRoundTripAndNoScopesStaysFullAccess(backend: StoreBackend) async throws {
+        try await backend.withStore { (store: any FerryDatabase) async throws in
+            try await store.createApp(makeApp())
+            let limited = APIKeyRecord(id: "key_s", appID: "app_1", kind: .secret, environment: .live, hash: "scoped", hint: "fs_live_AbCd…",
+                                       createdAt: epoch, scopes: [.webhooksWrite, .linksRead, .auditRead])
+            let full = APIKeyRecord(id: "key_f", appID: "app_1", kind: .secret, environment: .live, hash: "full", hint: "fs_live_EfGh…", createdAt: epoch)
+            try await store.createKey(limited)
+            try await store.createKey(full)
+            #expect(try await store.key(hash: "scoped") == limited)
+            #expect(try await store.key(hash: "full")?.scopes == nil)
+            let listed = try await store.keys(appID: "app_1")
+            #expect(listed.first { $0.id == "key_s" }?.scopes == [.webhooksWrite, .linksRead, .auditRead])
+            #expect(listed.count == 2 && listed.first { $0.id == "key_f" }?.scopes == nil)
+        }
+    }
+
+    @Test func aScopeNameThisBuildDoesNotKnowLeavesTheKeyLimited() {
+        #expect(APIKeyRecord.scopes(stored: "links:read billing:write") == [.linksRead])
+        #expect(APIKeyRecord.scopes(stored: "billing:write") == [], "a key of unknown scopes only may do nothing")
+        #expect(APIKeyRecord(id: "k", appID: "a", kind: .secret, environment: .live, hash: "h", hint: "", createdAt: epoch,
+                             scopes: [.statsRead, .linksWrite]).storedScopes == "links:write stats:read")
+    }
+
     @Test(arguments: StoreBackend.available) func linksRoundTripEveryField(backend: StoreBackend) async throws {
         try await backend.withStore { (store: any FerryDatabase) async throws in
             try await store.createApp(makeApp())

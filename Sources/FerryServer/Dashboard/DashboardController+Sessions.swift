@@ -67,7 +67,9 @@ extension DashboardController {
         let key = (form.value(of: "key") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let auth: AuthenticatedKey
         do {
-            auth = try await authenticator.authenticate(key: key, requiring: .secret)
+            auth = try await authenticator.authenticate(key: key, requiring: .secret, scope: nil)
+        } catch let error as APIError where error.body.error.code == .missingScope {
+            return failed("That key is limited to scopes. Sign in with a secret key made without scopes.")
         } catch let error as APIError where error.status == .forbidden {
             return failed("That is a publishable key. Sign in with a secret key (fs_…).")
         } catch is APIError {

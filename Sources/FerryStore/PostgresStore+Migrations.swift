@@ -229,6 +229,7 @@ extension PostgresStore {
         ("v15-click-traffic", ClickTrafficSchema.statements(indexes: false)),
         ("v16-reinstalls", ["ALTER TABLE attributions DROP CONSTRAINT attributions_install"] + ReinstallSchema.statements(real: "DOUBLE PRECISION")),
         ("v17-key-scopes", KeyScopesSchema.statements),
+        ("v18-audit-log", AuditSchema.statements(real: "DOUBLE PRECISION", identity: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

@@ -236,6 +236,9 @@ extension SQLiteStore {
         migrator.registerMigration("v21-key-scopes") { db in
             for statement in KeyScopesSchema.statements { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v22-audit-log") { db in
+            for statement in AuditSchema.statements(real: "REAL", identity: "INTEGER PRIMARY KEY AUTOINCREMENT") { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

@@ -470,8 +470,54 @@ package struct LinkChanges: Sendable, Equatable {
 }
 
 /// Everything the server keeps, behind one value.
+/// Which events of the audit log to read: every condition given holds, newest first.
+package struct AuditQuery: Sendable, Hashable {
+    /// Only this app's events.
+    package var appID: String?
+    /// Only events of this environment, and those of no environment (the app's settings, domains and keys).
+    package var environment: APIEnvironment?
+    /// Only events about this kind of object (`link`, `key`…).
+    package var objectType: String?
+    /// Only events about the object with this id.
+    package var objectID: String?
+    /// Only events of this actor (a key's or user's id, a system user's name).
+    package var actorID: String?
+    /// Only events at or after this time…
+    package var since: Date?
+    /// …and before this one.
+    package var until: Date?
+    /// Only events older than this id (the cursor of the next page).
+    package var before: Int64?
+    /// At most this many.
+    package var limit: Int
+
+    /// Creates a query.
+    package init(appID: String? = nil, environment: APIEnvironment? = nil, objectType: String? = nil, objectID: String? = nil,
+                 actorID: String? = nil, since: Date? = nil, until: Date? = nil, before: Int64? = nil, limit: Int = 100) {
+        self.appID = appID
+        self.environment = environment
+        self.objectType = objectType
+        self.objectID = objectID
+        self.actorID = actorID
+        self.since = since
+        self.until = until
+        self.before = before
+        self.limit = limit
+    }
+}
+
+/// The audit log: every change people, keys and the command line made.
+package protocol AuditStore: Sendable {
+    /// Appends an event; returns it with its id.
+    func recordAuditEvent(_ event: AuditEvent) async throws -> AuditEvent
+    /// The events a query selects, newest (highest id) first.
+    func auditEvents(_ query: AuditQuery) async throws -> [AuditEvent]
+    /// Forgets the events made before `cutoff`; how many.
+    func purgeAuditEvents(before cutoff: Date) async throws -> Int
+}
+
 package protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore,
-    DomainClaimStore, SessionStore, AttributionLearningStore {
+    DomainClaimStore, SessionStore, AttributionLearningStore, AuditStore {
     /// A counter that changes whenever apps, domains or keys change, whoever changed them (another process
     /// included); caches compare it to know when to drop everything they hold. Links are followed one by one
     /// through ``linkChanges(since:)``.

@@ -41,6 +41,8 @@ package enum FerryRoutes {
     package static func domain(_ name: String) -> String { "\(domains)/\(name)" }
     /// `POST`: checks the proof of control of a pending domain and makes it serve links (live secret key).
     package static func verifyDomain(_ name: String) -> String { "\(domains)/\(name)/verify" }
+    /// `GET`: the app's audit log, newest first, as JSON pages or CSV (secret key, `audit:read`).
+    package static let auditLog = "/v1/audit-log"
     /// Apple's association file.
     package static let appleAppSiteAssociation = "/.well-known/apple-app-site-association"
     /// Android's Digital Asset Links file.

@@ -47,19 +47,11 @@ package struct AuditActor: Sendable, Hashable {
     package static let system = AuditActor(kind: .system, id: "ferry")
 }
 
-/// One field's value before and after a change, as text; nil where it had none (a field added or cleared).
-package struct AuditChange: Sendable, Hashable, Codable {
-    /// Before the change.
-    package var before: String?
-    /// After the change.
-    package var after: String?
+/// One field's value before and after a change, as text; nil where it had none (a field added or cleared). The same
+/// value the API answers with.
+package typealias AuditChange = AuditEventResponse.Change
 
-    /// Creates a change.
-    package init(before: String?, after: String?) {
-        self.before = before
-        self.after = after
-    }
-
+extension AuditChange {
     /// The fields whose values differ between two snapshots (`AuditSnapshot`), each with both values.
     package static func between(_ before: [String: String], _ after: [String: String]) -> [String: AuditChange] {
         var changes: [String: AuditChange] = [:]
@@ -94,7 +86,7 @@ package struct AuditEvent: Sendable, Hashable {
     package var actor: AuditActor
     /// What was done: `created`, `updated`, `deleted`, `revoked`, `verified`, `purged`…
     package var action: String
-    /// The kind of object (`link`, `app`, `key`, `webhook`, `domain`, `user`…).
+    /// The kind of object: one of `objectTypes`.
     package var objectType: String
     /// The object's id (a link's `lnk_…`, a domain's name).
     package var objectID: String
@@ -185,5 +177,32 @@ package enum AuditSnapshot {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+}
+
+extension AuditEvent {
+    /// Every kind of object the log records changes of: links one by one, links made in the app deleted in bulk
+    /// (`links`), the app's settings, keys, webhooks and domains.
+    package static let objectTypes = ["link", "links", "app", "key", "webhook", "domain"]
+
+    /// The event as the API answers it.
+    package var response: AuditEventResponse {
+        AuditEventResponse(
+            id: String(id), at: at, appID: appID, environment: environment,
+            actor: .init(kind: actor.kind.rawValue, id: actor.id, label: actor.label, address: actor.address), action: action,
+            object: .init(type: objectType, id: objectID), changes: changes)
+    }
+
+    /// The columns of the audit log's CSV: one line per field changed (one with empty field columns for an event that
+    /// changed none).
+    package static let csvColumns = ["id", "time", "environment", "actor_kind", "actor_id", "actor_label", "address", "action",
+                                     "object_type", "object_id", "field", "before", "after"]
+
+    /// The event's lines of the CSV, its fields in name order.
+    package func csvLines() -> [String] {
+        let head: [String?] = [String(id), FerryJSON.formatDate(at), environment?.rawValue, actor.kind.rawValue, actor.id, actor.label,
+                               actor.address, action, objectType, objectID]
+        guard !changes.isEmpty else { return [CSV.line(head + [nil, nil, nil])] }
+        return changes.keys.sorted().map { field in CSV.line(head + [field, changes[field]?.before, changes[field]?.after]) }
     }
 }

@@ -105,7 +105,7 @@ struct AppDomains: Sendable {
     }
 
     /// Asks for a domain: a pending claim with its proof of control (the same claim when asked again).
-    func claim(_ text: String, app: App, key: APIKeyRecord) async throws -> DomainClaim {
+    func claim(_ text: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws -> DomainClaim {
         try checkMayChange(key)
         try checkSelfService()
         let domain: String
@@ -131,8 +131,11 @@ struct AppDomains: Sendable {
                           "an app has at most \(Self.maxPendingClaims) domains waiting for their proof; remove one first")
         }
         var generator = SystemRandomNumberGenerator()
-        return try await store.createDomainClaim(DomainClaim(appID: app.id, domain: domain, token: Identifiers.apiKeySecret(using: &generator),
-                                                             createdAt: admin.now()))
+        let claim = try await store.createDomainClaim(DomainClaim(appID: app.id, domain: domain, token: Identifiers.apiKeySecret(using: &generator),
+                                                                  createdAt: admin.now()))
+        try await admin.audit(actor, "requested", "domain", claim.domain, app: app.id, environment: nil,
+                              changes: ["status": AuditChange(before: nil, after: "pending")])
+        return claim
     }
 
     /// Refuses a domain that overlaps one another app owns (the store refuses it again when it is added).
@@ -166,7 +169,7 @@ struct AppDomains: Sendable {
     }
 
     /// Checks a pending domain's proof; once proven, the domain serves the app's links.
-    func verify(_ domain: String, app: App, key: APIKeyRecord) async throws -> Verification {
+    func verify(_ domain: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws -> Verification {
         try checkMayChange(key)
         try checkSelfService()
         guard let claim = try await store.domainClaims(appID: app.id).first(where: { $0.domain == domain.lowercased() }) else {
@@ -176,33 +179,40 @@ struct AppDomains: Sendable {
         guard outcome.proven else { return .pending(claim, findings: outcome.findings) }
         let updated: App
         do {
-            updated = try await admin.updateApp(id: app.id) { spec in spec.domains.append(claim.domain) }
+            updated = try await admin.updateApp(id: app.id, by: actor) { spec in spec.domains.append(claim.domain) }
         } catch let conflict as StoreConflict {
             throw ValidationError(code: .domainTaken, field: "domain", conflict.message)
         }
         _ = try await store.deleteDomainClaim(appID: app.id, domain: claim.domain)
         cache.removeAll()
+        try await admin.audit(actor, "verified", "domain", claim.domain, app: app.id, environment: nil,
+                              changes: ["status": AuditChange(before: "pending", after: "active")])
         return .active(updated, domain: claim.domain)
     }
 
     /// Drops an active domain (its links stop: they answer 410) or a pending claim. An app keeps at least one domain.
-    func remove(_ domain: String, app: App, key: APIKeyRecord) async throws {
+    func remove(_ domain: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws {
         try checkMayChange(key)
         let domain = domain.lowercased()
         if app.domains.contains(domain) {
             guard app.domains.count > 1 else {
                 throw ValidationError(code: .lastDomain, field: nil, "an app keeps at least one link domain; add another before dropping this one")
             }
-            _ = try await admin.updateApp(id: app.id) { spec in spec.domains.removeAll { $0 == domain } }
+            _ = try await admin.updateApp(id: app.id, by: actor) { spec in spec.domains.removeAll { $0 == domain } }
             cache.removeAll()
-        } else if !(try await store.deleteDomainClaim(appID: app.id, domain: domain)) {
+            try await admin.audit(actor, "removed", "domain", domain, app: app.id, environment: nil,
+                                  changes: ["status": AuditChange(before: "active", after: nil)])
+        } else if try await store.deleteDomainClaim(appID: app.id, domain: domain) {
+            try await admin.audit(actor, "removed", "domain", domain, app: app.id, environment: nil,
+                                  changes: ["status": AuditChange(before: "pending", after: nil)])
+        } else {
             throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not one of this app's")
         }
     }
 
     /// Changes an app's other settings (its domains stay as they are); this node's cache forgets the app.
-    func updateSettings(appID: String, _ change: (inout FerryAdmin.AppSpec) -> Void) async throws -> App {
-        let updated = try await admin.updateApp(id: appID) { spec in
+    func updateSettings(appID: String, by actor: AuditActor?, _ change: (inout FerryAdmin.AppSpec) -> Void) async throws -> App {
+        let updated = try await admin.updateApp(id: appID, by: actor) { spec in
             let domains = spec.domains
             change(&spec)
             spec.domains = domains
@@ -213,26 +223,26 @@ struct AppDomains: Sendable {
 
     /// Sets (or, with nil, removes) the path prefix of an active domain: its links are served at `/{prefix}/{slug}`
     /// from then on, and its association file names those paths only.
-    func setPathPrefix(_ prefix: String?, of domain: String, app: App, key: APIKeyRecord) async throws -> App {
+    func setPathPrefix(_ prefix: String?, of domain: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws -> App {
         try checkMayChange(key)
         let domain = domain.lowercased()
         guard app.domains.contains(domain) else {
             throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not one of this app's active domains")
         }
         let prefix = try prefix.map { text throws(ValidationError) in try LinkPath.validatePrefix(text) }
-        let updated = try await admin.updateApp(id: app.id) { spec in spec.pathPrefixes[domain] = prefix }
+        let updated = try await admin.updateApp(id: app.id, by: actor) { spec in spec.pathPrefixes[domain] = prefix }
         cache.removeAll()
         return updated
     }
 
     /// Makes an active domain the default one (links go there when a request names no domain).
-    func makeDefault(_ domain: String, app: App, key: APIKeyRecord) async throws -> App {
+    func makeDefault(_ domain: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws -> App {
         try checkMayChange(key)
         let domain = domain.lowercased()
         guard app.domains.contains(domain) else {
             throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not one of this app's active domains")
         }
-        let updated = try await admin.updateApp(id: app.id) { spec in spec.domains = [domain] + spec.domains.filter { $0 != domain } }
+        let updated = try await admin.updateApp(id: app.id, by: actor) { spec in spec.domains = [domain] + spec.domains.filter { $0 != domain } }
         cache.removeAll()
         return updated
     }

@@ -53,7 +53,8 @@ package func buildApplication(
         allowPrivateDestinations: configuration.webhookAllowPrivateDestinations, settings: configuration.webhookDelivery)
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention,
-                                     observationRetention: configuration.attributionObservationRetention, logger: logger)
+                                     observationRetention: configuration.attributionObservationRetention,
+                                     auditRetention: configuration.auditRetention, logger: logger)
     let learnt = LearntMatchers(store: store, now: admin.now, logger: logger)
     let learner = AttributionLearnerService(
         refitter: AttributionRefitter(store: store, now: admin.now, logger: logger) { learnt.forget(appID: $0.appID, environment: $0.environment) },
@@ -121,7 +122,7 @@ func buildRouter(
         headers[.cacheControl] = "public, max-age=300"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
-    let authenticator = KeyAuthenticator(store: store)
+    let authenticator = KeyAuthenticator(store: store, addresses: addresses)
     let resolver = LinkResolver(
         store: store, cache: cache, lookups: EdgeLookups(store: store, timeout: lookupTimeout), immediateReader: store as? any ImmediateLinkReading,
         limits: limits
@@ -144,6 +145,7 @@ func buildRouter(
     AttributionController(attributor: attributor, opener: opener, authenticator: authenticator, addresses: addresses, maxBodyBytes: maxBodyBytes)
         .register(on: router)
     WebhooksController(authenticator: authenticator, outbox: outbox, maxBodyBytes: maxBodyBytes).register(on: router)
+    AuditController(store: store, authenticator: authenticator).register(on: router)
     DomainsController(domains: domains, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
     try DashboardController(links: links, reports: reports, admin: admin, authenticator: authenticator, outbox: outbox, domains: domains,
                             sessions: dashboardSessions,
@@ -185,6 +187,7 @@ func buildRouter(
         (FerryRoutes.domains, ["GET", "POST"]),
         ("\(FerryRoutes.domains)/:domain", ["PATCH", "DELETE"]),
         ("\(FerryRoutes.domains)/:domain/verify", ["POST"]),
+        (FerryRoutes.auditLog, ["GET"]),
     ])
     for method in MethodGuard.methods where method != .head {
         router.on("/v1/**", method: method) { request, _ in try await firebase.apiFallback(request) }

@@ -5,18 +5,21 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Purges click signals and client hashes once they are older than their app's attribution window, and the
-/// observations models are learnt from once they are older than their retention.
+/// Purges click signals and client hashes once they are older than their app's attribution window, the observations
+/// models are learnt from once they are older than their retention, and the audit log's events older than theirs.
 package struct AttributionJanitor: Service {
     let store: any FerryDatabase
     let interval: Duration
     let clickRetention: Duration?
     let observationRetention: Duration
+    let auditRetention: Duration
     let logger: Logger
 
     /// Creates a janitor; `clickRetention` nil keeps clicks for ever.
     package init(store: any FerryDatabase, interval: Duration, clickRetention: Duration? = nil,
-                 observationRetention: Duration = FerryConfiguration().attributionObservationRetention, logger: Logger) {
+                 observationRetention: Duration = FerryConfiguration().attributionObservationRetention,
+                 auditRetention: Duration = FerryConfiguration().auditRetention, logger: Logger) {
+        self.auditRetention = auditRetention
         self.store = store
         self.interval = interval
         self.clickRetention = clickRetention
@@ -38,6 +41,8 @@ package struct AttributionJanitor: Service {
                 _ = try await store.pruneLinkChanges(before: now.addingTimeInterval(-LinkChanges.retention))
                 let learning = try await store.purgeAttributionLearning(before: now.addingTimeInterval(-Double(observationRetention.components.seconds)))
                 if learning > 0 { logger.info("purged old attribution observations", metadata: ["rows": "\(learning)"]) }
+                let audit = try await store.purgeAuditEvents(before: now.addingTimeInterval(-Double(auditRetention.components.seconds)))
+                if audit > 0 { logger.info("purged old audit log events", metadata: ["rows": "\(audit)"]) }
                 _ = try await store.forgetPendingObservations(before: now.addingTimeInterval(-AttributionObservationRecord.pendingHorizon))
                 if let clickRetention {
                     let seconds = Double(clickRetention.components.seconds)

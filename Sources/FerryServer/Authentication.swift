@@ -16,6 +16,8 @@ package struct AuthenticatedKey: Sendable {
 /// Checks `Authorization: Bearer KEY` or `x-api-key: KEY` against the stored hashes.
 struct KeyAuthenticator: Sendable {
     let store: any FerryDatabase
+    /// Where requests come from (behind the trusted proxies), for the audit log.
+    let addresses: ClientAddressResolver
 
     static let apiKeyHeader = HTTPField.Name("x-api-key")!
 
@@ -68,6 +70,12 @@ struct KeyAuthenticator: Sendable {
         guard let record = try await store.key(hash: keyHash), record.revokedAt == nil, record.kind == .secret, record.scopes == nil,
               let app = try await store.app(id: record.appID) else { return nil }
         return AuthenticatedKey(key: record, app: app)
+    }
+
+    /// Who a request made with `auth` acts as in the audit log: its key, from the request's client address.
+    func actor(_ auth: AuthenticatedKey, request: Request, context: FerryRequestContext) -> AuditActor {
+        let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
+        return .key(auth.key, address: address?.description)
     }
 
     static func presentedKey(_ request: Request) -> String? {

@@ -47,8 +47,8 @@ struct CompatibilityController: Sendable {
         }
         router.get(RouterPath(Self.deferredDeepLink)) { request, context in try await deferredDeepLink(request, context: context) }
         router.post(RouterPath(Self.statsEvent)) { request, _ in try await statsEvent(request) }
-        router.post(RouterPath(Self.referralLinks)) { request, _ in
-            try await LinkTraceEnvelope.wrap(request, errors: errors) { try await referralLink(request) }
+        router.post(RouterPath(Self.referralLinks)) { request, context in
+            try await LinkTraceEnvelope.wrap(request, errors: errors) { try await referralLink(request, context: context) }
         }
         router.post(RouterPath(Self.attributions)) { request, context in
             try await LinkTraceEnvelope.wrap(request, errors: errors) { try await attribute(request, context: context) }
@@ -197,7 +197,7 @@ struct CompatibilityController: Sendable {
 
     /// `POST /api/v1/referral-links` (secret key): a Ferry link that carries the referrer, the campaign and up to three
     /// strings of payload, on the app's first domain; `"environment": "stage"` makes a test link.
-    func referralLink(_ request: Request) async throws -> Response {
+    func referralLink(_ request: Request, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksWrite)
         let body = try await JSONBody.decode(ReferralLinkBody.self, from: request, limit: maxBodyBytes)
         let environment = try Self.environment(body.environment, key: auth.key)
@@ -206,7 +206,8 @@ struct CompatibilityController: Sendable {
             throw APIError(.conflict, message: "the app has neither a fallback URL nor an App Store id for visitors without the app; set one with 'ferry app update'")
         }
         let create = CreateLinkRequest(destination: destination, params: body.customPayload, campaign: body.campaign, referrer: body.referrerIdentifier)
-        let link = try await links.create(create, app: auth.app, environment: environment)
+        let link = try await links.create(create, app: auth.app, environment: environment,
+                                          by: authenticator.actor(auth, request: request, context: context))
         return try LinkTraceEnvelope.success(
             ["shortCode": link.slug, "referralLink": link.shortURL(in: auth.app), "referrerIdentifier": link.referrer ?? ""], status: .created)
     }

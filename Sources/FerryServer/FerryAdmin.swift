@@ -68,21 +68,33 @@ package struct FerryAdmin: Sendable {
         }
     }
 
+    /// Appends what `actor` did to the audit log; without an actor (the server's first start, a test of the rules)
+    /// nothing is recorded.
+    package func audit(_ actor: AuditActor?, _ action: String, _ objectType: String, _ objectID: String, app: String?,
+                       environment: APIEnvironment?, changes: [String: AuditChange]) async throws {
+        guard let actor else { return }
+        _ = try await store.recordAuditEvent(AuditEvent(appID: app, environment: environment, at: now(), actor: actor, action: action,
+                                                        objectType: objectType, objectID: objectID, changes: changes))
+    }
+
     /// Validates a spec and stores the app.
-    package func createApp(_ spec: AppSpec) async throws -> App {
+    package func createApp(_ spec: AppSpec, by actor: AuditActor? = nil) async throws -> App {
         var generator = SystemRandomNumberGenerator()
         let app = try Self.makeApp(spec, id: Identifiers.make(prefix: "app", using: &generator), createdAt: now())
         try await store.createApp(app)
+        try await audit(actor, "created", "app", app.id, app: app.id, environment: nil, changes: AuditChange.created(AuditSnapshot.app(app)))
         return app
     }
 
     /// Validates a changed spec and replaces the app's settings and domains.
-    package func updateApp(id: String, _ change: (inout AppSpec) -> Void) async throws -> App {
+    package func updateApp(id: String, by actor: AuditActor? = nil, _ change: (inout AppSpec) -> Void) async throws -> App {
         guard let current = try await store.app(id: id) else { throw ValidationError(code: .notFound, field: "app", "no app with id '\(id)'") }
         var spec = AppSpec(app: current)
         change(&spec)
         let app = try Self.makeApp(spec, id: current.id, createdAt: current.createdAt, keeping: current.domains)
         guard try await store.updateApp(app) else { throw ValidationError(code: .notFound, field: "app", "no app with id '\(id)'") }
+        let changes = AuditChange.between(AuditSnapshot.app(current), AuditSnapshot.app(app))
+        if !changes.isEmpty { try await audit(actor, "updated", "app", app.id, app: app.id, environment: nil, changes: changes) }
         return app
     }
 
@@ -149,8 +161,8 @@ package struct FerryAdmin: Sendable {
 
     /// Creates a key for an app, limited to `scopes` when given (secret keys only); returns the record and the key
     /// text, which is never stored and never shown again.
-    package func createKey(appID: String, kind: APIKeyKind, environment: APIEnvironment,
-                           scopes: Set<APIKeyScope>? = nil) async throws -> (record: APIKeyRecord, key: String) {
+    package func createKey(appID: String, kind: APIKeyKind, environment: APIEnvironment, scopes: Set<APIKeyScope>? = nil,
+                           by actor: AuditActor? = nil) async throws -> (record: APIKeyRecord, key: String) {
         if let scopes {
             guard kind == .secret else {
                 throw ValidationError(field: "scope", "publishable keys have no scopes: what they may do is fixed (resolve links, match installs, send events)")
@@ -165,18 +177,26 @@ package struct FerryAdmin: Sendable {
             hash: Secrets.hashKey(key), hint: String(key.prefix(12)) + "…", createdAt: now(), scopes: scopes
         )
         try await store.createKey(record)
+        try await audit(actor, "created", "key", record.id, app: appID, environment: environment, changes: AuditChange.created(AuditSnapshot.key(record)))
         return (record, key)
     }
 
     /// Validates a request and stores the link; a generated slug (`slugLength` characters) that collides is drawn again.
     package func createLink(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil,
-                            slugLength: Int = Slug.generatedLength) async throws -> Link {
-        try await withFreshSlug(request, app: app, environment: environment, slugLength: slugLength) { link in
+                            slugLength: Int = Slug.generatedLength, by actor: AuditActor? = nil) async throws -> Link {
+        let link = try await withFreshSlug(request, app: app, environment: environment, slugLength: slugLength) { link in
             var link = link
             if let createdAt, createdAt < link.createdAt { link.createdAt = createdAt }  // an imported link keeps its age
             try await store.createLink(link)
             return link
         }
+        try await auditCreated(link, by: actor)
+        return link
+    }
+
+    /// Records a new link in the audit log.
+    func auditCreated(_ link: Link, by actor: AuditActor?) async throws {
+        try await audit(actor, "created", "link", link.id, app: link.appID, environment: link.environment, changes: AuditChange.created(AuditSnapshot.link(link)))
     }
 
     /// How long the same request from the app returns the link it made, rather than a new one.
@@ -193,12 +213,13 @@ package struct FerryAdmin: Sendable {
 
     /// Stores a link unless the same request (for the same app and environment, made in the app or not, for a slug of
     /// the same length) made one within `clientLinkReuse`: then that link, `created` false. Links made in the app
-    /// (`inApp`) are held to `ClientLinkRules` too.
+    /// (`inApp`) are held to `ClientLinkRules` too; they are the app's users' own, not the team's changes, and the audit
+    /// log leaves them out (they are listed by `createdInApp`).
     package func createOnce(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, slugLength: Int = Slug.generatedLength,
-                            inApp: Bool) async throws -> (link: Link, created: Bool) {
+                            inApp: Bool, by actor: AuditActor? = nil) async throws -> (link: Link, created: Bool) {
         let body = String(decoding: try FerryJSON.makeEncoder().encode(request), as: UTF8.self)
         let digest = Secrets.digest("\(app.id)\n\(environment.rawValue)\n\(inApp)\n\(slugLength)\n\(body)")
-        return try await withFreshSlug(request, app: app, environment: environment, slugLength: slugLength) { link in
+        let made = try await withFreshSlug(request, app: app, environment: environment, slugLength: slugLength) { link in
             var link = link
             if inApp {
                 link.createdInApp = true
@@ -206,6 +227,8 @@ package struct FerryAdmin: Sendable {
             }
             return try await store.createLink(link, requestDigest: digest, reusingSince: link.createdAt.addingTimeInterval(-Self.clientLinkReuse))
         }
+        if made.created, !inApp { try await auditCreated(made.link, by: actor) }
+        return made
     }
 
     /// Builds the link a request describes under a fresh random slug and hands it to `store`; a generated slug taken
@@ -244,8 +267,15 @@ package struct FerryAdmin: Sendable {
     }
 
     /// Revokes a key; false when there is no active key with that id.
-    package func revokeKey(id: String) async throws -> Bool {
-        try await store.revokeKey(id: id, at: now())
+    package func revokeKey(id: String, by actor: AuditActor? = nil) async throws -> Bool {
+        guard id.utf8.count <= 64, let before = try await store.key(id: id) else { return false }
+        let at = now()
+        guard try await store.revokeKey(id: id, at: at) else { return false }
+        var after = before
+        after.revokedAt = at
+        try await audit(actor, "revoked", "key", id, app: before.appID, environment: before.environment,
+                        changes: AuditChange.between(AuditSnapshot.key(before), AuditSnapshot.key(after)))
+        return true
     }
 
     /// The first app, when there is exactly one: what the CLI uses when `--app` is left out.
@@ -268,9 +298,9 @@ package struct FerryAdmin: Sendable {
         // Several nodes may start together on one empty database: the one whose mark is stored first sets up.
         let mark = UUID().uuidString
         guard try await store.insertSettingIfAbsent("bootstrapped_by", value: mark) == mark else { return nil }
-        let app = try await createApp(AppSpec(name: "Default", domains: domains))
-        let secret = try await createKey(appID: app.id, kind: .secret, environment: .live)
-        let publishable = try await createKey(appID: app.id, kind: .publishable, environment: .live)
+        let app = try await createApp(AppSpec(name: "Default", domains: domains), by: .system)
+        let secret = try await createKey(appID: app.id, kind: .secret, environment: .live, by: .system)
+        let publishable = try await createKey(appID: app.id, kind: .publishable, environment: .live, by: .system)
         return Bootstrap(app: app, secretKey: secret.key, publishableKey: publishable.key)
     }
 }

@@ -154,6 +154,8 @@ package struct FerryConfiguration: Sendable {
     /// How long the anonymised observations of installs are kept for apps that learn their attribution model
     /// (`FERRY_ATTRIBUTION_OBSERVATION_RETENTION_DAYS`, 1 to 365). Default: 28 days, what a refit reads.
     package var attributionObservationRetention: Duration = .seconds(28 * 86400)
+    /// How long the audit log keeps each change (`FERRY_AUDIT_RETENTION_DAYS`, 1 to 36,500). Default: 365 days.
+    package var auditRetention: Duration = .seconds(365 * 86400)
     /// How often each node looks for apps whose learnt attribution model is due for a refit
     /// (`FERRY_ATTRIBUTION_REFIT_MINUTES`, 1 to 1440). Default: 15 minutes.
     package var attributionRefitInterval: Duration = .seconds(15 * 60)
@@ -223,6 +225,12 @@ package struct FerryConfiguration: Sendable {
                 throw ConfigurationError("FERRY_ATTRIBUTION_OBSERVATION_RETENTION_DAYS must be a number of days from 1 to 365")
             }
             attributionObservationRetention = .seconds(days * 86400)
+        }
+        if let value = environment["FERRY_AUDIT_RETENTION_DAYS"], !value.isEmpty {
+            guard let days = Int(value), (1...36500).contains(days) else {
+                throw ConfigurationError("FERRY_AUDIT_RETENTION_DAYS must be a number of days from 1 to 36500")
+            }
+            auditRetention = .seconds(days * 86400)
         }
         if let value = environment["FERRY_ATTRIBUTION_REFIT_MINUTES"], !value.isEmpty {
             guard let minutes = Int(value), (1...1440).contains(minutes) else {

@@ -59,9 +59,9 @@ package struct FirebaseImporter: Sendable {
     }
 
     /// Imports `csv` into `app`; `progress` is called after each row with (rows done, rows in all). With `dryRun`
-    /// nothing is written and the summary says what would be.
+    /// nothing is written and the summary says what would be. Each link made is recorded in the audit log as `actor`'s.
     package func run(csv: String, app: App, environment: APIEnvironment, options: FirebaseLinkImport.Options, dryRun: Bool = false,
-                    progress: (Int, Int) -> Void = { _, _ in }) async throws -> Summary {
+                    by actor: AuditActor?, progress: (Int, Int) -> Void = { _, _ in }) async throws -> Summary {
         let rows = try FirebaseLinkImport.rows(csv: csv, app: app, options: options)
         var summary = Summary()
         summary.rows = rows.count
@@ -89,7 +89,7 @@ package struct FirebaseImporter: Sendable {
                 }
                 if !dryRun {
                     do {
-                        _ = try await links.create(request, app: app, environment: environment, createdAt: createdAt)
+                        _ = try await links.create(request, app: app, environment: environment, createdAt: createdAt, by: actor)
                     } catch let error as ValidationError {
                         skip("invalid_link", error.message)
                         continue

@@ -29,8 +29,8 @@ struct FirebaseRESTController: Sendable {
     let now: @Sendable () -> Date
 
     func register(on router: Router<FerryRequestContext>) {
-        router.post(RouterPath(Self.shortLinks)) { request, _ in
-            try await FirebaseEnvelope.wrap(request, errors: errors) { try await create(request) }
+        router.post(RouterPath(Self.shortLinks)) { request, context in
+            try await FirebaseEnvelope.wrap(request, errors: errors) { try await create(request, context: context) }
         }
     }
 
@@ -61,7 +61,7 @@ struct FirebaseRESTController: Sendable {
         return try await authenticator.authenticate(key: text, requiring: kind, scope: scope)
     }
 
-    func create(_ request: Request) async throws -> Response {
+    func create(_ request: Request, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticate(request, scope: .linksWrite)
         let publishable = auth.key.kind == .publishable
         let limit = publishable ? min(maxBodyBytes, ClientLinkLimits.maxBodyBytes) : maxBodyBytes
@@ -77,9 +77,11 @@ struct FirebaseRESTController: Sendable {
                 throw APIError(.invalidField, message: "a CUSTOM suffix needs a secret key; an app's key makes SHORT or UNGUESSABLE links", field: "suffix.option")
             }
             create.slug = slug
-            made = try await links.createOnce(create, app: auth.app, environment: auth.key.environment, inApp: false)
+            made = try await links.createOnce(create, app: auth.app, environment: auth.key.environment, inApp: false,
+                                              by: authenticator.actor(auth, request: request, context: context))
         case .generated(let length):
-            made = try await links.createOnce(create, app: auth.app, environment: auth.key.environment, slugLength: length, inApp: publishable)
+            made = try await links.createOnce(create, app: auth.app, environment: auth.key.environment, slugLength: length, inApp: publishable,
+                                              by: authenticator.actor(auth, request: request, context: context))
         }
         let url = made.link.shortURL(in: auth.app)
         return try JSONBody.response(FirebaseShortLinkResponse(shortLink: url, previewLink: url + "?d=1", warning: shortLink.warnings))

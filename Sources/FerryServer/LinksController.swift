@@ -15,26 +15,27 @@ struct LinksController: Sendable {
     let debugger: LinkDebugger
 
     func register(on router: Router<FerryRequestContext>) {
-        router.post(RouterPath(FerryRoutes.links)) { request, _ in try await create(request) }
+        router.post(RouterPath(FerryRoutes.links)) { request, context in try await create(request, context: context) }
         router.get(RouterPath(FerryRoutes.links)) { request, _ in try await list(request) }
         router.get("\(FerryRoutes.links)/:id") { request, context in try await read(request, id: context.parameters.get("id") ?? "") }
-        router.patch("\(FerryRoutes.links)/:id") { request, context in try await update(request, id: context.parameters.get("id") ?? "") }
-        router.delete(RouterPath(FerryRoutes.links)) { request, _ in try await deleteCreatedInApp(request) }
-        router.delete("\(FerryRoutes.links)/:id") { request, context in try await delete(request, id: context.parameters.get("id") ?? "") }
+        router.patch("\(FerryRoutes.links)/:id") { request, context in try await update(request, id: context.parameters.get("id") ?? "", context: context) }
+        router.delete(RouterPath(FerryRoutes.links)) { request, context in try await deleteCreatedInApp(request, context: context) }
+        router.delete("\(FerryRoutes.links)/:id") { request, context in try await delete(request, id: context.parameters.get("id") ?? "", context: context) }
         router.get("\(FerryRoutes.links)/:id/debug") { request, context in try await debug(request, id: context.parameters.get("id") ?? "") }
     }
 
     /// A secret key creates any link of its app; a publishable key, a link made in the app (`ClientLinkRules`), which
     /// an identical request within a day gets again (200 instead of 201).
-    func create(_ request: Request) async throws -> Response {
+    func create(_ request: Request, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, scope: .linksWrite)
         let link: Link, created: Bool
         if auth.key.kind == .publishable {
             let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: min(maxBodyBytes, ClientLinkLimits.maxBodyBytes))
-            (link, created) = try await links.createOnce(body, app: auth.app, environment: auth.key.environment, inApp: true)
+            (link, created) = try await links.createOnce(body, app: auth.app, environment: auth.key.environment, inApp: true, by: nil)
         } else {
             let body = try await JSONBody.decode(CreateLinkRequest.self, from: request, limit: maxBodyBytes)
-            (link, created) = (try await links.create(body, app: auth.app, environment: auth.key.environment), true)
+            (link, created) = (try await links.create(body, app: auth.app, environment: auth.key.environment,
+                                                     by: authenticator.actor(auth, request: request, context: context)), true)
         }
         var headers = HTTPFields()
         headers[.location] = FerryRoutes.link(id: link.id)
@@ -43,7 +44,7 @@ struct LinksController: Sendable {
 
     /// Deletes the links the app's installs made (`createdInApp=true`), all of them or those made before
     /// `createdBefore`: what its owner does with share links nobody uses any more.
-    func deleteCreatedInApp(_ request: Request) async throws -> Response {
+    func deleteCreatedInApp(_ request: Request, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksWrite)
         let query = request.uri.queryParameters
         guard query["createdInApp"] == "true" else {
@@ -56,7 +57,8 @@ struct LinksController: Sendable {
             }
             before = min(before, date)
         }
-        let deleted = try await links.deleteCreatedInApp(app: auth.app, environment: auth.key.environment, before: before)
+        let deleted = try await links.deleteCreatedInApp(app: auth.app, environment: auth.key.environment, before: before,
+                                                         by: authenticator.actor(auth, request: request, context: context))
         return try JSONBody.response(DeletedLinksResponse(deleted: deleted))
     }
 
@@ -94,10 +96,11 @@ struct LinksController: Sendable {
         return try JSONBody.response(try await links.find(id, app: auth.app, environment: auth.key.environment).response(in: auth.app))
     }
 
-    func update(_ request: Request, id: String) async throws -> Response {
+    func update(_ request: Request, id: String, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksWrite)
         let body = try await JSONBody.decode(UpdateLinkRequest.self, from: request, limit: maxBodyBytes)
-        return try JSONBody.response(try await links.update(id, with: body, app: auth.app, environment: auth.key.environment).response(in: auth.app))
+        let actor = authenticator.actor(auth, request: request, context: context)
+        return try JSONBody.response(try await links.update(id, with: body, app: auth.app, environment: auth.key.environment, by: actor).response(in: auth.app))
     }
 
     /// Where the link sends each kind of visitor and what is wrong with its setup (what `?d=1` on the link shows).
@@ -107,9 +110,9 @@ struct LinksController: Sendable {
         return try JSONBody.response(await debugger.report(for: link, app: auth.app).response)
     }
 
-    func delete(_ request: Request, id: String) async throws -> Response {
+    func delete(_ request: Request, id: String, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .linksWrite)
-        try await links.delete(id, app: auth.app, environment: auth.key.environment)
+        try await links.delete(id, app: auth.app, environment: auth.key.environment, by: authenticator.actor(auth, request: request, context: context))
         return Response(status: .noContent)
     }
 }

@@ -29,7 +29,7 @@ package final class WebhookOutbox: Sendable {
 
     /// Validates and stores a new webhook for an app's environment (its secret made here); throws the rules'
     /// `ValidationError`, with the code `too_many_webhooks` when the app has ``WebhookRules/maxPerApp`` already.
-    package func addWebhook(_ request: CreateWebhookRequest, appID: String, environment: APIEnvironment) async throws -> Webhook {
+    package func addWebhook(_ request: CreateWebhookRequest, appID: String, environment: APIEnvironment, by actor: AuditActor?) async throws -> Webhook {
         let (url, events) = try WebhookRules.validate(request, allowingPrivateDestinations: allowPrivateDestinations)
         guard try await store.webhooks(appID: appID, environment: environment).count < WebhookRules.maxPerApp else {
             throw ValidationError(code: .tooManyWebhooks, field: nil, "an app has at most \(WebhookRules.maxPerApp) webhooks per environment")
@@ -39,14 +39,24 @@ package final class WebhookOutbox: Sendable {
                               secret: "whsec_" + Identifiers.apiKeySecret(using: &generator), events: events, createdAt: now())
         try await store.createWebhook(webhook)
         forget(appID: appID)
+        try await audit(actor, "created", webhook, changes: AuditChange.created(AuditSnapshot.webhook(webhook)))
         return webhook
     }
 
     /// Removes a webhook of an app's environment; false when there is none.
-    package func removeWebhook(id: String, appID: String, environment: APIEnvironment) async throws -> Bool {
-        guard id.utf8.count <= 64, try await store.deleteWebhook(id: id, appID: appID, environment: environment) else { return false }
+    package func removeWebhook(id: String, appID: String, environment: APIEnvironment, by actor: AuditActor?) async throws -> Bool {
+        guard id.utf8.count <= 64, let webhook = try await store.webhooks(appID: appID, environment: environment).first(where: { $0.id == id }),
+              try await store.deleteWebhook(id: id, appID: appID, environment: environment) else { return false }
         forget(appID: appID)
+        try await audit(actor, "deleted", webhook, changes: AuditChange.removed(AuditSnapshot.webhook(webhook)))
         return true
+    }
+
+    /// Records a change of a webhook in the audit log.
+    private func audit(_ actor: AuditActor?, _ action: String, _ webhook: Webhook, changes: [String: AuditChange]) async throws {
+        guard let actor else { return }
+        _ = try await store.recordAuditEvent(AuditEvent(appID: webhook.appID, environment: webhook.environment, at: now(), actor: actor,
+                                                        action: action, objectType: "webhook", objectID: webhook.id, changes: changes))
     }
 
     /// Forgets cached webhooks of an app (after one was added or removed here).

@@ -12,16 +12,17 @@ struct WebhooksController: Sendable {
     let maxBodyBytes: Int
 
     func register(on router: Router<FerryRequestContext>) {
-        router.post(RouterPath(FerryRoutes.webhooks)) { request, _ in try await create(request) }
+        router.post(RouterPath(FerryRoutes.webhooks)) { request, context in try await create(request, context: context) }
         router.get(RouterPath(FerryRoutes.webhooks)) { request, _ in try await list(request) }
-        router.delete("\(FerryRoutes.webhooks)/:id") { request, context in try await delete(request, id: context.parameters.get("id") ?? "") }
+        router.delete("\(FerryRoutes.webhooks)/:id") { request, context in try await delete(request, id: context.parameters.get("id") ?? "", context: context) }
         router.get("\(FerryRoutes.webhooks)/:id/deliveries") { request, context in try await deliveries(request, id: context.parameters.get("id") ?? "") }
     }
 
-    func create(_ request: Request) async throws -> Response {
+    func create(_ request: Request, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .webhooksWrite)
         let body = try await JSONBody.decode(CreateWebhookRequest.self, from: request, limit: maxBodyBytes)
-        let webhook = try await outbox.addWebhook(body, appID: auth.app.id, environment: auth.key.environment)
+        let webhook = try await outbox.addWebhook(body, appID: auth.app.id, environment: auth.key.environment,
+                                                  by: authenticator.actor(auth, request: request, context: context))
         var headers = HTTPFields()
         headers[.location] = "\(FerryRoutes.webhooks)/\(webhook.id)"
         return try JSONBody.response(webhook.response(showingSecret: true), status: .created, headers: headers)
@@ -33,9 +34,10 @@ struct WebhooksController: Sendable {
         return try JSONBody.response(WebhookListResponse(data: webhooks.map { $0.response() }))
     }
 
-    func delete(_ request: Request, id: String) async throws -> Response {
+    func delete(_ request: Request, id: String, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .webhooksWrite)
-        guard try await outbox.removeWebhook(id: id, appID: auth.app.id, environment: auth.key.environment) else {
+        let actor = authenticator.actor(auth, request: request, context: context)
+        guard try await outbox.removeWebhook(id: id, appID: auth.app.id, environment: auth.key.environment, by: actor) else {
             throw APIError.notFound("webhook '\(id.prefix(64))'")
         }
         return Response(status: .noContent)

@@ -93,6 +93,10 @@ extension PostgresStore {
         try await first("SELECT * FROM api_keys WHERE hash = \(hash)", APIKeyRecord.init(row:))
     }
 
+    package func key(id: String) async throws -> APIKeyRecord? {
+        try await first("SELECT * FROM api_keys WHERE id = \(id)", APIKeyRecord.init(row:))
+    }
+
     package func keys(appID: String) async throws -> [APIKeyRecord] {
         try await all("SELECT * FROM api_keys WHERE app_id = \(appID) ORDER BY created_at, id", APIKeyRecord.init(row:))
     }

@@ -99,6 +99,12 @@ extension SQLiteStore {
         }
     }
 
+    package func key(id: String) async throws -> APIKeyRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ?", arguments: [id]).map(APIKeyRecord.init(row:))
+        }
+    }
+
     package func keys(appID: String) async throws -> [APIKeyRecord] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE app_id = ? ORDER BY created_at, id", arguments: [appID]).map(APIKeyRecord.init(row:))

@@ -56,6 +56,8 @@ package protocol KeyStore: Sendable {
     func createKey(_ key: APIKeyRecord) async throws
     /// The key with this hash, revoked or not.
     func key(hash: String) async throws -> APIKeyRecord?
+    /// The key with this id, revoked or not.
+    func key(id: String) async throws -> APIKeyRecord?
     /// An app's keys, oldest first.
     func keys(appID: String) async throws -> [APIKeyRecord]
     /// Revokes a key; false when there is no such unrevoked key.

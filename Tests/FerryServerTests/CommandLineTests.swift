@@ -213,6 +213,45 @@ struct CommandLineTests {
         #expect(try await FerryProcess.run(["key", "list", "--database", database, "--app", appID]).stdout.split(separator: "\n").count == 3)
     }
 
+    /// What the command line changes is in the audit log as the system user's, and `ferry audit list` reads it.
+    @Test func theCommandLineRecordsItsChangesAndListsTheAuditLog() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = "sqlite:" + directory.appendingPathComponent("audit.sqlite").path
+        let user = ["USER": "ops-anna"]
+        let appID = try await FerryProcess.run(["app", "create", "--database", database, "--name", "Demo", "--domain", "go.demo.test"], environment: user)
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = try await FerryProcess.run(["key", "create", "--database", database, "--app", appID, "--kind", "secret", "--scope", "stats:read"],
+                                             environment: user)
+        #expect(key.status == 0)
+        #expect(try await FerryProcess.run(["app", "update", appID, "--database", database, "--name", "Demo 2"], environment: user).status == 0)
+        #expect(try await FerryProcess.run(["link", "create", "--database", database, "--destination", "https://demo.test/a", "--slug", "promo"],
+                                           environment: user).status == 0)
+
+        let listed = try await FerryProcess.run(["audit", "list", "--database", database])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let lines = listed.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        #expect(lines.map { $0[5] + " " + $0[6].prefix { $0 != ":" } } == ["created link", "updated app", "created key", "created app"])
+        #expect(lines.allSatisfy { $0[1] == appID && $0[3] == "cli:ops-anna" && $0[4] == "-" })
+        #expect(lines[1][7] == "name: Demo → Demo 2")
+        #expect(lines[2][7].contains("scopes: ∅ → stats:read") && !listed.stdout.contains(key.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        let json = try await FerryProcess.run(["audit", "list", "--database", database, "--object-type", "app", "--json"])
+        let events = try json.stdout.split(separator: "\n").map { try FerryJSON.makeDecoder().decode(AuditEventResponse.self, from: Data($0.utf8)) }
+        #expect(events.map(\.action) == ["updated", "created"])
+        let csv = try await FerryProcess.run(["audit", "list", "--database", database, "--csv", "--limit", "1"])
+        let rows = try CSV.parse(csv.stdout)
+        #expect(rows.first == AuditEvent.csvColumns)
+        #expect(rows.dropFirst().allSatisfy { $0[7] == "created" && $0[8] == "link" }, "one event, the newest: the link")
+        #expect(rows.contains { $0[10] == "slug" && $0[11] == "" && $0[12] == "promo" })
+        #expect(rows.contains { $0[10] == "destination" && $0[12] == "https://demo.test/a" })
+        for (arguments, message) in [(["--since", "yesterday"], "--since must be a date"), (["--limit", "0"], "--limit"),
+                                     (["--json", "--csv"], "not both")] {
+            let refused = try await FerryProcess.run(["audit", "list", "--database", database] + arguments)
+            #expect(refused.status != 0 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+    }
+
     /// Client links are turned on and off, listed and purged from the command line; nothing else is purged.
     @Test func clientLinksAreTurnedOnListedAndPurgedFromTheCommandLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UUID().uuidString)")

@@ -140,12 +140,12 @@ struct ImportTests {
         let options = FirebaseLinkImport.Options(domain: "go.example.com")
         func links() async throws -> [Link] { try await store.listLinks(appID: app.id, environment: .live, limit: 100, after: nil).links }
 
-        let dry = try await importer.run(csv: csv, app: app, environment: .live, options: options, dryRun: true)
+        let dry = try await importer.run(csv: csv, app: app, environment: .live, options: options, dryRun: true, by: nil)
         #expect((dry.rows, dry.created, dry.skippedCount) == (15, 3, 12))
         #expect(try await links().isEmpty, "a dry run writes nothing")
 
         var done: [Int] = []
-        let first = try await importer.run(csv: csv, app: app, environment: .live, options: options) { count, total in
+        let first = try await importer.run(csv: csv, app: app, environment: .live, options: options, by: .commandLine()) { count, total in
             done.append(count)
             #expect(total == 15)
         }
@@ -205,7 +205,7 @@ struct ImportTests {
         }
 
         // Again: nothing created, nothing changed.
-        let again = try await importer.run(csv: csv, app: app, environment: .live, options: options)
+        let again = try await importer.run(csv: csv, app: app, environment: .live, options: options, by: nil)
         #expect((again.created, again.alreadyThere, again.skippedCount) == (0, 3, 12))
         #expect(try await links().count == 3)
         #expect(try await store.link(domain: "go.example.com", slug: "all29") == all)
@@ -227,7 +227,7 @@ struct ImportTests {
             "Short link": "https://example.page.link/promo", "link": "https://example.com/p", "ofl": "https://example.com/desktop",
         ]))
         let summary = try await FirebaseImporter(admin: admin).run(
-            csv: csv, app: app, environment: .live, options: .init(domain: "go.example.com")
+            csv: csv, app: app, environment: .live, options: .init(domain: "go.example.com"), by: nil
         )
         #expect((summary.created, summary.alreadyThere, summary.skippedCount) == (0, 1, 0))
         #expect(summary.notes.keys.contains { $0.contains("imported before with the desktop fallback (ofl) as destination") })

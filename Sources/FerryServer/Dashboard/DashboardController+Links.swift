@@ -166,7 +166,7 @@ extension DashboardController {
     func createLink(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
         do {
             let (request, _) = try Self.fields(form)
-            let link = try await links.create(request, app: viewer.auth.app, environment: viewer.auth.key.environment)
+            let link = try await links.create(request, app: viewer.auth.app, environment: viewer.auth.key.environment, by: viewer.actor)
             return redirect("/dashboard/links/\(link.id)")
         } catch let error as ValidationError {
             return linkForm(viewer, link: nil, error: error.message, values: form)
@@ -190,7 +190,7 @@ extension DashboardController {
             var routing = request.routing ?? LinkRouting()
             routing.appStoreAnalytics = link.routing.appStoreAnalytics
             update.routing = routing.isEmpty ? .clear : .set(routing)
-            guard try await links.change(link, update) != nil else { return redirect("/dashboard") }
+            guard try await links.change(link, update, by: viewer.actor) != nil else { return redirect("/dashboard") }
             return redirect("/dashboard/links/\(link.id)")
         } catch let error as ValidationError {
             return linkForm(viewer, link: link, error: error.message, values: form)
@@ -200,7 +200,7 @@ extension DashboardController {
     func setDisabled(_ viewer: Viewer, _ link: Link, _ disabled: Bool) async throws -> Response {
         var update = UpdateLinkRequest()
         update.disabled = .set(disabled)
-        _ = try await links.change(link, update)
+        _ = try await links.change(link, update, by: viewer.actor)
         return redirect("/dashboard/links/\(link.id)")
     }
 
@@ -216,7 +216,7 @@ extension DashboardController {
             }
             before = before.addingTimeInterval(-Double(days) * 86_400)
         }
-        let deleted = try await links.deleteCreatedInApp(app: viewer.auth.app, environment: viewer.auth.key.environment, before: before)
+        let deleted = try await links.deleteCreatedInApp(app: viewer.auth.app, environment: viewer.auth.key.environment, before: before, by: viewer.actor)
         return redirect("/dashboard?made=app&deleted=\(deleted)")
     }
 }

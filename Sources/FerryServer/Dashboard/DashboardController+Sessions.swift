@@ -11,7 +11,7 @@ extension DashboardController {
 
     /// Runs a page for a signed-in viewer: the session cookie must be valid and its key still active; a POST must
     /// come from this site with the session's CSRF token. Otherwise, the sign-in page (or a 403).
-    func guarded(_ request: Request, _ page: (Viewer, QueryString) async throws -> Response) async throws -> Response {
+    func guarded(_ request: Request, _ context: FerryRequestContext, _ page: (Viewer, QueryString) async throws -> Response) async throws -> Response {
         let now = admin.now()
         guard let session = try await sessions.read(request.cookies[DashboardSessions.cookie]?.value, now: now),
               let auth = try await authenticator.signedIn(keyHash: session.record.keyHash)
@@ -21,7 +21,7 @@ extension DashboardController {
             }
             return redirect("/dashboard/sign-in", clearing: true)
         }
-        let viewer = Viewer(auth: auth, csrf: sessions.csrfToken(nonce: session.id))
+        let viewer = Viewer(auth: auth, csrf: sessions.csrfToken(nonce: session.id), actor: authenticator.actor(auth, request: request, context: context))
         var form = QueryString("")
         if request.method == .post {
             form = try await Self.form(of: request, limit: maxBodyBytes)

@@ -94,7 +94,7 @@ extension DashboardController {
             return try await settingsPage(viewer, error: "The attribution model must be fixed or learned.", notice: nil, secret: nil, values: form)
         }
         do {
-            let app = try await domains.updateSettings(appID: viewer.auth.app.id) { spec in
+            let app = try await domains.updateSettings(appID: viewer.auth.app.id, by: viewer.actor) { spec in
                 spec.name = text("name") ?? ""
                 spec.teamID = text("teamID")
                 spec.bundleIDs = lines("bundleIDs")
@@ -123,7 +123,7 @@ extension DashboardController {
         let request = CreateWebhookRequest(url: form.value(of: "url")?.trimmingCharacters(in: .whitespaces) ?? "",
                                            events: WebhookEventType.allCases.filter { form.value(of: $0.rawValue) != nil })
         do {
-            let webhook = try await outbox.addWebhook(request, appID: viewer.auth.app.id, environment: viewer.auth.key.environment)
+            let webhook = try await outbox.addWebhook(request, appID: viewer.auth.app.id, environment: viewer.auth.key.environment, by: viewer.actor)
             return try await settingsPage(viewer, error: nil, notice: "Webhook added.", secret: webhook.secret)
         } catch let error as ValidationError {
             return try await settingsPage(viewer, error: error.message, notice: nil, secret: nil)

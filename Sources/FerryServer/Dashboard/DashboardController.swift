@@ -32,6 +32,8 @@ struct DashboardController: Sendable {
     struct Viewer: Sendable {
         var auth: AuthenticatedKey
         var csrf: String
+        /// Who the viewer's changes are recorded as in the audit log.
+        var actor: AuditActor
     }
 
     /// A page to show instead of the one asked for (the sign-in page, a redirect).
@@ -49,16 +51,16 @@ struct DashboardController: Sendable {
         }
         group.get("/sign-in") { request, _ in signInPage(request, error: nil) }
         group.post("/sign-in") { request, context in try await signIn(request, context: context) }
-        group.post("/sign-out") { request, _ in
-            try await guarded(request) { _, _ in
+        group.post("/sign-out") { request, context in
+            try await guarded(request, context) { _, _ in
                 try await sessions.end(request.cookies[DashboardSessions.cookie]?.value)
                 return redirect("/dashboard/sign-in", clearing: true)
             }
         }
-        group.get("/") { request, _ in try await guarded(request) { viewer, _ in try await linksPage(request, viewer) } }
-        group.get("/links/new") { request, _ in try await guarded(request) { viewer, _ in linkForm(viewer, link: nil, error: nil) } }
+        group.get("/") { request, context in try await guarded(request, context) { viewer, _ in try await linksPage(request, viewer) } }
+        group.get("/links/new") { request, context in try await guarded(request, context) { viewer, _ in linkForm(viewer, link: nil, error: nil) } }
         group.post("/links") { request, context in
-            try await guarded(request) { viewer, form in
+            try await guarded(request, context) { viewer, form in
                 if let error = limits.take(.linksAddress, nil, request: request, context: context) {
                     var response = linkForm(viewer, link: nil, error: error.body.error.message, values: form)
                     response.status = .tooManyRequests
@@ -68,47 +70,47 @@ struct DashboardController: Sendable {
                 return try await createLink(viewer, form)
             }
         }
-        group.post("/links/delete-made-in-app") { request, _ in
-            try await guarded(request) { viewer, form in try await deleteLinksMadeInApp(viewer, form) }
+        group.post("/links/delete-made-in-app") { request, context in
+            try await guarded(request, context) { viewer, form in try await deleteLinksMadeInApp(viewer, form) }
         }
         group.get("/links/:id") { request, context in
-            try await guarded(request) { viewer, _ in try await linkPage(viewer, try await link(context, viewer)) }
+            try await guarded(request, context) { viewer, _ in try await linkPage(viewer, try await link(context, viewer)) }
         }
         group.get("/links/:id/edit") { request, context in
-            try await guarded(request) { viewer, _ in linkForm(viewer, link: try await link(context, viewer), error: nil) }
+            try await guarded(request, context) { viewer, _ in linkForm(viewer, link: try await link(context, viewer), error: nil) }
         }
         group.post("/links/:id") { request, context in
-            try await guarded(request) { viewer, form in try await updateLink(viewer, try await link(context, viewer), form) }
+            try await guarded(request, context) { viewer, form in try await updateLink(viewer, try await link(context, viewer), form) }
         }
         group.post("/links/:id/disable") { request, context in
-            try await guarded(request) { viewer, _ in try await setDisabled(viewer, try await link(context, viewer), true) }
+            try await guarded(request, context) { viewer, _ in try await setDisabled(viewer, try await link(context, viewer), true) }
         }
         group.post("/links/:id/enable") { request, context in
-            try await guarded(request) { viewer, _ in try await setDisabled(viewer, try await link(context, viewer), false) }
+            try await guarded(request, context) { viewer, _ in try await setDisabled(viewer, try await link(context, viewer), false) }
         }
         group.get("/links/:id/qr.svg") { request, context in
-            try await guarded(request) { viewer, _ in
+            try await guarded(request, context) { viewer, _ in
                 try QRCodeController.response(try await link(context, viewer), app: viewer.auth.app, png: false, pixels: 320, level: .quartile, disposition: "inline")
             }
         }
         group.get("/links/:id/qr.png") { request, context in
-            try await guarded(request) { viewer, _ in
+            try await guarded(request, context) { viewer, _ in
                 try QRCodeController.response(try await link(context, viewer), app: viewer.auth.app, png: true, pixels: 1024, level: .quartile, disposition: "attachment")
             }
         }
-        group.get("/attribution") { request, _ in try await guarded(request) { viewer, _ in try await attributionPage(viewer) } }
-        group.post("/attribution/refit") { request, _ in try await guarded(request) { viewer, _ in try await refitAttribution(viewer) } }
-        group.get("/settings") { request, _ in try await guarded(request) { viewer, _ in try await settingsPage(viewer, error: nil, notice: nil, secret: nil) } }
-        group.post("/settings") { request, _ in try await guarded(request) { viewer, form in try await saveSettings(viewer, form) } }
-        group.post("/webhooks") { request, _ in try await guarded(request) { viewer, form in try await addWebhook(viewer, form) } }
+        group.get("/attribution") { request, context in try await guarded(request, context) { viewer, _ in try await attributionPage(viewer) } }
+        group.post("/attribution/refit") { request, context in try await guarded(request, context) { viewer, _ in try await refitAttribution(viewer) } }
+        group.get("/settings") { request, context in try await guarded(request, context) { viewer, _ in try await settingsPage(viewer, error: nil, notice: nil, secret: nil) } }
+        group.post("/settings") { request, context in try await guarded(request, context) { viewer, form in try await saveSettings(viewer, form) } }
+        group.post("/webhooks") { request, context in try await guarded(request, context) { viewer, form in try await addWebhook(viewer, form) } }
         // Domains: ask for one, verify it, drop it, make it the default; each answers the settings page with a notice.
         let domainChanges: [(path: String, change: @Sendable (Viewer, String) async throws -> String)] = [
             ("", { viewer, domain in
-                let claim = try await domains.claim(domain, app: viewer.auth.app, key: viewer.auth.key)
+                let claim = try await domains.claim(domain, app: viewer.auth.app, key: viewer.auth.key, by: viewer.actor)
                 return "Prove you control \(claim.domain) to make it serve links (below)."
             }),
             ("/verify", { viewer, domain in
-                switch try await domains.verify(domain, app: viewer.auth.app, key: viewer.auth.key) {
+                switch try await domains.verify(domain, app: viewer.auth.app, key: viewer.auth.key, by: viewer.actor) {
                 case .active: return "\(domain) is verified and serves the app's links."
                 case .pending(let claim, let findings):
                     throw ValidationError(code: .domainNotVerified, field: nil,
@@ -116,33 +118,35 @@ struct DashboardController: Sendable {
                 }
             }),
             ("/remove", { viewer, domain in
-                try await domains.remove(domain, app: viewer.auth.app, key: viewer.auth.key)
+                try await domains.remove(domain, app: viewer.auth.app, key: viewer.auth.key, by: viewer.actor)
                 return "\(domain) was removed; its links no longer open."
             }),
             ("/default", { viewer, domain in
-                _ = try await domains.makeDefault(domain, app: viewer.auth.app, key: viewer.auth.key)
+                _ = try await domains.makeDefault(domain, app: viewer.auth.app, key: viewer.auth.key, by: viewer.actor)
                 return "New links go on \(domain) unless another domain is chosen."
             }),
         ]
         // A domain's path prefix: the form's `pathPrefix`, empty for none.
-        group.post("/domains/prefix") { request, _ in
-            try await guarded(request) { viewer, form in
+        group.post("/domains/prefix") { request, context in
+            try await guarded(request, context) { viewer, form in
                 try await changeDomains(viewer, form) { domain in
                     let text = (form.value(of: "pathPrefix") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-                    let app = try await domains.setPathPrefix(text.isEmpty ? nil : text, of: domain, app: viewer.auth.app, key: viewer.auth.key)
+                    let app = try await domains.setPathPrefix(text.isEmpty ? nil : text, of: domain, app: viewer.auth.app, key: viewer.auth.key,
+                                                              by: viewer.actor)
                     guard let prefix = app.pathPrefixes[domain.lowercased()] else { return "Links on \(domain) are served at /{slug} again." }
                     return "Links on \(domain) are served under \(prefix)/ from now on."
                 }
             }
         }
         for (path, change) in domainChanges {
-            group.post(RouterPath("/domains" + path)) { request, _ in
-                try await guarded(request) { viewer, form in try await changeDomains(viewer, form) { try await change(viewer, $0) } }
+            group.post(RouterPath("/domains" + path)) { request, context in
+                try await guarded(request, context) { viewer, form in try await changeDomains(viewer, form) { try await change(viewer, $0) } }
             }
         }
         group.post("/webhooks/:id/delete") { request, context in
-            try await guarded(request) { viewer, _ in
-                _ = try await outbox.removeWebhook(id: context.parameters.get("id") ?? "", appID: viewer.auth.app.id, environment: viewer.auth.key.environment)
+            try await guarded(request, context) { viewer, _ in
+                _ = try await outbox.removeWebhook(id: context.parameters.get("id") ?? "", appID: viewer.auth.app.id, environment: viewer.auth.key.environment,
+                                                   by: viewer.actor)
                 return redirect("/dashboard/settings")
             }
         }

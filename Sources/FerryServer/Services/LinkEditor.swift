@@ -26,9 +26,11 @@ package struct LinkEditor: Sendable {
         self.cache = cache
     }
 
-    /// Validates and stores a new link; an imported link keeps its age (`createdAt`).
-    package func create(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil) async throws -> Link {
-        let link = try await admin.createLink(request, app: app, environment: environment, createdAt: createdAt)
+    /// Validates and stores a new link; an imported link keeps its age (`createdAt`). Every change here is recorded in
+    /// the audit log as `actor`'s (nil only where nobody acts: tests of the rules).
+    package func create(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, createdAt: Date? = nil,
+                        by actor: AuditActor?) async throws -> Link {
+        let link = try await admin.createLink(request, app: app, environment: environment, createdAt: createdAt, by: actor)
         cache?.invalidate(domain: link.domain, slug: link.slug)
         return link
     }
@@ -37,24 +39,32 @@ package struct LinkEditor: Sendable {
     /// app with a publishable key (`inApp`, held to `ClientLinkRules`), or one made through Firebase's REST API, which
     /// made one short link of one long link.
     func createOnce(_ request: CreateLinkRequest, app: App, environment: APIEnvironment, slugLength: Int = Slug.generatedLength,
-                    inApp: Bool) async throws -> (link: Link, created: Bool) {
+                    inApp: Bool, by actor: AuditActor?) async throws -> (link: Link, created: Bool) {
         let made = inApp
             ? try await admin.createClientLink(request, app: app, environment: environment, slugLength: slugLength)
-            : try await admin.createOnce(request, app: app, environment: environment, slugLength: slugLength, inApp: false)
+            : try await admin.createOnce(request, app: app, environment: environment, slugLength: slugLength, inApp: false, by: actor)
         if made.created { cache?.invalidate(domain: made.link.domain, slug: made.link.slug) }
         return made
     }
 
     /// Deletes the links the app's installs made in one environment before `before`, a batch at a time; how many.
-    package func deleteCreatedInApp(app: App, environment: APIEnvironment, before: Date) async throws -> Int {
+    /// The audit log records it as one event (`purged`, object `links` `createdInApp`) with the count and the cutoff.
+    package func deleteCreatedInApp(app: App, environment: APIEnvironment, before: Date, by actor: AuditActor?) async throws -> Int {
         let batch = 500
         var total = 0
         while true {
             let places = try await store.deleteLinksCreatedInApp(appID: app.id, environment: environment, createdBefore: before, limit: batch)
             for place in places { cache?.invalidate(domain: place.domain, slug: place.slug) }
             total += places.count
-            if places.count < batch { return total }
+            if places.count < batch { break }
         }
+        if total > 0 {
+            try await admin.audit(actor, "purged", "links", "createdInApp", app: app.id, environment: environment, changes: [
+                "deleted": AuditChange(before: nil, after: String(total)),
+                "createdBefore": AuditChange(before: nil, after: FerryJSON.formatDate(before)),
+            ])
+        }
+        return total
     }
 
     /// The link on a domain under a slug, of any app.
@@ -88,9 +98,9 @@ package struct LinkEditor: Sendable {
     }
 
     /// Applies a change to a link of the app and environment.
-    func update(_ id: String, with update: UpdateLinkRequest, app: App, environment: APIEnvironment) async throws -> Link {
+    func update(_ id: String, with update: UpdateLinkRequest, app: App, environment: APIEnvironment, by actor: AuditActor?) async throws -> Link {
         let link = try await find(id, app: app, environment: environment)
-        guard let next = try await change(link, update) else {
+        guard let next = try await change(link, update, by: actor) else {
             throw ValidationError.linkNotFound(id)
         }
         return next
@@ -98,20 +108,26 @@ package struct LinkEditor: Sendable {
 
     /// Applies a change to a link and stores it; nil when the link is gone meanwhile. Throws `ValidationError` for a
     /// change the rules refuse.
-    func change(_ link: Link, _ update: UpdateLinkRequest) async throws -> Link? {
+    func change(_ link: Link, _ update: UpdateLinkRequest, by actor: AuditActor?) async throws -> Link? {
         let next = try LinkRules.apply(update, to: link, now: admin.now())
         guard try await store.updateLink(next) else { return nil }
         cache?.invalidate(domain: next.domain, slug: next.slug)
+        let changes = AuditChange.between(AuditSnapshot.link(link), AuditSnapshot.link(next))
+        if !changes.isEmpty {
+            try await admin.audit(actor, "updated", "link", link.id, app: link.appID, environment: link.environment, changes: changes)
+        }
         return next
     }
 
     /// Deletes a link of the app and environment.
-    func delete(_ id: String, app: App, environment: APIEnvironment) async throws {
+    func delete(_ id: String, app: App, environment: APIEnvironment, by actor: AuditActor?) async throws {
         let link = try await find(id, app: app, environment: environment)
         guard try await store.deleteLink(id: link.id, appID: app.id) else {
             throw ValidationError.linkNotFound(id)
         }
         cache?.invalidate(domain: link.domain, slug: link.slug)
+        try await admin.audit(actor, "deleted", "link", link.id, app: link.appID, environment: link.environment,
+                              changes: AuditChange.removed(AuditSnapshot.link(link)))
     }
 }
 

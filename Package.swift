@@ -85,8 +85,9 @@ let package = Package(
                 serverProduct("NIOSSL", "swift-nio-ssl"),
                 serverProduct("HTTPTypes", "swift-http-types"),
                 serverProduct("Mustache", "swift-mustache"),
+                serverProduct("_CryptoExtras", "swift-crypto"),
             ],
-            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/public_suffix_list.dat")],
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/public_suffix_list.dat"), .copy("Resources/common-passwords.txt")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -181,9 +181,10 @@ package enum AuditSnapshot {
 }
 
 extension AuditEvent {
-    /// Every kind of object the log records changes of: links one by one, links made in the app deleted in bulk
-    /// (`links`), the app's settings, keys, webhooks and domains.
-    package static let objectTypes = ["link", "links", "app", "key", "webhook", "domain"]
+    /// Every kind of object an app's log records changes of: links one by one, links made in the app deleted in bulk
+    /// (`links`), the app's settings, keys, webhooks, domains, members and invitations. (Accounts and their sessions
+    /// belong to no app: the command line lists them, as `user` and `session`.)
+    package static let objectTypes = ["link", "links", "app", "key", "webhook", "domain", "member", "invitation"]
 
     /// The event as the API answers it.
     package var response: AuditEventResponse {

@@ -154,6 +154,8 @@ package struct FerryConfiguration: Sendable {
     /// How long the anonymised observations of installs are kept for apps that learn their attribution model
     /// (`FERRY_ATTRIBUTION_OBSERVATION_RETENTION_DAYS`, 1 to 365). Default: 28 days, what a refit reads.
     package var attributionObservationRetention: Duration = .seconds(28 * 86400)
+    /// log2 of scrypt's cost for new passwords (`FERRY_PASSWORD_HASH_COST`, 10 to 20). Default: 17, OWASP's advice.
+    package var passwordHashCost = 17
     /// How long the audit log keeps each change (`FERRY_AUDIT_RETENTION_DAYS`, 1 to 36,500). Default: 365 days.
     package var auditRetention: Duration = .seconds(365 * 86400)
     /// How often each node looks for apps whose learnt attribution model is due for a refit
@@ -194,6 +196,15 @@ package struct FerryConfiguration: Sendable {
     package init() {}
 
     /// Reads the `FERRY_*` environment variables over these values.
+    /// `FERRY_PASSWORD_HASH_COST` from an environment, checked; 17 when unset.
+    package static func passwordHashCost(_ environment: [String: String]) throws -> Int {
+        guard let value = environment["FERRY_PASSWORD_HASH_COST"], !value.isEmpty else { return 17 }
+        guard let cost = Int(value), (10...20).contains(cost) else {
+            throw ConfigurationError("FERRY_PASSWORD_HASH_COST must be a whole number from 10 to 20 (log2 of scrypt's cost)")
+        }
+        return cost
+    }
+
     package mutating func apply(environment: [String: String]) throws {
         if let value = environment["FERRY_DATABASE_URL"], !value.isEmpty { database = try DatabaseLocation(parsing: value) }
         if let value = environment["FERRY_HOST"], !value.isEmpty { host = value }
@@ -226,6 +237,7 @@ package struct FerryConfiguration: Sendable {
             }
             attributionObservationRetention = .seconds(days * 86400)
         }
+        passwordHashCost = try Self.passwordHashCost(environment)
         if let value = environment["FERRY_AUDIT_RETENTION_DAYS"], !value.isEmpty {
             guard let days = Int(value), (1...36500).contains(days) else {
                 throw ConfigurationError("FERRY_AUDIT_RETENTION_DAYS must be a number of days from 1 to 36500")

@@ -230,6 +230,7 @@ extension PostgresStore {
         ("v16-reinstalls", ["ALTER TABLE attributions DROP CONSTRAINT attributions_install"] + ReinstallSchema.statements(real: "DOUBLE PRECISION")),
         ("v17-key-scopes", KeyScopesSchema.statements),
         ("v18-audit-log", AuditSchema.statements(real: "DOUBLE PRECISION", identity: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")),
+        ("v19-accounts", AccountSchema.statements(real: "DOUBLE PRECISION")),
     ]
 
     /// A number no other program uses for `pg_advisory_xact_lock`: Ferry's migrations. The schema's hash is added,

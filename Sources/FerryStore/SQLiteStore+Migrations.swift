@@ -239,6 +239,9 @@ extension SQLiteStore {
         migrator.registerMigration("v22-audit-log") { db in
             for statement in AuditSchema.statements(real: "REAL", identity: "INTEGER PRIMARY KEY AUTOINCREMENT") { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v23-accounts") { db in
+            for statement in AccountSchema.statements(real: "REAL") { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

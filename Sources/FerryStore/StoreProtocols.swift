@@ -518,8 +518,54 @@ package protocol AuditStore: Sendable {
     func purgeAuditEvents(before cutoff: Date) async throws -> Int
 }
 
+/// People's accounts: users, their roles per app, invitations and sessions.
+package protocol AccountStore: Sendable {
+    /// Stores a new user; throws `StoreConflict` (field `email`) when the email has an account.
+    func createUser(_ user: UserRecord) async throws
+    /// One user by id.
+    func user(id: String) async throws -> UserRecord?
+    /// One user by (lowercase) email.
+    func user(email: String) async throws -> UserRecord?
+    /// Every user, oldest first.
+    func listUsers() async throws -> [UserRecord]
+    /// Sets a user's password hash and ends every session of theirs but `keeping` (the one that changed it, if any);
+    /// false when there is no such user.
+    func setPassword(userID: String, hash: String, at date: Date, keeping session: String?) async throws -> Bool
+    /// Removes a user with their memberships and sessions; false when there is none.
+    func deleteUser(id: String) async throws -> Bool
+    /// Gives a user a role in an app (replacing the one they had).
+    func setMembership(_ membership: Membership) async throws
+    /// Takes a user's role in an app away; false when they had none.
+    func removeMembership(userID: String, appID: String) async throws -> Bool
+    /// A user's roles, one per app.
+    func memberships(userID: String) async throws -> [Membership]
+    /// An app's members with their roles, oldest membership first.
+    func members(appID: String) async throws -> [(user: UserRecord, membership: Membership)]
+    /// Stores an invitation.
+    func createInvitation(_ invitation: Invitation) async throws
+    /// One invitation by the hash of its token, used or not.
+    func invitation(tokenHash: String) async throws -> Invitation?
+    /// An app's invitations not used yet and not expired at `now`, newest first.
+    func pendingInvitations(appID: String, now: Date) async throws -> [Invitation]
+    /// Marks an invitation used, once: the invitation when it was unused and unexpired at `now`, else nil. Two calls
+    /// never both succeed.
+    func useInvitation(tokenHash: String, now: Date) async throws -> Invitation?
+    /// Withdraws an unused invitation of an app; false when there is none.
+    func deleteInvitation(tokenHash: String, appID: String) async throws -> Bool
+    /// Stores a session.
+    func createUserSession(_ session: UserSessionRecord) async throws
+    /// A session by hash, when it has not expired at `now` (its user exists: removing one removes their sessions).
+    func userSession(hash: String, now: Date) async throws -> UserSessionRecord?
+    /// A user's sessions that have not expired at `now`, newest first.
+    func userSessions(userID: String, now: Date) async throws -> [UserSessionRecord]
+    /// Ends one session of a user; false when there is none.
+    func deleteUserSession(hash: String, userID: String) async throws -> Bool
+    /// Forgets sessions that expired before `date`; how many.
+    func purgeUserSessions(expiredBefore date: Date) async throws -> Int
+}
+
 package protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, SettingsStore, AttributionStore, StatsStore, ExportStore, WebhookStore,
-    DomainClaimStore, SessionStore, AttributionLearningStore, AuditStore {
+    DomainClaimStore, SessionStore, AttributionLearningStore, AuditStore, AccountStore {
     /// A counter that changes whenever apps, domains or keys change, whoever changed them (another process
     /// included); caches compare it to know when to drop everything they hold. Links are followed one by one
     /// through ``linkChanges(since:)``.

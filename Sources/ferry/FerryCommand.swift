@@ -14,7 +14,7 @@ struct FerryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ferry",
         abstract: "Self-hosted deep links: short links, previews, association files and attribution.",
-        subcommands: [Serve.self, AppCommand.self, KeyCommand.self, LinkCommand.self, ImportCommand.self, AttributionCommand.self, AuditCommand.self]
+        subcommands: [Serve.self, AppCommand.self, KeyCommand.self, LinkCommand.self, ImportCommand.self, AttributionCommand.self, AuditCommand.self, UserCommand.self]
     )
 }
 

@@ -26,15 +26,23 @@ struct FerryProcess {
     }
 
     /// Runs a command to completion (waiting on a thread of its own).
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
-        try await onItsOwnThread { try runWaiting(arguments, environment: environment) }
+    /// Runs a command to completion (waiting on a thread of its own), with `input` on its standard input.
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Result {
+        try await onItsOwnThread { try runWaiting(arguments, environment: environment, input: input) }
     }
 
-    static func runWaiting(_ arguments: [String], environment: [String: String]) throws -> Result {
+    static func runWaiting(_ arguments: [String], environment: [String: String], input: String? = nil) throws -> Result {
         var env = ProcessInfo.processInfo.environment
         env["FERRY_DATABASE_URL"] = nil
         for (key, value) in environment { env[key] = value }
-        let result = try ChildProcess.run(executable.path, arguments, environment: env)
+        var inputFile: URL?
+        if let input {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-input-\(UUID().uuidString)")
+            try Data(input.utf8).write(to: file)
+            inputFile = file
+        }
+        defer { inputFile.map { try? FileManager.default.removeItem(at: $0) } }
+        let result = try ChildProcess.run(executable.path, arguments, environment: env, standardInput: inputFile?.path)
         return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
@@ -250,6 +258,46 @@ struct CommandLineTests {
             let refused = try await FerryProcess.run(["audit", "list", "--database", database] + arguments)
             #expect(refused.status != 0 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
         }
+    }
+
+    /// `ferry user` makes, lists, re-passwords and removes accounts; a weak password or an unknown app is refused.
+    @Test func accountsAreManagedFromTheCommandLine() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = "sqlite:" + directory.appendingPathComponent("users.sqlite").path
+        let environment = ["FERRY_PASSWORD_HASH_COST": "10", "USER": "ops"]
+        let appID = try await FerryProcess.run(["app", "create", "--database", database, "--name", "Demo", "--domain", "go.demo.test"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let made = try await FerryProcess.run(["user", "create", "--database", database, "--email", "Ana@Example.com", "--role", "owner"],
+                                              environment: environment, input: "ferry tales under the bridge\n")
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(matches(made.stdout, #"^usr_[A-Za-z0-9]{22}\n$"#))
+        for (arguments, input, message) in [
+            (["--email", "ben@example.com", "--role", "viewer"], "password1234\n", "commonest passwords"),
+            (["--email", "ben@example.com", "--role", "viewer"], "short\n", "at least 12 characters"),
+            (["--email", "ben@example.com", "--role", "viewer"], "", "standard input"),
+            (["--email", "ana@example.com", "--role", "viewer"], "another fine passphrase\n", "has an account already"),
+            (["--email", "ben@example.com", "--role", "viewer", "--app", "app_missing"], "another fine passphrase\n", "no app"),
+            (["--email", "not an email", "--role", "viewer"], "another fine passphrase\n", "email address"),
+        ] {
+            let refused = try await FerryProcess.run(["user", "create", "--database", database] + arguments, environment: environment, input: input)
+            #expect(refused.status != 0 && refused.stdout.isEmpty && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+        let bad = try await FerryProcess.run(["user", "create", "--database", database, "--email", "ben@example.com", "--role", "root"], input: "x\n")
+        #expect(bad.status != 0)
+        #expect(try await FerryProcess.run(["user", "create", "--database", database, "--email", "ben@example.com", "--role", "viewer", "--app", appID],
+                                           environment: environment, input: "ben reads the numbers\n").status == 0)
+        let listed = try await FerryProcess.run(["user", "list", "--database", database])
+        #expect(listed.stdout.split(separator: "\n").map { $0.split(separator: "\t").dropFirst().joined(separator: " ") }
+                == ["ana@example.com \(appID)=owner", "ben@example.com \(appID)=viewer"])
+        #expect(try await FerryProcess.run(["user", "set-password", "--database", database, "--email", "ben@example.com"],
+                                           environment: environment, input: "a new one for ben\n").status == 0)
+        #expect(try await FerryProcess.run(["user", "remove", "--database", database, "--email", "ben@example.com"], environment: environment).status == 0)
+        let gone = try await FerryProcess.run(["user", "remove", "--database", database, "--email", "ben@example.com"], environment: environment)
+        #expect(gone.status == 1 && gone.stderr.contains("no account"))
+        let audit = try await FerryProcess.run(["audit", "list", "--database", database, "--object-type", "user"])
+        #expect(audit.stdout.split(separator: "\n").map { $0.split(separator: "\t")[5] } == ["removed", "updated", "created", "created"])
+        #expect(!audit.stdout.contains("passphrase") && !audit.stdout.contains("ben reads"))
     }
 
     /// Client links are turned on and off, listed and purged from the command line; nothing else is purged.

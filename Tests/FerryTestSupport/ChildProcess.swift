@@ -32,13 +32,14 @@ public final class ChildProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var status: Int32?
 
-    /// Starts `executable` with `arguments`, in `environment` (this process's when nil).
+    /// Starts `executable` with `arguments`, in `environment` (this process's when nil), reading the file
+    /// `standardInput` (nothing when nil).
     public init(executable: String, arguments: [String], environment: [String: String]? = nil,
-                standardOutput: Output = .capture, standardError: Output = .capture) throws {
+                standardOutput: Output = .capture, standardError: Output = .capture, standardInput: String? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0)
 
         var parentEnds: [Int32] = []
         var childEnds: [Int32] = []
@@ -105,8 +106,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Runs a program to its end; its status and what it wrote.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           standardError: Output = .capture) throws -> (status: Int32, stdout: String, stderr: String) {
-        let child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, standardError: standardError)
+                           standardError: Output = .capture, standardInput: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        let child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, standardError: standardError,
+                                     standardInput: standardInput)
         let (stdout, stderr) = child.collect()
         return (child.wait(), String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }

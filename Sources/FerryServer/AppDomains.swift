@@ -89,10 +89,10 @@ struct AppDomains: Sendable {
                        verification: DomainVerification(dnsName: claim.dnsName, dnsValue: claim.proof, httpURL: claim.httpURL, httpBody: claim.proof))
     }
 
-    /// Only a live secret key changes an app's settings: a test key is for trying things out, and an app's domains
-    /// serve its live links.
-    func checkMayChange(_ key: APIKeyRecord) throws(ValidationError) {
-        guard key.kind == .secret, key.environment == .live else {
+    /// Only a live secret key (or a person working in the live environment) changes an app's settings: a test key
+    /// is for trying things out, and an app's domains serve its live links.
+    func checkMayChange(_ environment: APIEnvironment) throws(ValidationError) {
+        guard environment == .live else {
             throw ValidationError(code: .liveKeyRequired, field: nil, "only a live secret key (fs_live_…) changes an app's settings and domains")
         }
     }
@@ -105,8 +105,8 @@ struct AppDomains: Sendable {
     }
 
     /// Asks for a domain: a pending claim with its proof of control (the same claim when asked again).
-    func claim(_ text: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws -> DomainClaim {
-        try checkMayChange(key)
+    func claim(_ text: String, app: App, environment: APIEnvironment, by actor: AuditActor?) async throws -> DomainClaim {
+        try checkMayChange(environment)
         try checkSelfService()
         let domain: String
         do { domain = try DomainName.validate(text) } catch {
@@ -169,8 +169,8 @@ struct AppDomains: Sendable {
     }
 
     /// Checks a pending domain's proof; once proven, the domain serves the app's links.
-    func verify(_ domain: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws -> Verification {
-        try checkMayChange(key)
+    func verify(_ domain: String, app: App, environment: APIEnvironment, by actor: AuditActor?) async throws -> Verification {
+        try checkMayChange(environment)
         try checkSelfService()
         guard let claim = try await store.domainClaims(appID: app.id).first(where: { $0.domain == domain.lowercased() }) else {
             throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not waiting for a proof in this app")
@@ -191,8 +191,8 @@ struct AppDomains: Sendable {
     }
 
     /// Drops an active domain (its links stop: they answer 410) or a pending claim. An app keeps at least one domain.
-    func remove(_ domain: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws {
-        try checkMayChange(key)
+    func remove(_ domain: String, app: App, environment: APIEnvironment, by actor: AuditActor?) async throws {
+        try checkMayChange(environment)
         let domain = domain.lowercased()
         if app.domains.contains(domain) {
             guard app.domains.count > 1 else {
@@ -223,8 +223,8 @@ struct AppDomains: Sendable {
 
     /// Sets (or, with nil, removes) the path prefix of an active domain: its links are served at `/{prefix}/{slug}`
     /// from then on, and its association file names those paths only.
-    func setPathPrefix(_ prefix: String?, of domain: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws -> App {
-        try checkMayChange(key)
+    func setPathPrefix(_ prefix: String?, of domain: String, app: App, environment: APIEnvironment, by actor: AuditActor?) async throws -> App {
+        try checkMayChange(environment)
         let domain = domain.lowercased()
         guard app.domains.contains(domain) else {
             throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not one of this app's active domains")
@@ -236,8 +236,8 @@ struct AppDomains: Sendable {
     }
 
     /// Makes an active domain the default one (links go there when a request names no domain).
-    func makeDefault(_ domain: String, app: App, key: APIKeyRecord, by actor: AuditActor?) async throws -> App {
-        try checkMayChange(key)
+    func makeDefault(_ domain: String, app: App, environment: APIEnvironment, by actor: AuditActor?) async throws -> App {
+        try checkMayChange(environment)
         let domain = domain.lowercased()
         guard app.domains.contains(domain) else {
             throw ValidationError(code: .notFound, field: nil, "domain '\(domain.prefix(260))' is not one of this app's active domains")

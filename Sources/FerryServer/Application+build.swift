@@ -68,7 +68,8 @@ package func buildApplication(
         store: store, admin: admin, cache: cache, recorder: recorder, outbox: outbox, domains: domains,
         addresses: addresses, hasher: hasher, maxBodyBytes: configuration.maxBodyBytes,
         lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(store: store), logger: logger,
-        metricsAllowed: configuration.metricsAllowed, rateLimits: configuration.rateLimits, learnt: learnt
+        metricsAllowed: configuration.metricsAllowed, rateLimits: configuration.rateLimits, learnt: learnt,
+        accounts: Accounts(admin: admin, hasher: PasswordHash(logCost: configuration.passwordHashCost))
     )
     return Application(
         router: router,
@@ -88,7 +89,7 @@ func buildRouter(
     store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, domains: AppDomains,
     addresses: ClientAddressResolver,
     hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger,
-    metricsAllowed: [IPNetwork] = [], rateLimits: RateLimitSettings = .defaults, learnt: LearntMatchers? = nil
+    metricsAllowed: [IPNetwork] = [], rateLimits: RateLimitSettings = .defaults, learnt: LearntMatchers? = nil, accounts: Accounts
 ) throws -> (Router<FerryRequestContext>, EdgeController) {
     // HEAD on a route that has only GET is answered as that GET without its body (RFC 9110 asks it of every server).
     let router = Router(context: FerryRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -148,7 +149,7 @@ func buildRouter(
     AuditController(store: store, authenticator: authenticator).register(on: router)
     DomainsController(domains: domains, authenticator: authenticator, maxBodyBytes: maxBodyBytes).register(on: router)
     try DashboardController(links: links, reports: reports, admin: admin, authenticator: authenticator, outbox: outbox, domains: domains,
-                            sessions: dashboardSessions,
+                            sessions: dashboardSessions, accounts: accounts,
                             library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes, limits: limits,
                             attributionReports: AttributionReports(reporter: AttributionReporter(store: store, fixed: attributor.matcher)),
                             refitter: AttributionRefitter(store: store, now: admin.now, logger: logger) { learnt?.forget(appID: $0.appID, environment: $0.environment) })

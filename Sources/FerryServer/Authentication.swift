@@ -74,8 +74,12 @@ struct KeyAuthenticator: Sendable {
 
     /// Who a request made with `auth` acts as in the audit log: its key, from the request's client address.
     func actor(_ auth: AuthenticatedKey, request: Request, context: FerryRequestContext) -> AuditActor {
-        let address = addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])
-        return .key(auth.key, address: address?.description)
+        .key(auth.key, address: clientAddress(request, context: context))
+    }
+
+    /// The request's client address (behind the trusted proxies), as text.
+    func clientAddress(_ request: Request, context: FerryRequestContext) -> String? {
+        addresses.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: EdgeController.forwardedFor])?.description
     }
 
     static func presentedKey(_ request: Request) -> String? {

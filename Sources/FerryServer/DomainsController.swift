@@ -28,7 +28,7 @@ struct DomainsController: Sendable {
     func add(_ request: Request, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .settingsWrite)
         let body = try await JSONBody.decode(AddDomainRequest.self, from: request, limit: maxBodyBytes)
-        let claim = try await domains.claim(body.domain, app: auth.app, key: auth.key, by: authenticator.actor(auth, request: request, context: context))
+        let claim = try await domains.claim(body.domain, app: auth.app, environment: auth.key.environment, by: authenticator.actor(auth, request: request, context: context))
         var headers = HTTPFields()
         headers[.location] = FerryRoutes.domain(claim.domain)
         return try JSONBody.response(AppDomains.response(claim), status: .accepted, headers: headers)
@@ -38,20 +38,20 @@ struct DomainsController: Sendable {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .settingsWrite)
         // A check that finds no proof is an answer too: the domain still waits, with what was found.
         let actor = authenticator.actor(auth, request: request, context: context)
-        return try JSONBody.response(try await domains.verify(domain, app: auth.app, key: auth.key, by: actor).response)
+        return try JSONBody.response(try await domains.verify(domain, app: auth.app, environment: auth.key.environment, by: actor).response)
     }
 
     func update(_ request: Request, domain: String, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .settingsWrite)
         let body = try await JSONBody.decode(UpdateDomainRequest.self, from: request, limit: maxBodyBytes)
-        let app = try await domains.setPathPrefix(body.pathPrefix, of: domain, app: auth.app, key: auth.key,
+        let app = try await domains.setPathPrefix(body.pathPrefix, of: domain, app: auth.app, environment: auth.key.environment,
                                                   by: authenticator.actor(auth, request: request, context: context))
         return try JSONBody.response(AppDomains.response(domain: domain.lowercased(), app: app))
     }
 
     func remove(_ request: Request, domain: String, context: FerryRequestContext) async throws -> Response {
         let auth = try await authenticator.authenticate(request, requiring: .secret, scope: .settingsWrite)
-        try await domains.remove(domain, app: auth.app, key: auth.key, by: authenticator.actor(auth, request: request, context: context))
+        try await domains.remove(domain, app: auth.app, environment: auth.key.environment, by: authenticator.actor(auth, request: request, context: context))
         return Response(status: .noContent)
     }
 }

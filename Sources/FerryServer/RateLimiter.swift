@@ -78,6 +78,8 @@ package enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
     case clientLinksKey = "client-links-key"
     /// Failed dashboard sign-ins, per address.
     case signIn = "sign-in"
+    /// Failed sign-ins to one person's account, from any address.
+    case signInAccount = "sign-in-account"
     /// Clicks on slugs that do not exist and are not yet known to be missing (each one costs a database read), per
     /// address.
     case unknownSlugs = "unknown-slugs"
@@ -104,6 +106,7 @@ package enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
         case .clientLinksAddress: RateLimit(30, per: 60)
         case .clientLinksKey: RateLimit(3000, per: 60)
         case .signIn: RateLimit(10, per: 300)
+        case .signInAccount: RateLimit(10, per: 900)
         case .unknownSlugs: RateLimit(300, per: 60)
         case .signalsAddress: RateLimit(120, per: 60)
         case .domainsAddress: RateLimit(30, per: 60)
@@ -119,7 +122,7 @@ package enum RateLimitRule: String, Sendable, CaseIterable, Hashable {
         case .eventsAddress, .eventsKey: "events"
         case .linksAddress, .linksKey: "link creations"
         case .clientLinksAddress, .clientLinksKey: "links made in the app"
-        case .signIn: "failed sign-ins"
+        case .signIn, .signInAccount: "failed sign-ins"
         case .unknownSlugs: "clicks on links that do not exist"
         case .signalsAddress: "device reports"
         case .domainsAddress, .domainsKey: "domain requests and checks"
@@ -172,6 +175,8 @@ package struct RateLimitSettings: Sendable, Hashable {
 enum RateLimitSubject: Hashable, Sendable {
     case address(IPAddress)
     case key(String)
+    /// A person's account, by email.
+    case account(String)
 
     static func address(of address: IPAddress) -> RateLimitSubject {
         switch address.unmapped {

@@ -31,9 +31,7 @@ extension PublicSuffixList {
     /// IP addresses can be added as link domains.
     package static let bundled: PublicSuffixList? = ServerResources.text(named: "public_suffix_list.dat").map(PublicSuffixList.init(text:))
 }
-#endif
 
-#if os(macOS) || os(Linux)
 /// The common passwords a person may not choose (`common-passwords.txt`, made by scripts/make-common-passwords.py),
 /// read once; empty when the resource bundle was not deployed, and then the other password rules still hold.
 package enum CommonPasswords {

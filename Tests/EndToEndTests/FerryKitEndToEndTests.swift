@@ -72,6 +72,7 @@ struct FerryKitEndToEndTests {
             // The whole suite runs at once on two cores: a lookup can wait seconds for the processor, which is not the
             // database being away.
             configuration.edgeLookupTimeout = .seconds(15)
+            configuration.passwordHashCost = 10
             let application = try await buildApplication(configuration, store: store)
             try await application.test(.live) { client in
                 let port = try #require(client.port)

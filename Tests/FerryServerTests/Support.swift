@@ -69,6 +69,8 @@ struct Fixture {
         // The whole suite runs at once on two cores: a lookup can wait seconds for the processor, which is not the
         // database being away (the outage tests stop a real database instead).
         configuration.edgeLookupTimeout = .seconds(15)
+        // Passwords hashed at the lowest cost the server takes: a sign-in at the default cost takes seconds in a debug build.
+        configuration.passwordHashCost = 10
         return configuration
     }
 

@@ -13,7 +13,7 @@ extension DashboardController {
     static let refitSpacing: TimeInterval = 60
 
     func attributionPage(_ viewer: Viewer, error: String? = nil, notice: String? = nil, status: HTTPResponse.Status? = nil) async throws -> Response {
-        let app = viewer.auth.app, environment = viewer.auth.key.environment
+        let app = viewer.app, environment = viewer.environment
         let report = try await attributionReports.report(app: app, environment: environment, now: admin.now())
         func percent(_ value: Double?) -> String { value.map(AttributionReport.percent) ?? "—" }
         func cellRow(_ name: String, _ cell: AttributionEvaluation.Cell) -> [String: Any] {
@@ -52,7 +52,7 @@ extension DashboardController {
 
     /// Refits the model of the session's environment now (at most once a minute), and shows the page again.
     func refitAttribution(_ viewer: Viewer) async throws -> Response {
-        let app = viewer.auth.app, environment = viewer.auth.key.environment
+        let app = viewer.app, environment = viewer.environment
         if let active = try await admin.store.activeModel(appID: app.id, environment: environment),
            admin.now().timeIntervalSince(active.version.createdAt) < Self.refitSpacing {
             return try await attributionPage(viewer, error: "Version \(active.version.version) was fitted less than a minute ago; refit again in a minute.",

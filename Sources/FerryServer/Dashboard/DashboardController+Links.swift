@@ -18,23 +18,23 @@ extension DashboardController {
         let links: [Link]
         var next: Int64?
         if !search.isEmpty {
-            links = try await self.links.search(String(search.prefix(200)), app: viewer.auth.app, environment: viewer.auth.key.environment, limit: 100)
+            links = try await self.links.search(String(search.prefix(200)), app: viewer.app, environment: viewer.environment, limit: 100)
         } else {
             let cursor = query["cursor"].flatMap { Int64(String($0)) }
-            let page = try await self.links.page(app: viewer.auth.app, environment: viewer.auth.key.environment, createdInApp: madeInApp ? true : nil,
+            let page = try await self.links.page(app: viewer.app, environment: viewer.environment, createdInApp: madeInApp ? true : nil,
                                                  limit: 50, after: cursor)
             links = page.links
             next = page.nextCursor
         }
         let range = StatsRange(fromDay: StatsRollup.day(of: admin.now()) - 29, toDay: StatsRollup.day(of: admin.now()))
-        let totals = try await reports.stats(app: viewer.auth.app, environment: viewer.auth.key.environment, range: range).totals
+        let totals = try await reports.stats(app: viewer.app, environment: viewer.environment, range: range).totals
         let body = render("links", [
             "query": (search.isEmpty ? nil : search) as Any, "hasLinks": !links.isEmpty, "next": next.map(String.init) as Any,
             "madeInApp": madeInApp && search.isEmpty, "filter": madeInApp && search.isEmpty ? "&made=app" : "", "csrf": viewer.csrf,
-            "clientLinks": viewer.auth.app.clientLinks,
+            "clientLinks": viewer.app.clientLinks,
             "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs, "filteredClicks": totals.filteredClicks],
             "links": links.map { link in
-                ["id": link.id, "url": link.shortURL(in: viewer.auth.app), "destination": link.destination, "campaign": link.campaign ?? link.utm.campaign ?? "",
+                ["id": link.id, "url": link.shortURL(in: viewer.app), "destination": link.destination, "campaign": link.campaign ?? link.utm.campaign ?? "",
                  "status": status(link), "created": Self.day(link.createdAt), "createdInApp": link.createdInApp] as [String: Any]
             },
         ])
@@ -45,7 +45,7 @@ extension DashboardController {
 
     func link(_ context: FerryRequestContext, _ viewer: Viewer) async throws -> Link {
         let id = context.parameters.get("id") ?? ""
-        guard let link = try await links.existing(id, app: viewer.auth.app, environment: viewer.auth.key.environment) else {
+        guard let link = try await links.existing(id, app: viewer.app, environment: viewer.environment) else {
             throw Detour(response: html(status: .notFound, title: "Not found", body: "<h1>No such link</h1><p><a href=\"/dashboard\">All links</a></p>", viewer: viewer))
         }
         return link
@@ -54,7 +54,7 @@ extension DashboardController {
     func linkPage(_ viewer: Viewer, _ link: Link) async throws -> Response {
         let today = StatsRollup.day(of: admin.now())
         let range = StatsRange(fromDay: today - 29, toDay: today)
-        let report = try await reports.stats(app: viewer.auth.app, environment: viewer.auth.key.environment, link: link, range: range)
+        let report = try await reports.stats(app: viewer.app, environment: viewer.environment, link: link, range: range)
         func rows(_ counts: [String: Int]) -> [String: Any] {
             let sorted = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(10).map { ["label": $0.key, "count": $0.value] as [String: Any] }
             return ["hasRows": !sorted.isEmpty, "rows": sorted]
@@ -68,7 +68,7 @@ extension DashboardController {
         ]
         let totals = report.totals
         let body = render("link", [
-            "id": link.id, "slug": link.slug, "url": link.shortURL(in: viewer.auth.app), "destination": link.destination, "campaign": link.campaign as Any,
+            "id": link.id, "slug": link.slug, "url": link.shortURL(in: viewer.app), "destination": link.destination, "campaign": link.campaign as Any,
             "longLink": link.longLink != nil, "createdInApp": link.createdInApp, "hasRouting": !link.routing.isEmpty, "routing": Self.routingRows(link.routing),
             "status": status(link), "created": Self.day(link.createdAt), "csrf": viewer.csrf,
             "toggle": link.disabled ? "enable" : "disable", "toggleLabel": link.disabled ? "Enable" : "Disable",
@@ -92,12 +92,12 @@ extension DashboardController {
 
     func linkForm(_ viewer: Viewer, link: Link?, error: String?, values: QueryString? = nil) -> Response {
         func value(_ name: String, _ stored: String?) -> String { values?.value(of: name) ?? stored ?? "" }
-        let chosenDomain = values?.value(of: "domain") ?? viewer.auth.app.domains.first
+        let chosenDomain = values?.value(of: "domain") ?? viewer.app.domains.first
         let body = render("linkForm", [
             "heading": link == nil ? "New link" : "Edit \(link!.slug)", "creating": link == nil, "csrf": viewer.csrf,
             "action": link.map { "/dashboard/links/\($0.id)" } ?? "/dashboard/links",
             "cancel": link.map { "/dashboard/links/\($0.id)" } ?? "/dashboard", "button": link == nil ? "Create link" : "Save",
-            "domains": viewer.auth.app.domains.map { ["name": $0, "selected": $0 == chosenDomain] as [String: Any] },
+            "domains": viewer.app.domains.map { ["name": $0, "selected": $0 == chosenDomain] as [String: Any] },
             "slug": value("slug", nil), "destination": value("destination", link?.destination), "iosURL": value("iosURL", link?.iosURL),
             "androidURL": value("androidURL", link?.androidURL), "campaign": value("campaign", link?.campaign),
             "utmSource": value("utmSource", link?.utm.source), "utmMedium": value("utmMedium", link?.utm.medium),
@@ -166,7 +166,7 @@ extension DashboardController {
     func createLink(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
         do {
             let (request, _) = try Self.fields(form)
-            let link = try await links.create(request, app: viewer.auth.app, environment: viewer.auth.key.environment, by: viewer.actor)
+            let link = try await links.create(request, app: viewer.app, environment: viewer.environment, by: viewer.actor)
             return redirect("/dashboard/links/\(link.id)")
         } catch let error as ValidationError {
             return linkForm(viewer, link: nil, error: error.message, values: form)
@@ -216,7 +216,7 @@ extension DashboardController {
             }
             before = before.addingTimeInterval(-Double(days) * 86_400)
         }
-        let deleted = try await links.deleteCreatedInApp(app: viewer.auth.app, environment: viewer.auth.key.environment, before: before, by: viewer.actor)
+        let deleted = try await links.deleteCreatedInApp(app: viewer.app, environment: viewer.environment, before: before, by: viewer.actor)
         return redirect("/dashboard?made=app&deleted=\(deleted)")
     }
 }

@@ -29,9 +29,22 @@ extension DashboardController {
         if let error { values["error"] = error }
         if let notice { values["notice"] = notice }
         if let viewer {
-            values["appName"] = viewer.auth.app.name
-            values["environment"] = viewer.auth.key.environment.rawValue
+            values["appName"] = viewer.app.name
+            values["environment"] = viewer.environment.rawValue
             values["csrf"] = viewer.csrf
+            values["mayManage"] = viewer.may(.manageSettings) && !viewer.memberOfNone
+            values["mayManageMembers"] = viewer.person != nil && viewer.may(.manageMembers) && !viewer.memberOfNone
+            if let person = viewer.person {
+                values["person"] = true
+                values["roleName"] = viewer.memberOfNone ? nil : viewer.role.rawValue
+                let choices: [[String: Any]] = person.apps.flatMap { entry in
+                    APIEnvironment.allCases.map { environment in
+                        ["value": "\(entry.app.id).\(environment.rawValue)", "label": "\(entry.app.name) (\(environment.rawValue))",
+                         "selected": entry.app.id == viewer.app.id && environment == viewer.environment] as [String: Any]
+                    }
+                }
+                if !choices.isEmpty { values["switcher"] = ["choices": choices] }
+            }
         }
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"

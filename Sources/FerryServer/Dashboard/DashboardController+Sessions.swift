@@ -9,31 +9,69 @@ import Hummingbird
 extension DashboardController {
     // MARK: Sessions
 
-    /// Runs a page for a signed-in viewer: the session cookie must be valid and its key still active; a POST must
-    /// come from this site with the session's CSRF token. Otherwise, the sign-in page (or a 403).
-    func guarded(_ request: Request, _ context: FerryRequestContext, _ page: (Viewer, QueryString) async throws -> Response) async throws -> Response {
-        let now = admin.now()
-        guard let session = try await sessions.read(request.cookies[DashboardSessions.cookie]?.value, now: now),
-              let auth = try await authenticator.signedIn(keyHash: session.record.keyHash)
-        else {
+    /// The cookie that remembers which app and environment a person works in (`APP_ID.live`).
+    static let appCookie = "ferry_app"
+
+    /// Runs a page for a signed-in viewer whose role may do `action`: the session cookie must be valid (a key's with the
+    /// key still active, or a person's with the account still there); a POST must come from this site with the
+    /// session's CSRF token. Otherwise, the sign-in page, or a 403 (a role that may not do it included, whatever the
+    /// form says).
+    func guarded(_ request: Request, _ context: FerryRequestContext, needs action: MemberAction,
+                 _ page: (Viewer, QueryString) async throws -> Response) async throws -> Response {
+        guard let (viewer, nonce) = try await signedIn(request, context) else {
             if request.method == .get, request.uri.path == "/dashboard" || request.uri.path == "/dashboard/" {
                 return redirect("/dashboard/sign-in")
             }
             return redirect("/dashboard/sign-in", clearing: true)
         }
-        let viewer = Viewer(auth: auth, csrf: sessions.csrfToken(nonce: session.id), actor: authenticator.actor(auth, request: request, context: context))
         var form = QueryString("")
         if request.method == .post {
             form = try await Self.form(of: request, limit: maxBodyBytes)
-            guard Self.sameOrigin(request), sessions.checkCSRF(form.value(of: "csrf"), nonce: session.id) else {
+            guard Self.sameOrigin(request), sessions.checkCSRF(form.value(of: "csrf"), nonce: nonce) else {
                 return html(status: .forbidden, title: "Refused", body: "<p>This form is out of date or did not come from this site. Go back, reload the page and try again.</p>", viewer: nil)
             }
+        }
+        let path = request.uri.path
+        if viewer.memberOfNone, !path.hasPrefix("/dashboard/account"), path != "/dashboard/sign-out" {
+            return html(status: .forbidden, title: "No app yet", body: render("noApp", [:]), viewer: viewer)
+        }
+        guard viewer.may(action) else {
+            return html(status: .forbidden, title: "Not allowed",
+                        body: render("notAllowed", ["role": viewer.role.rawValue, "least": action.leastRole.rawValue]), viewer: viewer)
         }
         do {
             return try await page(viewer, form)
         } catch let detour as Detour {
             return detour.response
         }
+    }
+
+    /// The viewer of a request's session and the nonce its forms' CSRF tokens are made from; nil when signed out.
+    /// A key signs in as the owner of its app and environment; a person works in the app and environment the
+    /// `ferry_app` cookie names among their memberships (the first, live, by default).
+    func signedIn(_ request: Request, _ context: FerryRequestContext) async throws -> (Viewer, nonce: String)? {
+        let cookie = request.cookies[DashboardSessions.cookie]?.value
+        if let session = try await sessions.read(cookie, now: admin.now()), let auth = try await authenticator.signedIn(keyHash: session.record.keyHash) {
+            let viewer = Viewer(app: auth.app, environment: auth.key.environment, role: .owner, person: nil, csrf: sessions.csrfToken(nonce: session.id),
+                                actor: authenticator.actor(auth, request: request, context: context))
+            return (viewer, session.id)
+        }
+        guard let cookie, let (user, session) = try await accounts.session(id: cookie) else { return nil }
+        var apps: [(app: App, role: MemberRole)] = []
+        for membership in try await admin.store.memberships(userID: user.id) {
+            if let app = try await admin.app(id: membership.appID) { apps.append((app, membership.role)) }
+        }
+        let actor = AuditActor(kind: .user, id: user.id, label: user.email, address: authenticator.clientAddress(request, context: context))
+        let person = Viewer.Person(user: user, session: session, apps: apps)
+        let chosen = request.cookies[Self.appCookie]?.value.split(separator: ".").map(String.init) ?? []
+        let environment = chosen.count == 2 ? APIEnvironment(rawValue: chosen[1]) ?? .live : .live
+        guard let (app, role) = apps.first(where: { chosen.first == $0.app.id }) ?? apps.first else {
+            // A member of no app yet: only their own account's pages.
+            let placeholder = App(id: "", name: "No app yet", domains: [], createdAt: user.createdAt)
+            return (Viewer(app: placeholder, environment: .live, role: .viewer, person: person, csrf: sessions.csrfToken(nonce: cookie), actor: actor,
+                           memberOfNone: true), cookie)
+        }
+        return (Viewer(app: app, environment: environment, role: role, person: person, csrf: sessions.csrfToken(nonce: cookie), actor: actor), cookie)
     }
 
     func signInPage(_ request: Request, error: String?, status: HTTPResponse.Status? = nil) -> Response {
@@ -64,6 +102,9 @@ extension DashboardController {
         else {
             return signInPage(request, error: "The sign-in form expired. Try again.")
         }
+        if let email = form.value(of: "email") {
+            return try await signInPerson(request, context, email: email, password: form.value(of: "password") ?? "", addressSubject: subject)
+        }
         let key = (form.value(of: "key") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let auth: AuthenticatedKey
         do {
@@ -78,6 +119,30 @@ extension DashboardController {
         var response = redirect("/dashboard")
         response.setCookie(Self.cookie(DashboardSessions.cookie, try await sessions.issue(keyHash: auth.key.hash, now: admin.now()), request: request,
                                        maxAge: Int(sessions.lifetime)))
+        response.setCookie(Self.cookie(DashboardSessions.signInCookie, "", request: request, maxAge: 0))
+        return response
+    }
+
+    /// Signs a person in by email and password. Failures count against the address and against the account (whose
+    /// limit holds whatever address a guesser comes from); the answer does not say which of the two was wrong.
+    func signInPerson(_ request: Request, _ context: FerryRequestContext, email: String, password: String,
+                      addressSubject: RateLimitSubject?) async throws -> Response {
+        let account = RateLimitSubject.account(email.trimmingCharacters(in: .whitespaces).lowercased().prefix(254).description)
+        if case .limited(let wait) = limits.limiter.check(.signInAccount, for: account) {
+            var response = signInPage(request, error: "Too many failed sign-ins to this account. Try again in \(Self.minutes(wait)).",
+                                      status: .tooManyRequests)
+            response.headers[.retryAfter] = String(wait)
+            return response
+        }
+        let agent = request.headers[.userAgent].map { String($0.prefix(256)) }
+        guard let signedIn = try await accounts.signIn(email: email, password: password, address: authenticator.clientAddress(request, context: context),
+                                                       userAgent: agent) else {
+            if let addressSubject { _ = limits.limiter.take(.signIn, for: addressSubject) }
+            _ = limits.limiter.take(.signInAccount, for: account)
+            return signInPage(request, error: "That email and password do not match an account.")
+        }
+        var response = redirect("/dashboard")
+        response.setCookie(Self.cookie(DashboardSessions.cookie, signedIn.session, request: request, maxAge: Int(Accounts.sessionLifetime)))
         response.setCookie(Self.cookie(DashboardSessions.signInCookie, "", request: request, maxAge: 0))
         return response
     }

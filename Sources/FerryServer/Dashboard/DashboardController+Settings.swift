@@ -10,9 +10,9 @@ import Hummingbird
 extension DashboardController {
     func settingsPage(_ viewer: Viewer, error: String?, notice: String?, secret: String?, values: QueryString? = nil,
                       status: HTTPResponse.Status? = nil) async throws -> Response {
-        let app = viewer.auth.app
+        let app = viewer.app
         func value(_ name: String, _ stored: String) -> String { values?.value(of: name) ?? stored }
-        let webhooks = try await outbox.webhooks(appID: app.id, environment: viewer.auth.key.environment)
+        let webhooks = try await outbox.webhooks(appID: app.id, environment: viewer.environment)
         let listing = try await domains.list(app: app)
         let domainRows: [[String: Any]] = listing.data.map { domain in
             var row: [String: Any] = [
@@ -52,7 +52,7 @@ extension DashboardController {
     /// Only a live secret key changes an app's settings (a test key is for trying things out; the settings serve live
     /// links).
     static func mayChangeSettings(_ viewer: Viewer) -> Bool {
-        viewer.auth.key.kind == .secret && viewer.auth.key.environment == .live
+        viewer.environment == .live && viewer.may(.manageSettings)
     }
 
     /// The settings page after a domain change (`change` returns its notice), or with the refusal.
@@ -61,7 +61,7 @@ extension DashboardController {
         do {
             let notice = try await change(domain)
             var refreshed = viewer
-            if let app = try await admin.app(id: viewer.auth.app.id) { refreshed.auth.app = app }
+            if let app = try await admin.app(id: viewer.app.id) { refreshed.app = app }
             return try await settingsPage(refreshed, error: nil, notice: notice, secret: nil)
         } catch let refusal as ValidationError {
             return try await settingsPage(viewer, error: refusal.message, notice: nil, secret: nil, status: APIError(refusal).status)
@@ -94,7 +94,7 @@ extension DashboardController {
             return try await settingsPage(viewer, error: "The attribution model must be fixed or learned.", notice: nil, secret: nil, values: form)
         }
         do {
-            let app = try await domains.updateSettings(appID: viewer.auth.app.id, by: viewer.actor) { spec in
+            let app = try await domains.updateSettings(appID: viewer.app.id, by: viewer.actor) { spec in
                 spec.name = text("name") ?? ""
                 spec.teamID = text("teamID")
                 spec.bundleIDs = lines("bundleIDs")
@@ -110,7 +110,7 @@ extension DashboardController {
                 if let model = model ?? nil { spec.attribution.model = model }
             }
             var refreshed = viewer
-            refreshed.auth.app = app
+            refreshed.app = app
             return try await settingsPage(refreshed, error: nil, notice: "Settings saved.", secret: nil)
         } catch let error as ValidationError {
             return try await settingsPage(viewer, error: error.message, notice: nil, secret: nil, values: form)
@@ -123,7 +123,7 @@ extension DashboardController {
         let request = CreateWebhookRequest(url: form.value(of: "url")?.trimmingCharacters(in: .whitespaces) ?? "",
                                            events: WebhookEventType.allCases.filter { form.value(of: $0.rawValue) != nil })
         do {
-            let webhook = try await outbox.addWebhook(request, appID: viewer.auth.app.id, environment: viewer.auth.key.environment, by: viewer.actor)
+            let webhook = try await outbox.addWebhook(request, appID: viewer.app.id, environment: viewer.environment, by: viewer.actor)
             return try await settingsPage(viewer, error: nil, notice: "Webhook added.", secret: webhook.secret)
         } catch let error as ValidationError {
             return try await settingsPage(viewer, error: error.message, notice: nil, secret: nil)

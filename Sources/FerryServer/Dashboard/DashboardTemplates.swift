@@ -19,9 +19,14 @@ enum DashboardTemplates {
         {{#signedIn}}
         <header class="top">
           <a class="brand" href="/dashboard">Ferry</a>
-          <nav><a href="/dashboard">Links</a> <a href="/dashboard/attribution">Attribution</a> <a href="/dashboard/settings">Settings</a></nav>
-          <span class="app">{{appName}} <span class="env env-{{environment}}">{{environment}}</span></span>
-          <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="{{csrf}}"><button class="link">Sign out</button></form>
+          <nav><a href="/dashboard">Links</a> <a href="/dashboard/attribution">Attribution</a>{{#mayManage}} <a href="/dashboard/settings">Settings</a> <a href="/dashboard/keys">Keys</a> <a href="/dashboard/audit">Audit log</a>{{/mayManage}}{{#mayManageMembers}} <a href="/dashboard/members">Members</a>{{/mayManageMembers}}{{#person}} <a href="/dashboard/account">Account</a>{{/person}}</nav>
+          {{^switcher}}<span class="app">{{appName}} <span class="env env-{{environment}}">{{environment}}</span></span>{{/switcher}}
+          {{#switcher}}<form method="post" action="/dashboard/switch" class="inline" id="app-switcher"><input type="hidden" name="csrf" value="{{csrf}}">
+            <label class="visually-hidden" for="switch-to">App and environment</label>
+            <select name="to" id="switch-to">{{#choices}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/choices}}</select>
+            <button class="link">Switch</button></form>{{/switcher}}
+          {{#roleName}}<span class="muted" id="role">{{roleName}}</span>{{/roleName}}
+          <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="{{csrf}}"><button class="link" id="sign-out">Sign out</button></form>
         </header>
         {{/signedIn}}
         <main>
@@ -36,11 +41,18 @@ enum DashboardTemplates {
     static let signIn = """
         <section class="narrow">
         <h1>Sign in to Ferry</h1>
-        <p>Use one of your app's <strong>secret keys</strong> (<code>fs_live_…</code> or <code>fs_test_…</code>). It is checked, never stored in the browser: a session cookie is.</p>
+        <form method="post" action="/dashboard/sign-in" id="sign-in-person">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <label>Email <input type="email" name="email" id="email" autocomplete="username" required></label>
+          <label>Password <input type="password" name="password" id="password" autocomplete="current-password" required></label>
+          <button type="submit" id="sign-in-with-password">Sign in</button>
+        </form>
+        <h2>Or with a secret key</h2>
+        <p>For a one-person setup: one of your app's <strong>secret keys</strong> (<code>fs_live_…</code> or <code>fs_test_…</code>), made without scopes. It is checked, never stored in the browser: a session cookie is.</p>
         <form method="post" action="/dashboard/sign-in">
           <input type="hidden" name="csrf" value="{{csrf}}">
           <label>Secret key <input type="password" name="key" id="key" autocomplete="off" required></label>
-          <button type="submit" id="sign-in">Sign in</button>
+          <button type="submit" id="sign-in">Sign in with the key</button>
         </form>
         </section>
         """
@@ -285,6 +297,7 @@ enum DashboardTemplates {
         .notice { background: #ecfdf5; border: 1px solid #a7f3d0; padding: 8px 12px; border-radius: 6px; }
         .error { background: #fef2f2; border: 1px solid #fecaca; padding: 8px 12px; border-radius: 6px; color: #991b1b; }
         .muted, .empty { color: var(--muted); }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
         .link-head { display: flex; justify-content: space-between; gap: 24px; background: #fff; padding: 16px 20px; border: 1px solid var(--line); border-radius: 8px; }
         .short { font-size: 18px; }
         .qr { margin: 0; text-align: center; }
@@ -303,7 +316,7 @@ enum DashboardTemplates {
     /// The templates, parsed once.
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        for (name, text) in [("layout", layout), ("signIn", signIn), ("links", links), ("linkForm", linkForm), ("link", link), ("settings", settings), ("attribution", attribution)] {
+        for (name, text) in [("layout", layout), ("signIn", signIn), ("links", links), ("linkForm", linkForm), ("link", link), ("settings", settings), ("attribution", attribution)] + teamTemplates {
             try library.register(text, named: name)
         }
         return library

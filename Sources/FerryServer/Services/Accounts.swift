@@ -57,6 +57,32 @@ package struct Accounts: Sendable {
                                         "role": AuditChange(before: before?.rawValue, after: role.rawValue)])
     }
 
+    /// Changes a member's role in an app, or with nil removes them; refused when it would leave the app without an
+    /// owner.
+    package func changeRole(of user: UserRecord, in appID: String, to role: MemberRole?, by actor: AuditActor?) async throws {
+        let members = try await store.members(appID: appID)
+        guard let current = members.first(where: { $0.user.id == user.id })?.membership.role else {
+            throw ValidationError(code: .notFound, field: "member", "\(user.email) is not a member of this app")
+        }
+        if current == .owner, role != .owner, !members.contains(where: { $0.user.id != user.id && $0.membership.role == .owner }) {
+            throw ValidationError(code: .conflict, field: "role", "an app keeps at least one owner; make someone else owner first")
+        }
+        if let role {
+            try await setRole(role, of: user, in: appID, by: actor)
+        } else {
+            _ = try await removeMember(user, from: appID, by: actor)
+        }
+    }
+
+    /// Withdraws an invitation not used yet; false when there is none.
+    package func withdraw(invitationHash hash: String, from appID: String, by actor: AuditActor?) async throws -> Bool {
+        guard let invitation = try await store.invitation(tokenHash: hash), invitation.appID == appID,
+              try await store.deleteInvitation(tokenHash: hash, appID: appID) else { return false }
+        try await admin.audit(actor, "withdrawn", "invitation", String(hash.prefix(12)), app: appID, environment: nil,
+                              changes: ["email": AuditChange(before: invitation.email, after: nil), "role": AuditChange(before: invitation.role.rawValue, after: nil)])
+        return true
+    }
+
     /// Takes a user's role in an app away; false when they had none.
     package func removeMember(_ user: UserRecord, from appID: String, by actor: AuditActor?) async throws -> Bool {
         guard let before = try await store.memberships(userID: user.id).first(where: { $0.appID == appID }),

@@ -42,6 +42,23 @@ package struct PasswordHash: Sendable {
         return Secrets.constantTimeEquals(derived.base64EncodedString(), expected.base64EncodedString())
     }
 
+    /// `hash(_:)` on a thread of Dispatch's, not the task's: a slow hash would hold one of the few threads that run
+    /// every request.
+    package func hashOffThread(_ password: String) async throws -> String {
+        try await Self.offThread { try hash(password) }
+    }
+
+    /// `verify(_:against:)` on a thread of Dispatch's.
+    package static func verifyOffThread(_ password: String, against stored: String) async -> Bool {
+        (try? await offThread { verify(password, against: stored) }) ?? false
+    }
+
+    static func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     /// A hash of nothing anyone can sign in with: checked against when an email has no account, so that a wrong
     /// email takes as long to refuse as a wrong password.
     package func decoy() -> String {

@@ -40,7 +40,7 @@ package struct Accounts: Sendable {
         }
         var generator = SystemRandomNumberGenerator()
         let now = admin.now()
-        let user = UserRecord(id: Identifiers.make(prefix: "usr", using: &generator), email: email, passwordHash: try hasher.hash(password), createdAt: now)
+        let user = UserRecord(id: Identifiers.make(prefix: "usr", using: &generator), email: email, passwordHash: try await hasher.hashOffThread(password), createdAt: now)
         try await store.createUser(user)
         try await admin.audit(actor, "created", "user", user.id, app: nil, environment: nil, changes: ["email": AuditChange(before: nil, after: email)])
         for id in apps { try await setRole(role, of: user, in: id, by: actor) }
@@ -110,10 +110,10 @@ package struct Accounts: Sendable {
     package func signIn(email text: String, password: String, address: String?, userAgent: String?) async throws -> (user: UserRecord, session: String)? {
         guard password.utf8.count <= AccountRules.maximumPasswordBytes,
               let email = try? AccountRules.validateEmail(text), let user = try await store.user(email: email) else {
-            _ = PasswordHash.verify(password.prefix(AccountRules.maximumPasswordBytes).description, against: decoy)
+            _ = await PasswordHash.verifyOffThread(password.prefix(AccountRules.maximumPasswordBytes).description, against: decoy)
             return nil
         }
-        guard PasswordHash.verify(password, against: user.passwordHash) else { return nil }
+        guard await PasswordHash.verifyOffThread(password, against: user.passwordHash) else { return nil }
         let session = try await startSession(for: user, address: address, userAgent: userAgent)
         try await admin.audit(AuditActor(kind: .user, id: user.id, label: user.email, address: address), "signed-in", "session", String(session.hash.prefix(12)),
                               app: nil, environment: nil, changes: [:])
@@ -149,7 +149,7 @@ package struct Accounts: Sendable {
 
     /// Changes a user's password, once the current one is given; every other session of theirs ends.
     package func changePassword(of user: UserRecord, current: String, new: String, keeping session: String?, by actor: AuditActor?) async throws {
-        guard PasswordHash.verify(current, against: user.passwordHash) else {
+        guard await PasswordHash.verifyOffThread(current, against: user.passwordHash) else {
             throw ValidationError(field: "currentPassword", "the current password is not right")
         }
         try await setPassword(of: user, to: new, keeping: session, by: actor)
@@ -158,7 +158,7 @@ package struct Accounts: Sendable {
     /// Sets a user's password (the command line, an invitation); every session of theirs but `session` ends.
     package func setPassword(of user: UserRecord, to password: String, keeping session: String?, by actor: AuditActor?) async throws {
         try AccountRules.checkPassword(password, email: user.email, common: commonPasswords)
-        guard try await store.setPassword(userID: user.id, hash: try hasher.hash(password), at: admin.now(), keeping: session) else {
+        guard try await store.setPassword(userID: user.id, hash: try await hasher.hashOffThread(password), at: admin.now(), keeping: session) else {
             throw ValidationError(code: .notFound, field: "user", "no such account")
         }
         try await admin.audit(actor, "updated", "user", user.id, app: nil, environment: nil, changes: ["password": AuditChange(before: "(set)", after: "(changed)")])
@@ -194,7 +194,7 @@ package struct Accounts: Sendable {
         }
         let existing = try await store.user(email: pending.email)
         if let existing {
-            guard PasswordHash.verify(password, against: existing.passwordHash) else {
+            guard await PasswordHash.verifyOffThread(password, against: existing.passwordHash) else {
                 throw ValidationError(field: "password", "\(pending.email) has an account: give its password to join")
             }
         } else {
@@ -208,7 +208,7 @@ package struct Accounts: Sendable {
         if let existing {
             user = existing
         } else {
-            user = UserRecord(id: Identifiers.make(prefix: "usr", using: &generator), email: invitation.email, passwordHash: try hasher.hash(password),
+            user = UserRecord(id: Identifiers.make(prefix: "usr", using: &generator), email: invitation.email, passwordHash: try await hasher.hashOffThread(password),
                               createdAt: admin.now())
             try await store.createUser(user)
         }

@@ -37,8 +37,8 @@ package struct AuditActor: Sendable, Hashable {
         AuditActor(kind: .key, id: key.id, label: key.hint, address: address)
     }
 
-    /// The command line, run by the system user in `USER` (or `LOGNAME`), else `unknown`.
-    package static func commandLine(environment: [String: String] = ProcessInfo.processInfo.environment) -> AuditActor {
+    /// The command line, run by the system user `environment` names in `USER` (or `LOGNAME`), else `unknown`.
+    package static func commandLine(environment: [String: String]) -> AuditActor {
         let name = environment["USER"] ?? environment["LOGNAME"] ?? "unknown"
         return AuditActor(kind: .commandLine, id: String(name.prefix(64)))
     }

@@ -30,7 +30,7 @@ struct AuditController: Sendable {
         query.environment = auth.key.environment
         if let format = parameters["format"], format != "json" {
             guard format == "csv" else { throw APIError(.invalidField, message: "format must be json or csv", field: "format") }
-            return csv(query)
+            return Self.csv(query, from: store)
         }
         let limit = query.limit
         query.limit += 1
@@ -40,13 +40,12 @@ struct AuditController: Sendable {
                                                       nextCursor: events.count > limit ? page.last.map { String($0.id) } : nil))
     }
 
-    /// Every event of the query as CSV, read a page at a time.
-    func csv(_ query: AuditQuery) -> Response {
+    /// Every event of the query as CSV, read a page at a time (the API's and the dashboard's download).
+    static func csv(_ query: AuditQuery, from store: any FerryDatabase) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/csv; charset=utf-8"
         headers[.contentDisposition] = "attachment; filename=\"audit-log.csv\""
         headers[.cacheControl] = "no-store"
-        let store = store
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             try await writer.write(ByteBuffer(string: CSV.line(AuditEvent.csvColumns)))
             var query = query

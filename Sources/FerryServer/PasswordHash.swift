@@ -59,12 +59,6 @@ package struct PasswordHash: Sendable {
         }
     }
 
-    /// A hash of nothing anyone can sign in with: checked against when an email has no account, so that a wrong
-    /// email takes as long to refuse as a wrong password.
-    package func decoy() -> String {
-        (try? hash(UUID().uuidString)) ?? "scrypt$"
-    }
-
     static func derive(_ password: String, salt: [UInt8], logCost: Int) throws -> Data {
         let key = try KDF.Scrypt.deriveKey(from: Array(password.utf8), salt: salt, outputByteCount: hashBytes, rounds: 1 << logCost,
                                            blockSize: blockSize, parallelism: parallelism)

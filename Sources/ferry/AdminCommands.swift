@@ -69,7 +69,7 @@ struct AppCommand: AsyncParsableCommand {
                 spec.androidFingerprints = androidFingerprints
                 spec.fallbackURL = fallbackURL
                 spec.social = SocialMetadata(title: title, description: description, imageURL: imageURL)
-                let app = try await admin.createApp(spec, by: .commandLine())
+                let app = try await admin.createApp(spec, by: .thisCommand)
                 print(app.id)
             }
         }
@@ -138,7 +138,7 @@ struct AppCommand: AsyncParsableCommand {
                 let removed = Set(try removeDomains.map { d throws(FerryCore.ValidationError) in try DomainName.validate(d) })
                 let prefixes = try prefixes()
                 let unprefixed = try removePathPrefixes.map { d throws(FerryCore.ValidationError) in try DomainName.validate(d, field: "pathPrefix") }
-                let app = try await admin.updateApp(id: id, by: .commandLine()) { spec in
+                let app = try await admin.updateApp(id: id, by: .thisCommand) { spec in
                     if let name { spec.name = name }
                     spec.domains = spec.domains.filter { !removed.contains($0) } + addDomains
                     for domain in unprefixed { spec.pathPrefixes[domain] = nil }
@@ -210,7 +210,7 @@ struct KeyCommand: AsyncParsableCommand {
                     }
                 }
                 let created = try await FerryAdmin(store: try await database.open()).createKey(appID: app, kind: kind, environment: environment,
-                                                                                               scopes: limited, by: .commandLine())
+                                                                                               scopes: limited, by: .thisCommand)
                 print(created.key)
             }
         }
@@ -238,7 +238,7 @@ struct KeyCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReportingErrors {
-                guard try await FerryAdmin(store: try await database.open()).revokeKey(id: id, by: .commandLine()) else {
+                guard try await FerryAdmin(store: try await database.open()).revokeKey(id: id, by: .thisCommand) else {
                     throw FerryCore.ValidationError(code: .notFound, field: "id", "no active key with id '\(id)'")
                 }
             }
@@ -326,7 +326,7 @@ struct LinkCommand: AsyncParsableCommand {
                     params: parsed.isEmpty ? nil : parsed, utm: utm.isEmpty ? nil : utm, campaign: campaign, referrer: referrer,
                     social: social.isEmpty ? nil : social, routing: routing.routing.isEmpty ? nil : routing.routing
                 )
-                let link = try await LinkEditor(admin: admin).create(request, app: app, environment: environment, by: .commandLine())
+                let link = try await LinkEditor(admin: admin).create(request, app: app, environment: environment, by: .thisCommand)
                 if json {
                     print(String(decoding: try FerryJSON.makeEncoder().encode(link.response(in: app)), as: UTF8.self))
                 } else {
@@ -396,7 +396,7 @@ struct LinkCommand: AsyncParsableCommand {
                     cutoff = min(cutoff, date)
                 }
                 let app = try await LinkCommand.app(self.app, admin: admin)
-                print(try await LinkEditor(admin: admin).deleteCreatedInApp(app: app, environment: environment, before: cutoff, by: .commandLine()))
+                print(try await LinkEditor(admin: admin).deleteCreatedInApp(app: app, environment: environment, before: cutoff, by: .thisCommand))
             }
         }
     }

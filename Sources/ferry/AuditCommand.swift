@@ -76,4 +76,8 @@ struct AuditCommand: AsyncParsableCommand {
         }
     }
 }
+extension AuditActor {
+    /// This run of `ferry`, by the system user the environment names: who the audit log says made its changes.
+    static var thisCommand: AuditActor { .commandLine(environment: ProcessInfo.processInfo.environment) }
+}
 #endif

@@ -46,7 +46,7 @@ struct ImportCommand: AsyncParsableCommand {
                 let summary: FirebaseImporter.Summary
                 do {
                     summary = try await FirebaseImporter(admin: admin).run(
-                        csv: text, app: app, environment: environment, options: .init(domain: domain), dryRun: dryRun, by: .commandLine()
+                        csv: text, app: app, environment: environment, options: .init(domain: domain), dryRun: dryRun, by: .thisCommand
                     ) { done, total in
                         guard terminal, done == total || done % 25 == 0 else { return }
                         let width = 30, filled = total == 0 ? width : width * done / total

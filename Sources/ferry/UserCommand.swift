@@ -49,7 +49,7 @@ struct UserCommand: AsyncParsableCommand {
             try await runReportingErrors {
                 let accounts = try await UserCommand.accounts(database)
                 let user = try await accounts.createUser(email: email, password: try UserCommand.readPassword(), role: role, appIDs: apps,
-                                                         by: .commandLine())
+                                                         by: .thisCommand)
                 print(user.id)
             }
         }
@@ -80,7 +80,7 @@ struct UserCommand: AsyncParsableCommand {
             try await runReportingErrors {
                 let accounts = try await UserCommand.accounts(database)
                 let user = try await UserCommand.user(email: email, in: accounts)
-                try await accounts.setPassword(of: user, to: try UserCommand.readPassword(), keeping: nil, by: .commandLine())
+                try await accounts.setPassword(of: user, to: try UserCommand.readPassword(), keeping: nil, by: .thisCommand)
             }
         }
     }
@@ -93,7 +93,7 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             try await runReportingErrors {
                 let accounts = try await UserCommand.accounts(database)
-                _ = try await accounts.removeUser(try await UserCommand.user(email: email, in: accounts), by: .commandLine())
+                _ = try await accounts.removeUser(try await UserCommand.user(email: email, in: accounts), by: .thisCommand)
             }
         }
     }

@@ -42,7 +42,7 @@ struct AccountsTests {
         let clock = Clock()
         let accounts = Self.accounts(fixture, clock: clock)
         await #expect(throws: ValidationError.self) {
-            _ = try await accounts.createUser(email: "ana@example.com", password: "password1234", role: .owner, appIDs: [], by: .commandLine())
+            _ = try await accounts.createUser(email: "ana@example.com", password: "password1234", role: .owner, appIDs: [], by: .commandLine(environment: ["USER": "ops"]))
         }
         #expect(try await fixture.store.listUsers().isEmpty, "a refused password stores nothing")
         let ana = try await accounts.createUser(email: "Ana@Example.com", password: "ferry tales under the bridge", role: .owner, appIDs: [],
@@ -76,7 +76,7 @@ struct AccountsTests {
         #expect(try await accounts.session(id: laptop.session) == nil, "sessions expire")
 
         let later = try #require(try await accounts.signIn(email: "ana@example.com", password: "a brand new passphrase", address: nil, userAgent: nil))
-        #expect(try await accounts.removeUser(ana, by: .commandLine()))
+        #expect(try await accounts.removeUser(ana, by: .commandLine(environment: ["USER": "ops"])))
         #expect(try await accounts.session(id: later.session) == nil, "a removed account loses its sessions at once")
         let log = try await fixture.store.auditEvents(AuditQuery(appID: fixture.app.id))
         #expect(log.map { "\($0.action) \($0.objectType)" } == ["removed member", "added member"])
@@ -112,6 +112,10 @@ struct AccountsTests {
         let again = try await accounts.accept(token: second, password: "she edits the links daily", address: nil, userAgent: nil)
         #expect(again.user.id == joined.user.id)
         #expect(Set(try await fixture.store.memberships(userID: joined.user.id).map(\.role)) == [.editor, .viewer])
+        // A link to a lower role does not lower the role she has.
+        let (_, lower) = try await accounts.invite(email: "cleo@example.com", role: .viewer, to: fixture.app.id, by: owner)
+        _ = try await accounts.accept(token: lower, password: "she edits the links daily", address: nil, userAgent: nil)
+        #expect(try await fixture.store.memberships(userID: joined.user.id).first { $0.appID == fixture.app.id }?.role == .editor)
         clock.advance(Accounts.invitationLifetime + 60)
         #expect(try await accounts.pendingInvitation(token: stale) == nil)
         await #expect(throws: ValidationError.self) {
@@ -119,7 +123,7 @@ struct AccountsTests {
         }
         #expect(try await fixture.store.user(email: "dan@example.com") == nil)
         let log = try await fixture.store.auditEvents(AuditQuery(appID: fixture.app.id)).map { "\($0.action) \($0.objectType) \($0.actor.id)" }
-        #expect(log == ["invited invitation usr_owner", "added member \(joined.user.id)", "invited invitation usr_owner"])
+        #expect(log == ["invited invitation usr_owner", "invited invitation usr_owner", "added member \(joined.user.id)", "invited invitation usr_owner"])
     }
 }
 #endif

@@ -145,7 +145,7 @@ struct ImportTests {
         #expect(try await links().isEmpty, "a dry run writes nothing")
 
         var done: [Int] = []
-        let first = try await importer.run(csv: csv, app: app, environment: .live, options: options, by: .commandLine()) { count, total in
+        let first = try await importer.run(csv: csv, app: app, environment: .live, options: options, by: .commandLine(environment: ["USER": "ops"])) { count, total in
             done.append(count)
             #expect(total == 15)
         }

@@ -51,7 +51,7 @@ struct TeamAccessTests {
         let accounts = Self.accounts(fixture)
         for role in MemberRole.allCases {
             _ = try await accounts.createUser(email: "\(role.rawValue)@example.com", password: "passphrase of level \(role.hashValue == 0 ? 0 : MemberRole.allCases.firstIndex(of: role)!)", role: role,
-                                              appIDs: [fixture.app.id], by: .commandLine())
+                                              appIDs: [fixture.app.id], by: .commandLine(environment: ["USER": "ops"]))
         }
         let link = try await fixture.admin.createLink(CreateLinkRequest(slug: "promo", destination: "https://example.com/p"), app: fixture.app, environment: .live)
         try await fixture.application().test(.router) { client in
@@ -187,7 +187,7 @@ struct TeamAccessTests {
             #expect(try await Self.get(client, "/dashboard", cookie: tablet).status == .seeOther)
             #expect(try await Self.get(client, "/dashboard", cookie: laptop).status == .ok)
 
-            #expect(try await accounts.removeUser(ana, by: .commandLine()))
+            #expect(try await accounts.removeUser(ana, by: .commandLine(environment: ["USER": "ops"])))
             #expect(try await Self.get(client, "/dashboard", cookie: laptop).status == .seeOther, "removed: out at once")
         }
     }

@@ -98,13 +98,13 @@ extension DashboardController {
             }
         }
         group.get("/audit") { request, context in
-            try await guarded(request, context, needs: .manageSettings) { viewer, query in try await auditPage(viewer, request) }
+            try await guarded(request, context, needs: .manageSettings) { viewer, _ in try await auditPage(viewer, request) }
         }
         group.get("/audit.csv") { request, context in
             try await guarded(request, context, needs: .manageSettings) { viewer, _ in
                 var query = AuditQuery(appID: viewer.app.id, environment: viewer.environment)
                 query.objectType = Self.auditType(request)
-                return AuditController(store: admin.store, authenticator: authenticator).csv(query)
+                return AuditController.csv(query, from: admin.store)
             }
         }
         group.get("/invitations/:token") { request, context in try await invitationPage(request, token: context.parameters.get("token") ?? "", error: nil) }

@@ -110,7 +110,7 @@ package struct Accounts: Sendable {
     package func signIn(email text: String, password: String, address: String?, userAgent: String?) async throws -> (user: UserRecord, session: String)? {
         guard password.utf8.count <= AccountRules.maximumPasswordBytes,
               let email = try? AccountRules.validateEmail(text), let user = try await store.user(email: email) else {
-            _ = await PasswordHash.verifyOffThread(password.prefix(AccountRules.maximumPasswordBytes).description, against: decoy)
+            _ = await PasswordHash.verifyOffThread(password.prefix(AccountRules.maximumPasswordBytes).description, against: try await decoy())
             return nil
         }
         guard await PasswordHash.verifyOffThread(password, against: user.passwordHash) else { return nil }
@@ -120,19 +120,25 @@ package struct Accounts: Sendable {
         return (user, session.id)
     }
 
-    /// A hash to check against when there is no account, at the cost new passwords get.
-    var decoy: String { Self.decoys.withLock { cache in
-        if let known = cache[hasher.logCost] { return known }
-        let made = hasher.decoy()
-        cache[hasher.logCost] = made
+    /// A hash to check against when there is no account, at the cost new passwords get: made once per cost, off the
+    /// request's thread (two first sign-ins at once may both make one; either serves).
+    func decoy() async throws -> String {
+        if let known = Self.decoys.withLock({ $0[hasher.logCost] }) { return known }
+        let made = try await hasher.hashOffThread(Self.token())
+        Self.decoys.withLock { $0[hasher.logCost] = made }
         return made
-    } }
+    }
     static let decoys = Mutex<[Int: String]>([:])
+
+    /// A random token of 64 letters and digits (380 bits): a session's id, an invitation's link.
+    static func token() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Identifiers.apiKeySecret(using: &generator) + Identifiers.apiKeySecret(using: &generator)
+    }
 
     /// Stores a new session of a user; its id (for the cookie) and hash.
     func startSession(for user: UserRecord, address: String?, userAgent: String?) async throws -> (id: String, hash: String) {
-        var generator = SystemRandomNumberGenerator()
-        let id = Identifiers.apiKeySecret(using: &generator) + Identifiers.apiKeySecret(using: &generator)
+        let id = Self.token()
         let hash = Secrets.digest(id)
         let now = admin.now()
         try await store.createUserSession(UserSessionRecord(hash: hash, userID: user.id, createdAt: now, expiresAt: now + Self.sessionLifetime,
@@ -167,8 +173,7 @@ package struct Accounts: Sendable {
     /// Invites `email` to an app with a role; the token for the link, shown once.
     package func invite(email text: String, role: MemberRole, to appID: String, by actor: AuditActor) async throws -> (invitation: Invitation, token: String) {
         let email = try AccountRules.validateEmail(text)
-        var generator = SystemRandomNumberGenerator()
-        let token = Identifiers.apiKeySecret(using: &generator) + Identifiers.apiKeySecret(using: &generator)
+        let token = Self.token()
         let now = admin.now()
         let invitation = Invitation(tokenHash: Secrets.digest(token), appID: appID, email: email, role: role, invitedBy: actor.id, createdAt: now,
                                     expiresAt: now + Self.invitationLifetime)
@@ -186,7 +191,8 @@ package struct Accounts: Sendable {
     }
 
     /// Uses an invitation: a new account with `password` when its email has none, else the existing account once
-    /// `password` is its own; the role is given and a session started. Throws for a used, expired or unknown link, a
+    /// `password` is its own; the role is given (an existing member keeps a higher role: roles are lowered on the
+    /// Members page, not by a link) and a session started. Throws for a used, expired or unknown link, a
     /// weak password or a wrong one.
     package func accept(token: String, password: String, address: String?, userAgent: String?) async throws -> (user: UserRecord, session: String) {
         guard let pending = try await pendingInvitation(token: token) else {
@@ -216,7 +222,8 @@ package struct Accounts: Sendable {
         if existing == nil {
             try await admin.audit(actor, "created", "user", user.id, app: nil, environment: nil, changes: ["email": AuditChange(before: nil, after: user.email)])
         }
-        try await setRole(invitation.role, of: user, in: invitation.appID, by: actor)
+        let held = try await store.memberships(userID: user.id).first { $0.appID == invitation.appID }?.role
+        if held.map({ $0 < invitation.role }) ?? true { try await setRole(invitation.role, of: user, in: invitation.appID, by: actor) }
         let session = try await startSession(for: user, address: address, userAgent: userAgent)
         return (user, session.id)
     }

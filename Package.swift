@@ -36,7 +36,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", .upToNextMinor(from: "2.28.1")),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", .upToNextMinor(from: "2.101.3")),  // see hummingbird above
@@ -44,6 +44,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.0"),
+        // Observability: metrics through swift-metrics, answered on /metrics by swift-prometheus; spans through
+        // swift-distributed-tracing, exported by swift-otel over OTLP/HTTP only (its gRPC exporter would bring gRPC).
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         .target(name: "FerryAPI", swiftSettings: strict),
@@ -64,6 +70,8 @@ let package = Package(
                 serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
                 serverProduct("Crypto", "swift-crypto"),
                 serverProduct("Logging", "swift-log"),
+                serverProduct("CoreMetrics", "swift-metrics"),
+                serverProduct("Tracing", "swift-distributed-tracing"),
             ],
             swiftSettings: strict
         ),
@@ -86,6 +94,9 @@ let package = Package(
                 serverProduct("HTTPTypes", "swift-http-types"),
                 serverProduct("Mustache", "swift-mustache"),
                 serverProduct("_CryptoExtras", "swift-crypto"),
+                serverProduct("CoreMetrics", "swift-metrics"),
+                serverProduct("Prometheus", "swift-prometheus"),
+                serverProduct("Tracing", "swift-distributed-tracing"),
             ],
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/public_suffix_list.dat"), .copy("Resources/common-passwords.txt")],
             swiftSettings: strict
@@ -95,6 +106,9 @@ let package = Package(
             dependencies: [
                 "FerryServer", "FerryStore",
                 serverProduct("ArgumentParser", "swift-argument-parser"),
+                serverProduct("OTel", "swift-otel"),
+                serverProduct("Tracing", "swift-distributed-tracing"),
+                serverProduct("Logging", "swift-log"),
             ],
             swiftSettings: strict
         ),

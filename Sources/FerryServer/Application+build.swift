@@ -19,6 +19,7 @@ package func buildApplication(
     _ configuration: FerryConfiguration,
     store providedStore: (any FerryDatabase)? = nil,
     logger providedLogger: Logger? = nil,
+    processServices: [any Service] = [],
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     var logger = providedLogger ?? Logger(label: "ferry")
@@ -35,6 +36,9 @@ package func buildApplication(
     // (a host looked up under its parents, a new domain) does not wait for it.
     Task.detached(priority: .utility) { _ = PublicSuffixList.bundled }
     let cache = LinkCache(capacity: configuration.linkCacheCapacity)
+    // The server's own metrics registry (see ServerMetrics), which the store measures its operations into.
+    let metrics = ServerMetrics()
+    store.observe(with: StoreMetrics(system: store.metricsSystemName, connections: store.connectionCapacity, factory: metrics.factory))
     let admin = FerryAdmin(store: store)
     let outbox = WebhookOutbox(store: store, now: admin.now, logger: logger, allowPrivateDestinations: configuration.webhookAllowPrivateDestinations)
     let addresses = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
@@ -46,11 +50,12 @@ package func buildApplication(
         store: store, journal: journal, flushInterval: configuration.clickFlushInterval, batchSize: configuration.clickBatchSize,
         bufferLimit: configuration.clickBufferLimit, logger: logger, addresses: addresses, hasher: hasher,
         writerPriority: configuration.clickWriterPriority, scannerNetworks: configuration.allScannerNetworks,
-        afterWrite: { await outbox.clicksStored($0) }
+        metrics: metrics, afterWrite: { await outbox.clicksStored($0) }
     )
-    let dispatcher = WebhookDispatcher(
+    var dispatcher = WebhookDispatcher(
         store: store, pollInterval: configuration.webhookPollInterval, retryBase: configuration.webhookRetryBase, now: admin.now, logger: logger,
         allowPrivateDestinations: configuration.webhookAllowPrivateDestinations, settings: configuration.webhookDelivery)
+    dispatcher.metrics = metrics
     let refresher = CacheRefresher(cache: cache, store: store, interval: configuration.cacheRefreshInterval, logger: logger)
     let janitor = AttributionJanitor(store: store, interval: configuration.purgeInterval, clickRetention: configuration.clickRetention,
                                      observationRetention: configuration.attributionObservationRetention,
@@ -69,7 +74,7 @@ package func buildApplication(
         addresses: addresses, hasher: hasher, maxBodyBytes: configuration.maxBodyBytes,
         lookupTimeout: configuration.edgeLookupTimeout, dashboardSessions: DashboardSessions(store: store), logger: logger,
         metricsAllowed: configuration.metricsAllowed, rateLimits: configuration.rateLimits, learnt: learnt,
-        accounts: Accounts(admin: admin, hasher: PasswordHash(logCost: configuration.passwordHashCost))
+        accounts: Accounts(admin: admin, hasher: PasswordHash(logCost: configuration.passwordHashCost)), metrics: metrics
     )
     return Application(
         router: router,
@@ -78,7 +83,8 @@ package func buildApplication(
         server: .ferry(edge: configuration.edgeFastPath ? edge : nil, serverName: "Ferry", readTimeout: configuration.readTimeout),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Ferry"),
         // A store that is a service (PostgreSQL's pool) goes first, so that it is shut down last.
-        services: ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, learner, dispatcher],
+        // Services of the process (the span exporter) go before everything: they stop last, after the last span.
+        services: processServices + ((store as? any Service).map { [$0] } ?? []) + [recorder, refresher, janitor, learner, dispatcher],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -89,10 +95,13 @@ func buildRouter(
     store: any FerryDatabase, admin: FerryAdmin, cache: LinkCache, recorder: ClickRecorder, outbox: WebhookOutbox, domains: AppDomains,
     addresses: ClientAddressResolver,
     hasher: AddressHasher, maxBodyBytes: Int, lookupTimeout: Duration, dashboardSessions: DashboardSessions, logger: Logger,
-    metricsAllowed: [IPNetwork] = [], rateLimits: RateLimitSettings = .defaults, learnt: LearntMatchers? = nil, accounts: Accounts
+    metricsAllowed: [IPNetwork] = [], rateLimits: RateLimitSettings = .defaults, learnt: LearntMatchers? = nil, accounts: Accounts,
+    metrics: ServerMetrics
 ) throws -> (Router<FerryRequestContext>, EdgeController) {
     // HEAD on a route that has only GET is answered as that GET without its body (RFC 9110 asks it of every server).
     let router = Router(context: FerryRequestContext.self, options: .autoGenerateHeadEndpoints)
+    // First, so that it sees every answer as it leaves, the errors' included.
+    router.add(middleware: ObservationMiddleware(metrics: metrics))
     // Every request logged at debug level, when the log level shows them (the middleware costs per request).
     if logger.logLevel <= .debug { router.add(middleware: LogRequestsMiddleware(.debug)) }
     let errors = ErrorMiddleware(store: store, logger: logger)
@@ -110,9 +119,9 @@ func buildRouter(
             return try JSONBody.response(["status": "unavailable"], status: .serviceUnavailable)
         }
     }
-    let edgeCounters = EdgeCounters()
-    MetricsController(cache: cache, recorder: recorder, edge: edgeCounters, limiter: limits.limiter, allowed: metricsAllowed, addresses: addresses,
-                      started: .now)
+    let edgeCounters = EdgeCounters(metrics: metrics)
+    MetricsController(metrics: metrics, cache: cache, recorder: recorder, edge: edgeCounters, limiter: limits.limiter, store: store,
+                      allowed: metricsAllowed, addresses: addresses, started: .now, now: admin.now)
         .register(on: router)
     router.get("/openapi.yaml") { _, _ in
         guard let text = OpenAPIDocument.text else {
@@ -132,7 +141,7 @@ func buildRouter(
     let links = LinkEditor(admin: admin, cache: cache)
     let reports = Reports(links: links)
     let attributor = Attributor(store: store, recorder: recorder, matcher: AttributionMatcher(), hasher: hasher, now: admin.now, logger: logger,
-                                outbox: outbox, learnt: learnt)
+                                outbox: outbox, learnt: learnt, metrics: metrics)
     let edge = EdgeController(
         attributor: attributor, resolver: resolver, recorder: recorder, classifier: UserAgentClassifier(), clickRouter: ClickRouter(),
         now: admin.now, counters: edgeCounters, associations: AssociationFileSource(store: store, now: admin.now),

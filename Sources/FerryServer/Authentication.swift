@@ -44,6 +44,7 @@ struct KeyAuthenticator: Sendable {
         if record.revokedAt != nil {
             throw APIError(.unauthorized, message: "the API key has been revoked")
         }
+        RequestLogScope.noteApp(record.appID)
         guard let app = try await store.app(id: record.appID) else {
             throw APIError(.unauthorized, message: "the API key is not valid")
         }

@@ -169,6 +169,8 @@ package final class ClickRecorder: Service, Sendable {
     private let networkDigests = Mutex(NetworkDigestCache())
     private let writerPriority: ClickWriterPriority
     private let afterWrite: (@Sendable ([Click]) async -> Void)?
+    /// Where each batch's lag and write time go.
+    private let metrics: ServerMetrics?
     /// Networks whose clicks are email security scanners' (`MailScannerNetworks`, and the operator's own).
     private let scannerNetworks: [IPNetwork]
     private let bursts = Mutex(ScannerBurstDetector())
@@ -183,8 +185,9 @@ package final class ClickRecorder: Service, Sendable {
     package init(store: any ClickStore, journal: ClickJournal? = nil, flushInterval: Duration, journalInterval: Duration = .milliseconds(50),
                 stopWriteLimit: Duration = .seconds(10), batchSize: Int, bufferLimit: Int, logger: Logger,
                 addresses: ClientAddressResolver = ClientAddressResolver(), hasher: AddressHasher? = nil, writerPriority: ClickWriterPriority = .nice(0),
-                scannerNetworks: [IPNetwork] = [], afterWrite: (@Sendable ([Click]) async -> Void)? = nil) {
+                scannerNetworks: [IPNetwork] = [], metrics: ServerMetrics? = nil, afterWrite: (@Sendable ([Click]) async -> Void)? = nil) {
         self.afterWrite = afterWrite
+        self.metrics = metrics
         self.scannerNetworks = scannerNetworks
         self.store = store
         self.journal = journal
@@ -436,8 +439,12 @@ package final class ClickRecorder: Service, Sendable {
         }
         guard let taken = batch else { return .nothingLeft }
         guard let batch = taken else { return .busy }
+        let started = ContinuousClock.now
         do {
             let (written, end, earlier) = try await write(batch)
+            if let metrics, !written.isEmpty {
+                metrics.clicksWritten(oldest: written.lazy.map(\.createdAt).min(), nanoseconds: ObservationMiddleware.nanoseconds(since: started))
+            }
             let progressed: Bool = state.withLock { state in
                 let progressed = end > state.stored
                 state.stored = max(state.stored, end)
@@ -470,6 +477,7 @@ package final class ClickRecorder: Service, Sendable {
                 state.failedFlushes += 1
                 return state.failedFlushes
             }
+            metrics?.clickBatchFailed()
             logger.error("click batch not written; will retry", metadata: ["error": "\(error)", "failures": "\(failures)"])
             return .failed
         }

@@ -97,9 +97,9 @@ struct EdgeController: Sendable {
         }
         // `?d=1`: the link's debug view instead of the click (an unknown slug is the ordinary 404 page).
         if LinkDebugReport.isRequested(byQuery: request.uri.query ?? ""), case .link(let resolved) = resolution, resolved.isServedHere {
-            return await debugPage(resolved).response(head: head)
+            return respond(await debugPage(resolved), head: head)
         }
-        return answer(resolution, click: click, head: head).response(head: head)
+        return respond(answer(resolution, click: click, head: head), head: head)
     }
 
     /// The debug view of a link (`?d=1`): where it sends each visitor and what is wrong, as a page. Not a click:
@@ -164,11 +164,15 @@ struct EdgeController: Sendable {
         case .redirect(let location):
             return EdgeAnswer(status: .found, fields: [
                 (.location, location), (.cacheControl, "no-store"), (Self.referrerPolicy, "no-referrer-when-downgrade"),
-            ], body: nil)
+            ], body: nil, kind: .redirect)
         case .preview(let page):
-            return .html(page.render(), status: .ok)
+            var answer = EdgeAnswer.html(page.render(), status: .ok)
+            answer.kind = .preview
+            return answer
         case .interstitial(let page):
-            return .html(page.render(), status: .ok)
+            var answer = EdgeAnswer.html(page.render(), status: .ok)
+            answer.kind = .interstitial
+            return answer
         case .status(let page):
             return .page(page)
         }
@@ -206,14 +210,14 @@ struct EdgeController: Sendable {
         if let query = request.uri.query, LongLink.isLongLink(query: query) {
             return try await longLink(request, context: context, host: host, query: query, head: head)
         }
-        return Self.rootAnswer(try await resolver.app(forHost: host)?.value).response(head: head)
+        return respond(Self.rootAnswer(try await resolver.app(forHost: host)?.value), head: head)
     }
 
     /// What the root of an app's domain (`/`, or the domain's path prefix) answers: a redirect to the app's fallback
     /// page, or a 404 page.
     static func rootAnswer(_ app: App?) -> EdgeAnswer {
         guard let fallback = app?.fallbackURL else { return .page(.notFound) }
-        return EdgeAnswer(status: .found, fields: [(.location, fallback), (.cacheControl, "no-store")], body: nil)
+        return EdgeAnswer(status: .found, fields: [(.location, fallback), (.cacheControl, "no-store")], body: nil, kind: .redirect)
     }
 
     /// A click on a long link: answered as its link (recorded like a short link's click), or a 400 page naming what
@@ -224,10 +228,10 @@ struct EdgeController: Sendable {
         switch try await longLinks.resolve(host: host, query: query, asker: .origin(click.origin), storing: debug ? .never : .inBackground) {
         case .link(let resolved) where debug:
             // `?link=…&d=1`: the long link's debug view, as for a short link; not a click, so nothing is stored.
-            return await debugPage(resolved).response(head: head)
-        case .link(let resolved): return answer(resolved, click: click, head: head).response(head: head)
+            return respond(await debugPage(resolved), head: head)
+        case .link(let resolved): return respond(answer(resolved, click: click, head: head), head: head)
         case .refused(let refusal): return page(refusal.page, head: head)
-        case .resolution(let resolution): return answer(resolution, click: click, head: head).response(head: head)
+        case .resolution(let resolution): return respond(answer(resolution, click: click, head: head), head: head)
         }
     }
 
@@ -243,7 +247,13 @@ struct EdgeController: Sendable {
     }
 
     func page(_ page: StatusPage, head: Bool) -> Response {
-        EdgeAnswer.page(page).response(head: head)
+        respond(EdgeAnswer.page(page), head: head)
+    }
+
+    /// The framework's response to an answer, counted by its kind.
+    func respond(_ answer: EdgeAnswer, head: Bool) -> Response {
+        counters.metrics.edgeAnswered(answer.kind)
+        return answer.response(head: head)
     }
 
     func html(_ text: String, status: HTTPResponse.Status, head: Bool) -> Response {
@@ -276,6 +286,10 @@ struct EdgeController: Sendable {
 final class EdgeCounters: Sendable {
     /// Clicks answered by `EdgeFastPath`, from memory on their connection's event loop.
     let fastAnswers = Atomic<Int>(0)
+    /// The server's metrics: the answers by kind, and the fast path's requests by status and time.
+    let metrics: ServerMetrics
+
+    init(metrics: ServerMetrics) { self.metrics = metrics }
 }
 
 /// A click on a slug the cache does not know, from an address over its limit of unknown slugs.
@@ -311,10 +325,13 @@ struct EdgeAnswer {
     var fields: [(name: HTTPField.Name, value: String)]
     /// Nil for a redirect.
     var body: String?
+    /// What it is, for `ferry_edge_answers_total`.
+    var kind: EdgeAnswerKind = .otherPage
 
     /// A status page (404, 429, 503…) with the page headers.
     static func page(_ page: StatusPage) -> EdgeAnswer {
         var answer = html(page.render(), status: HTTPResponse.Status(code: page.status))
+        answer.kind = .page(status: page.status)
         if page.status == 503 { answer.fields.append((.retryAfter, "5")) }
         return answer
     }

@@ -146,12 +146,16 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             case .unsupported:
                 handingOn = true
             case .request(let request):
+                let started = ContinuousClock.now
                 if unanswered == 0, request.bodyLength == 0, let answer = answer(to: request, peer: context.channel.remoteAddress) {
                     bytes.moveReaderIndex(forwardBy: request.headLength)
                     var out = context.channel.allocator.buffer(capacity: Self.encodedSize(answer, serverName: serverName))
                     Self.encode(answer, date: date.now(), serverName: serverName, into: &out)
                     context.write(wrapOutboundOut(out), promise: nil)
                     edge.counters.fastAnswers.add(1, ordering: .relaxed)
+                    edge.counters.metrics.edgeAnswered(answer.kind)
+                    edge.counters.metrics.requestAnswered(.edge, status: Int(answer.status.code),
+                                                          nanoseconds: ObservationMiddleware.nanoseconds(since: started))
                     requestLogger?.debug("Request", metadata: [
                         "hb.request.path": .string(request.target), "hb.request.method": "GET", "ferry.fast_path": "true",
                     ])

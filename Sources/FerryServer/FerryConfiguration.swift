@@ -169,6 +169,8 @@ package struct FerryConfiguration: Sendable {
     package var readTimeout: Duration = .seconds(75)
     /// Log level.
     package var logLevel: Logger.Level = .info
+    /// How the log is written: lines of text, or one JSON object a line (`FERRY_LOG_FORMAT`, `text` or `json`).
+    package var logFormat: LogFormat = .text
     /// Whether the edge's fast path answers clicks on links in memory ahead of the framework (`FERRY_EDGE_FAST_PATH`,
     /// `on` or `off`). Off, the framework answers every request (with the same bytes, more slowly): a way to rule the
     /// fast path out when looking into a problem, or to run on a framework version it was not checked against.
@@ -320,6 +322,10 @@ package struct FerryConfiguration: Sendable {
         if let value = environment["FERRY_LOG_LEVEL"], !value.isEmpty {
             guard let level = Logger.Level(rawValue: value.lowercased()) else { throw ConfigurationError("FERRY_LOG_LEVEL must be trace, debug, info, notice, warning, error or critical") }
             logLevel = level
+        }
+        if let value = environment["FERRY_LOG_FORMAT"], !value.isEmpty {
+            guard let format = LogFormat(rawValue: value.lowercased()) else { throw ConfigurationError("FERRY_LOG_FORMAT must be text or json, not '\(value)'") }
+            logFormat = format
         }
     }
 }

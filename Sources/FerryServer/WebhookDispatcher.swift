@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// Turns stored clicks and answered installs into queued webhook deliveries. Which webhooks an app has is cached
 /// for two seconds, so the click recorder's batches do not ask the database each time.
@@ -152,6 +153,8 @@ package struct WebhookDispatcher: Service {
     let client: WebhookClient
     let maxConcurrentAttempts: Int
     let maxConcurrentAttemptsPerApp: Int
+    /// Where each attempt's result, time and the event's age go.
+    var metrics: ServerMetrics? = nil
 
     /// How long a taken delivery is left to this node before another may take it: longer than an attempt may take
     /// (``WebhookClient/deadline``, at most a minute) and the recording of its outcome.
@@ -222,28 +225,44 @@ package struct WebhookDispatcher: Service {
         }
     }
 
-    /// One attempt: POST, then record what came of it.
+    /// One attempt: POST, then record what came of it. With tracing on, the attempt is a client span and the
+    /// receiver gets its `traceparent`.
     func attempt(_ item: ClaimedDelivery) async {
         let delivery = item.delivery
-        var status: Int?
-        var failure: String?
-        let timestamp = Int(now().timeIntervalSince1970)
-        let headers = [
-            ("Content-Type", "application/json"),
-            ("User-Agent", "Ferry-Webhooks/1"),
-            ("Ferry-Event", delivery.event.rawValue),
-            ("Ferry-Delivery", delivery.id),
-            ("Ferry-Signature", WebhookSignature.header(secret: item.webhook.secret, timestamp: timestamp, body: Data(delivery.payload.utf8))),
-        ]
-        do {
-            let answered = try await client.post(url: item.webhook.url, headers: headers, body: ByteBuffer(string: delivery.payload))
-            status = answered
-            if !(200..<300).contains(answered) { failure = "answered \(answered)" }
-        } catch {
-            failure = String(error.description.prefix(500))
+        let started = ContinuousClock.now
+        let queued = now().timeIntervalSince(delivery.createdAt)
+        let (status, failure): (Int?, String?) = await FerryTracing.span("webhook delivery", kind: .client, attributes: [
+            "ferry.webhook.event": delivery.event.rawValue, "ferry.app_id": delivery.appID,
+        ]) { span in
+            var status: Int?
+            var failure: String?
+            let timestamp = Int(now().timeIntervalSince1970)
+            var headers = [
+                ("Content-Type", "application/json"),
+                ("User-Agent", "Ferry-Webhooks/1"),
+                ("Ferry-Event", delivery.event.rawValue),
+                ("Ferry-Delivery", delivery.id),
+                ("Ferry-Signature", WebhookSignature.header(secret: item.webhook.secret, timestamp: timestamp, body: Data(delivery.payload.utf8))),
+            ]
+            if span != nil, let context = ServiceContext.current {
+                InstrumentationSystem.instrument.inject(context, into: &headers, using: HeaderListInjector())
+            }
+            do {
+                let answered = try await client.post(url: item.webhook.url, headers: headers, body: ByteBuffer(string: delivery.payload))
+                status = answered
+                if !(200..<300).contains(answered) { failure = "answered \(answered)" }
+            } catch {
+                failure = String(String(describing: error).prefix(500))
+            }
+            span?.attributes["ferry.webhook.attempt"] = delivery.attempts + 1
+            if let status { span?.attributes["http.response.status_code"] = status }
+            if failure != nil { span?.setStatus(SpanStatus(code: .error)) }
+            return (status, failure)
         }
         let time = now()
         let attempts = delivery.attempts + 1
+        let result = failure == nil ? "delivered" : WebhookRules.retryDelay(afterAttempts: attempts, base: retryBase) == nil ? "failed" : "retrying"
+        metrics?.delivered(result: result, age: queued, nanoseconds: ObservationMiddleware.nanoseconds(since: started))
         do {
             if failure == nil {
                 try await store.recordAttempt(deliveryID: delivery.id, status: status, error: nil, deliveredAt: time, nextAttemptAt: nil, failedAt: nil)

@@ -74,5 +74,11 @@ extension PostgresStore {
             SELECT * FROM webhook_deliveries WHERE webhook_id = \(webhookID) AND app_id = \(appID) ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """, WebhookDelivery.init(row:))
     }
+
+    package func webhookQueue() async throws -> (waiting: Int, oldest: Date?) {
+        try await first("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL") { row in
+            (try row["n"].decode(Int.self), try row["oldest"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)))
+        } ?? (0, nil)
+    }
 }
 #endif

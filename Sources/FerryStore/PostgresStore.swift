@@ -32,6 +32,10 @@ package final class PostgresStore: FerryDatabase {
     /// by the next probe that succeeds. While it is set, operations fail at once with `DatabaseUnavailable` instead
     /// of waiting in the pool for a connection that cannot be made.
     let health = Mutex(Health())
+    /// The metrics and spans of its operations.
+    let observation = StoreObservation(system: "postgresql")
+    /// The pool's most connections.
+    package let connectionCapacity: Int
 
     /// What the store knows of its server. Every probe and operation takes a ticket when it starts; what it finds
     /// counts only if nothing that started later has already reported (a probe stuck since before the server came
@@ -85,6 +89,7 @@ package final class PostgresStore: FerryDatabase {
         listener = parsed.listener
         self.operationDeadline = operationDeadline
         client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
+        connectionCapacity = parsed.configuration.options.maximumConnections
         self.logger = logger
         let client = client
         runner = Task { await client.run() }
@@ -120,6 +125,10 @@ package final class PostgresStore: FerryDatabase {
     /// Whether the server was found away and has not answered since.
     package var isAway: Bool { health.withLock { $0.away } }
 
+    package var metricsSystemName: String { observation.system }
+
+    package func observe(with metrics: StoreMetrics) { observation.attach(metrics) }
+
     /// How long an operation may take by default: far longer than any statement Ferry makes should, short enough
     /// that a server that stopped answering does not hold a caller (a request, the cache refresher, a shutdown) for
     /// good.
@@ -132,16 +141,18 @@ package final class PostgresStore: FerryDatabase {
     /// statement whose answer never comes (a connection whose server vanished without closing it, or one the
     /// pool handed out as it was being closed, whose statement is then never sent) must not stop its caller for
     /// ever. The caller's cancellation reaches the operation.
-    func guarded<T: Sendable>(bounded: Bool = true, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    func guarded<T: Sendable>(bounded: Bool = true, _ kind: StoreOperation = .write, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let ticket = try health.withLock { health in
             if health.away { throw DatabaseUnavailable(message: "PostgreSQL is not answering (checked again every second)") }
             return health.ticket()
         }
         let deadline = operationDeadline
         do {
-            guard bounded else { return try await operation() }
-            return try await FerryStore.withDeadline(deadline, timeoutError: { PostgresUnavailable(message: "no answer from the server within \(deadline)") },
-                                                     operation)
+            return try await observation.measure(kind) {
+                guard bounded else { return try await operation() }
+                return try await FerryStore.withDeadline(deadline, timeoutError: { PostgresUnavailable(message: "no answer from the server within \(deadline)") },
+                                                         operation)
+            }
         } catch {
             if isOutage(error) { health.withLock { $0.report(away: true, ticket: ticket) } }
             throw error
@@ -261,7 +272,8 @@ package final class PostgresStore: FerryDatabase {
     /// The rows of a query, each read by `decode`.
     func all<T>(_ query: PostgresQuery, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
         let client = client, logger = logger
-        return try await guarded { try await client.query(query, logger: logger).collect() }.map { try decode($0.makeRandomAccess()) }
+        let kind: StoreOperation = query.sql.prefix(6).uppercased() == "SELECT" ? .read : .write
+        return try await guarded(kind) { try await client.query(query, logger: logger).collect() }.map { try decode($0.makeRandomAccess()) }
     }
 
     func first<T>(_ query: PostgresQuery, _ decode: (PostgresRandomAccessRow) throws -> T) async throws -> T? {

@@ -18,17 +18,17 @@ extension SQLiteStore {
     }
 
     package func user(id: String) async throws -> UserRecord? {
-        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT \(UserColumn.selectList()) FROM users WHERE id = ?", arguments: [id]).map(UserRecord.init(row:)) }
+        try await read { db in try Row.fetchOne(db, sql: "SELECT \(UserColumn.selectList()) FROM users WHERE id = ?", arguments: [id]).map(UserRecord.init(row:)) }
     }
 
     package func user(email: String) async throws -> UserRecord? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT \(UserColumn.selectList()) FROM users WHERE email = ?", arguments: [email]).map(UserRecord.init(row:))
         }
     }
 
     package func listUsers() async throws -> [UserRecord] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT \(UserColumn.selectList()) FROM users ORDER BY created_at, id").map(UserRecord.init(row:))
         }
     }
@@ -67,14 +67,14 @@ extension SQLiteStore {
     }
 
     package func memberships(userID: String) async throws -> [Membership] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT \(MembershipColumn.selectList()) FROM memberships WHERE user_id = ? ORDER BY created_at, app_id",
                              arguments: [userID]).map { try Membership(row: $0) }
         }
     }
 
     package func members(appID: String) async throws -> [(user: UserRecord, membership: Membership)] {
-        try await writer.read { db in
+        try await read { db in
             let users = UserColumn.allCases.map { "users.\($0.columnName)" }.joined(separator: ", ")
             let memberships = MembershipColumn.allCases.map { "memberships.\($0.columnName) AS m_\($0.columnName)" }.joined(separator: ", ")
             return try Row.fetchAll(db, sql: """
@@ -97,14 +97,14 @@ extension SQLiteStore {
     }
 
     package func invitation(tokenHash: String) async throws -> Invitation? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT \(InvitationColumn.selectList()) FROM invitations WHERE token_hash = ?", arguments: [tokenHash])
                 .map(Invitation.init(row:))
         }
     }
 
     package func pendingInvitations(appID: String, now: Date) async throws -> [Invitation] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(InvitationColumn.selectList()) FROM invitations WHERE app_id = ? AND used_at IS NULL AND expires_at > ?
                 ORDER BY created_at DESC
@@ -138,14 +138,14 @@ extension SQLiteStore {
     }
 
     package func userSession(hash: String, now: Date) async throws -> UserSessionRecord? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT \(UserSessionColumn.selectList()) FROM user_sessions WHERE hash = ? AND expires_at > ?",
                              arguments: [hash, now.timeIntervalSince1970]).map(UserSessionRecord.init(row:))
         }
     }
 
     package func userSessions(userID: String, now: Date) async throws -> [UserSessionRecord] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(UserSessionColumn.selectList()) FROM user_sessions WHERE user_id = ? AND expires_at > ? ORDER BY created_at DESC, hash
                 """, arguments: [userID, now.timeIntervalSince1970]).map(UserSessionRecord.init(row:))

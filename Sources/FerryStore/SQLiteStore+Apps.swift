@@ -40,14 +40,14 @@ extension SQLiteStore {
     }
 
     package func app(forDomain host: String) async throws -> App? {
-        try await writer.read { db in
+        try await read { db in
             let statement = try db.cachedStatement(sql: "SELECT apps.* FROM apps JOIN domains ON domains.app_id = apps.id WHERE domains.host = ?")
             return try Row.fetchOne(statement, arguments: [host]).map { try Self.app($0, db: db) }
         }
     }
 
     package func listApps() async throws -> [App] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at, id").map { try Self.app($0, db: db) }
         }
     }
@@ -100,13 +100,13 @@ extension SQLiteStore {
     }
 
     package func key(id: String) async throws -> APIKeyRecord? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ?", arguments: [id]).map(APIKeyRecord.init(row:))
         }
     }
 
     package func keys(appID: String) async throws -> [APIKeyRecord] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE app_id = ? ORDER BY created_at, id", arguments: [appID]).map(APIKeyRecord.init(row:))
         }
     }

@@ -92,7 +92,7 @@ extension SQLiteStore {
     }
 
     package func unconsumedClick(id: String, appID: String, environment: APIEnvironment, since: Date) async throws -> ClickEvidence? {
-        try await writer.read { db in
+        try await read { db in
             var languages = LanguageLists()
             return try db.cachedStatement(sql: """
                 SELECT \(EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
@@ -154,7 +154,7 @@ extension SQLiteStore {
     }
 
     package func linkedBrowserClick(appID: String, environment: APIEnvironment, installID: String, since: Date) async throws -> ClickEvidence? {
-        try await writer.read { db in
+        try await read { db in
             var languages = LanguageLists()
             return try db.cachedStatement(sql: """
                 SELECT \(EvidenceColumn.list) FROM browser_installs b
@@ -178,7 +178,7 @@ extension SQLiteStore {
     }
 
     package func userBinding(appID: String, environment: APIEnvironment, userID: String) async throws -> UserBinding? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM user_bindings WHERE app_id = ? AND environment = ? AND user_id = ?",
                              arguments: [appID, environment.rawValue, userID])
                 .map { try Self.decodeBinding($0, db: db, appID: appID, environment: environment) }
@@ -228,7 +228,7 @@ extension SQLiteStore {
     }
 
     package func eventCount(appID: String, name: String) async throws -> Int {
-        try await writer.read { db in
+        try await read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app_id = ? AND name = ?", arguments: [appID, name]) ?? 0
         }
     }

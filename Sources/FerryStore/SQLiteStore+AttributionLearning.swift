@@ -19,7 +19,7 @@ extension SQLiteStore {
 
     package func userClicks(appID: String, environment: APIEnvironment, userToken: String, platform: ClientPlatform, from: Date, to: Date,
                             limit: Int) async throws -> [ClickEvidence] {
-        try await writer.read { db in
+        try await read { db in
             var languages = LanguageLists()
             return try db.cachedStatement(sql: """
                 SELECT \(EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id
@@ -33,7 +33,7 @@ extension SQLiteStore {
     }
 
     package func pendingObservation(appID: String, environment: APIEnvironment, installKey: String) async throws -> PendingObservation? {
-        try await writer.read { db in
+        try await read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT id, observed_at, pending FROM attribution_observations
                 WHERE app_id = ? AND environment = ? AND install_key = ? AND pending IS NOT NULL ORDER BY observed_at DESC, id DESC LIMIT 1
@@ -61,7 +61,7 @@ extension SQLiteStore {
     }
 
     package func observations(appID: String, environment: APIEnvironment, since: Date, limit: Int) async throws -> [AttributionObservationRecord] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(ObservationColumn.selectList()) FROM attribution_observations
                 WHERE app_id = ? AND environment = ? AND observed_at >= ? ORDER BY observed_at DESC, id DESC LIMIT ?
@@ -96,7 +96,7 @@ extension SQLiteStore {
     }
 
     package func modelVersions(appID: String, environment: APIEnvironment, limit: Int) async throws -> [AttributionModelVersion] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(ModelVersionColumn.list) FROM attribution_models WHERE app_id = ? AND environment = ? ORDER BY version DESC LIMIT ?
                 """, arguments: [appID, environment.rawValue, max(0, limit)]).map(AttributionModelVersion.init(row:))
@@ -113,7 +113,7 @@ extension SQLiteStore {
     }
 
     package func clickEvidence(appID: String, environment: APIEnvironment, since: Date, limit: Int) async throws -> [ClickEvidence] {
-        try await writer.read { db in
+        try await read { db in
             var languages = LanguageLists()
             return try db.cachedStatement(sql: """
                 SELECT \(EvidenceColumn.list) FROM clicks c LEFT JOIN click_signals s ON s.click_id = c.id AND s.app_id = c.app_id

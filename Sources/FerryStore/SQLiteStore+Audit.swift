@@ -28,7 +28,7 @@ extension SQLiteStore {
             }
         }
         let arguments = StatementArguments(values + [max(0, query.limit).databaseValue])
-        return try await writer.read { db in
+        return try await read { db in
             try Row.fetchAll(db, sql: "SELECT \(AuditColumn.selectList()) FROM audit_log\(condition.sql) ORDER BY id DESC LIMIT ?",
                              arguments: arguments).map(AuditEvent.init(row:))
         }

@@ -5,11 +5,11 @@ import GRDB
 
 extension SQLiteStore {
     package func changeEpoch() async throws -> Int64 {
-        try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM change_epoch WHERE id = 1") ?? 0 }
+        try await read { db in try Int64.fetchOne(db, sql: "SELECT value FROM change_epoch WHERE id = 1") ?? 0 }
     }
 
     package func linkChanges(since mark: Int64?) async throws -> LinkChanges {
-        try await writer.read { db in
+        try await read { db in
             let last = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM link_changes") ?? 0
             guard let mark else { return LinkChanges(places: [], mark: last) }
             // Committed sequence numbers have no holes (one writer, and a rollback takes its numbers back), so a

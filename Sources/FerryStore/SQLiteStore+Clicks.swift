@@ -7,7 +7,7 @@ import GRDB
 extension SQLiteStore {
     package func recordClicks(_ clicks: [Click]) async throws {
         guard !clicks.isEmpty else { return }
-        try await writer.write { db in _ = try Self.insertClicks(clicks[...], db: db) }
+        try await observation.measure(.write) { try await writer.write { db in _ = try Self.insertClicks(clicks[...], db: db) } }
     }
 
     /// Writes on the calling thread (GRDB runs a synchronous write there, once the writer connection is free), in
@@ -26,8 +26,10 @@ extension SQLiteStore {
             let chunk = rest.prefix(clickTransactionSize.load(ordering: .relaxed))
             let started = ContinuousClock.now
             let startedWorking = ThreadClock.now()
-            let written = try writer.write { db in
-                try Self.insertClicks(chunk, db: db, givingWay: { self.otherWrites.load(ordering: .relaxed) > 0 })
+            let written = try observation.measureBlocking(.write) {
+                try writer.write { db in
+                    try Self.insertClicks(chunk, db: db, givingWay: { self.otherWrites.load(ordering: .relaxed) > 0 })
+                }
             }
             let elapsed = ContinuousClock.now - started
             let perClick = elapsed / written
@@ -82,11 +84,11 @@ extension SQLiteStore {
     }
 
     package func clickCount(linkID: String) async throws -> Int {
-        try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM clicks WHERE link_id = ?", arguments: [linkID]) ?? 0 }
+        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM clicks WHERE link_id = ?", arguments: [linkID]) ?? 0 }
     }
 
     package func click(id: String) async throws -> Click? {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM clicks WHERE id = ?", arguments: [id]).map(Click.init(row:))
         }
     }

@@ -24,7 +24,7 @@ extension SQLiteStore {
     }
 
     package func domainClaims(appID: String) async throws -> [DomainClaim] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM domain_claims WHERE app_id = ? ORDER BY created_at, domain", arguments: [appID]).map(DomainClaim.init(row:))
         }
     }
@@ -37,7 +37,7 @@ extension SQLiteStore {
     }
 
     package func domainOwners() async throws -> [(domain: String, appID: String)] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT host, app_id FROM domains ORDER BY host").map { ($0["host"], $0["app_id"]) }
         }
     }

@@ -77,7 +77,7 @@ extension SQLiteStore {
     }
 
     package func link(domain: String, slug: String) async throws -> Link? {
-        try await writer.read { db in
+        try await read { db in
             let statement = try db.cachedStatement(sql: "SELECT \(LinkColumn.list) FROM links WHERE domain = ? AND slug = ?")
             return try statement.decodedRow(arguments: [domain, slug], Link.init(row:))
         }
@@ -98,7 +98,7 @@ extension SQLiteStore {
     }
 
     package func listLinks(appID: String, environment: APIEnvironment, createdInApp: Bool?, limit: Int, after: Int64?) async throws -> LinkPage {
-        try await writer.read { db in
+        try await read { db in
             let rows = try db.makeStatement(sql: """
                 SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ?\(createdInAppCondition(createdInApp)) AND seq < ?
                 ORDER BY seq DESC LIMIT ?
@@ -112,7 +112,7 @@ extension SQLiteStore {
 
     package func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
         let pattern = containsPattern(text)
-        return try await writer.read { db in
+        return try await read { db in
             try db.makeStatement(sql: """
                 SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ?
                     AND (lower(slug) LIKE ? ESCAPE '\\' OR lower(destination) LIKE ? ESCAPE '\\' OR lower(COALESCE(campaign, '')) LIKE ? ESCAPE '\\')
@@ -122,7 +122,7 @@ extension SQLiteStore {
     }
 
     package func ipadBundleIDs(appID: String, limit: Int) async throws -> [String] {
-        try await writer.read { db in
+        try await read { db in
             let routings = try String.fetchAll(db, sql: """
                 SELECT DISTINCT routing FROM links WHERE app_id = ? AND routing IS NOT NULL AND routing LIKE ? LIMIT ?
                 """, arguments: [appID, LinkRoutingSchema.namesIPadBundleID, limit * 20])

@@ -109,7 +109,7 @@ extension SQLiteStore {
 
 
     package func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT day, metric, dimension, SUM(count) AS total FROM stats_daily
                 WHERE app_id = ? AND environment = ? AND link_id = ? AND day BETWEEN ? AND ?
@@ -131,7 +131,7 @@ extension SQLiteStore {
 
 extension SQLiteStore {
     package func exportClicks(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?, limit: Int) async throws -> [Click] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM clicks WHERE app_id = ? AND environment = ? AND created_at < ?
                     AND (created_at > ? OR (created_at = ? AND id > ?))
@@ -143,7 +143,7 @@ extension SQLiteStore {
 
     package func exportAttributions(appID: String, environment: APIEnvironment, from: Date, to: Date, after cursor: ExportCursor?,
                                    limit: Int) async throws -> [AttributionRecord] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM attributions WHERE app_id = ? AND environment = ? AND created_at < ?
                     AND (created_at > ? OR (created_at = ? AND install_id > ?))

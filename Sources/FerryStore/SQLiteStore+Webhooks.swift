@@ -21,7 +21,7 @@ extension SQLiteStore {
     }
 
     package func webhooks(appID: String, environment: APIEnvironment) async throws -> [Webhook] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM webhooks WHERE app_id = ? AND environment = ? ORDER BY created_at, id",
                              arguments: [appID, environment.rawValue]).map { try Webhook(row: $0) }
         }
@@ -86,10 +86,18 @@ extension SQLiteStore {
     }
 
     package func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery] {
-        try await writer.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND app_id = ? ORDER BY created_at DESC, id DESC LIMIT ?
                 """, arguments: [webhookID, appID, limit]).map(WebhookDelivery.init(row:))
+        }
+    }
+
+    package func webhookQueue() async throws -> (waiting: Int, oldest: Date?) {
+        try await read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL")
+            let oldest: Double? = row?["oldest"]
+            return (row?["n"] ?? 0, oldest.map(Date.init(timeIntervalSince1970:)))
         }
     }
 }

@@ -26,6 +26,10 @@ package final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCl
     /// How long `recordClicksBlocking` waits before its next transaction (nanoseconds): 0, or more while its last
     /// transaction found the processor saturated.
     let starvedWriterPause = Atomic<Int64>(0)
+    /// The metrics and spans of its operations (but the edge's immediate link reads, which run on an event loop).
+    let observation = StoreObservation(system: "sqlite")
+    /// How many readers the pool may open besides the writer.
+    static let poolReaders = 5
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     package init(path: String) throws {
@@ -46,6 +50,7 @@ package final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCl
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
+        configuration.maximumReaderCount = Self.poolReaders
         writer = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(writer)
         var readOnly = configuration
@@ -68,7 +73,7 @@ package final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCl
     // MARK: Health
 
     package func checkHealth() async throws {
-        _ = try await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
     package func close() async throws {
@@ -99,21 +104,35 @@ package final class SQLiteStore: FerryDatabase, ImmediateLinkReading, BlockingCl
     /// saves the two thread switches of handing it to a reader's queue and back (a sixth of a match's processor
     /// time went on those switches).
     func readHere<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        if let read = try onFreeImmediateReader({ reader in try reader.read(body) }) { return read }
-        return try await writer.read(body)
+        try await observation.measure(.read) {
+            if let read = try onFreeImmediateReader({ reader in try reader.read(body) }) { return read }
+            return try await writer.read(body)
+        }
+    }
+
+    /// A read through the pool.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await observation.measure(.read) { try await writer.read(body) }
     }
 
     /// Every write but the click recorder's goes through here, so that a batch of clicks gives way to it.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         otherWrites.add(1, ordering: .relaxed)
         defer { otherWrites.subtract(1, ordering: .relaxed) }
-        return try await writer.write(updates)
+        return try await observation.measure(.write) { try await writer.write(updates) }
     }
+
+    // MARK: Observation
+
+    package var isAway: Bool { false }
+    package var metricsSystemName: String { observation.system }
+    package var connectionCapacity: Int { Self.poolReaders + 1 + immediateReaders.count }
+    package func observe(with metrics: StoreMetrics) { observation.attach(metrics) }
 
     // MARK: Settings
 
     package func setting(_ name: String) async throws -> String? {
-        try await writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) }
+        try await read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) }
     }
 
     package func insertSettingIfAbsent(_ name: String, value: String) async throws -> String {

@@ -433,6 +433,8 @@ package protocol WebhookStore: Sendable {
     func recordAttempt(deliveryID: String, status: Int?, error: String?, deliveredAt: Date?, nextAttemptAt: Date?, failedAt: Date?) async throws
     /// The latest deliveries of a webhook of an app, newest first.
     func deliveries(webhookID: String, appID: String, limit: Int) async throws -> [WebhookDelivery]
+    /// How many deliveries wait for an attempt (due now or retrying later), and when the oldest of them was queued.
+    func webhookQueue() async throws -> (waiting: Int, oldest: Date?)
 }
 
 extension WebhookStore {
@@ -587,6 +589,14 @@ package protocol FerryDatabase: AppStore, KeyStore, LinkStore, ClickStore, Setti
     /// Whether an error says the database is away (unreachable, not answering in time) rather than that a request
     /// was wrong; such errors become 503 answers and let the edge serve what it last knew.
     func isOutage(_ error: any Error) -> Bool
+    /// Whether the database is known to be away now (the last probe or operation found it so), without asking it.
+    var isAway: Bool { get }
+    /// `sqlite` or `postgresql`: the `system` label of the database's metrics.
+    var metricsSystemName: String { get }
+    /// How many connections the store may use at once.
+    var connectionCapacity: Int { get }
+    /// Measures each operation from now on into `metrics` (and makes its span when tracing is on).
+    func observe(with metrics: StoreMetrics)
 }
 
 extension AttributionStore {

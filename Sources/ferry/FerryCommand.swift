@@ -5,6 +5,7 @@ import FerryCore
 import FerryServer
 import FerryStore
 import Foundation
+import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -77,7 +78,10 @@ struct Serve: AsyncParsableCommand {
         Self.limitMallocArenas()
         try await runReportingErrors {
             var configuration = FerryConfiguration()
-            try configuration.apply(environment: ProcessInfo.processInfo.environment)
+            let environment = ProcessInfo.processInfo.environment
+            try configuration.apply(environment: environment)
+            configuration.logFormat.bootstrap()
+            let traces = try TraceExport.start(environment)
             if let host { configuration.host = host }
             if let port {
                 guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
@@ -96,9 +100,21 @@ struct Serve: AsyncParsableCommand {
             let bootstrap = try await admin.bootstrapIfEmpty(domains: domains)
             let host = configuration.host
             let location = configuration.database
-            let app = try await buildApplication(configuration, store: store) { port in
+            let jsonLog = configuration.logFormat == .json
+            let app = try await buildApplication(configuration, store: store, processServices: traces.map { [$0] } ?? []) { port in
                 let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
                 let base = "http://\(shown.contains(":") ? "[\(shown)]" : shown):\(port)"
+                if jsonLog {
+                    // A JSON log goes to a pipeline: the new app's keys are not written there (`ferry key create`
+                    // makes one on this machine).
+                    let logger = Logger(label: "ferry")
+                    logger.notice("Ferry is running", metadata: ["url": "\(base)", "database": "\(location)"])
+                    if let bootstrap {
+                        logger.notice("created the default app; its first keys are not written to a JSON log: make one with `ferry key create --app \(bootstrap.app.id) --kind secret`",
+                                      metadata: ["app_id": "\(bootstrap.app.id)", "domains": "\(bootstrap.app.domains.joined(separator: ", "))"])
+                    }
+                    return
+                }
                 var lines = ["Ferry is running at \(base) (database \(location))", "Dashboard: \(base)/dashboard (sign in with a secret key)"]
                 if let bootstrap {
                     lines += [

@@ -27,7 +27,7 @@ extension EdgeController {
                                     now: { Date() }, logger: Logger(label: "ferry-test"), outbox: outbox)
         let edge = EdgeController(
             attributor: attributor, resolver: resolver, recorder: recorder,
-            classifier: UserAgentClassifier(), clickRouter: ClickRouter(), now: { Date() }, counters: EdgeCounters(),
+            classifier: UserAgentClassifier(), clickRouter: ClickRouter(), now: { Date() }, counters: EdgeCounters(metrics: ServerMetrics()),
             associations: AssociationFileSource(store: store, now: { Date() }),
             longLinks: LongLinks(resolver: resolver, store: store, now: { Date() }, logger: Logger(label: "ferry-test")))
         for host in hosts {

@@ -17,6 +17,8 @@ struct Attributor: Sendable {
     let outbox: WebhookOutbox
     /// The matchers of apps that learn their model (read from the store at each request when nil).
     var learnt: LearntMatchers? = nil
+    /// Where each answer's outcome, tier and time go.
+    var metrics: ServerMetrics? = nil
 
     /// `POST /v1/attribution/match`: validates what the SDK sent, attributes the install and answers with its link.
     func match(_ body: MatchRequest, app: App, environment: APIEnvironment, address: IPAddress?) async throws -> MatchResponse {
@@ -51,12 +53,22 @@ struct Attributor: Sendable {
                    keepsMisses: Bool = true) async throws -> AttributionRecord {
         let minimum = minConfidence ?? app.attribution.minConfidence
         let install = Install(id: installID, installation: installationID)
-        let record = try await findOrMatch(app: app, environment: environment, install: install, signals: signals, clickToken: clickToken,
-                                           referrer: referrer, address: address, acceptThreshold: acceptThreshold, minConfidence: minimum,
-                                           keepsMisses: keepsMisses)
-        guard !Self.meetsMinimum(record, minimum) else { return record }
-        logger.debug("stored match less sure than asked", metadata: ["confidence": "\(record.confidence ?? 0)", "minConfidence": "\(minimum ?? 0)"])
-        return try await miss(app: app, environment: environment, install: install, at: record.createdAt, keep: false)
+        let started = ContinuousClock.now
+        return try await FerryTracing.span("attribution match", attributes: ["ferry.app_id": app.id]) { span in
+            var repeated = false
+            var record = try await findOrMatch(app: app, environment: environment, install: install, signals: signals, clickToken: clickToken,
+                                               referrer: referrer, address: address, acceptThreshold: acceptThreshold, minConfidence: minimum,
+                                               keepsMisses: keepsMisses, repeated: &repeated)
+            if !Self.meetsMinimum(record, minimum) {
+                logger.debug("stored match less sure than asked", metadata: ["confidence": "\(record.confidence ?? 0)", "minConfidence": "\(minimum ?? 0)"])
+                record = try await miss(app: app, environment: environment, install: install, at: record.createdAt, keep: false)
+            }
+            let labels = ServerMetrics.matchLabels(record, repeated: repeated)
+            span?.attributes["ferry.attribution.outcome"] = labels.outcome
+            span?.attributes["ferry.attribution.tier"] = labels.tier
+            metrics?.matched(record, repeated: repeated, nanoseconds: ObservationMiddleware.nanoseconds(since: started))
+            return record
+        }
     }
 
     /// The install an answer is for: its id, and the installation when the app names it.
@@ -81,12 +93,15 @@ struct Attributor: Sendable {
     /// The stored answer for the install, else a new one, stored (see `attribute`).
     private func findOrMatch(app: App, environment: APIEnvironment, install installing: Install, signals: DeviceSignals, clickToken: String?,
                              referrer: String?, address: IPAddress?, acceptThreshold: Double?, minConfidence: Double?,
-                             keepsMisses: Bool) async throws -> AttributionRecord {
+                             keepsMisses: Bool, repeated: inout Bool) async throws -> AttributionRecord {
         let installID = installing.id
         // The answer before this one, when this is a re-install.
         var previous: AttributionRecord?
         if let stored = try await store.attribution(appID: app.id, environment: environment, installID: installID, installationID: installing.installation) {
-            if let answer = try await storedAnswer(stored, install: installing) { return answer }
+            if let answer = try await storedAnswer(stored, install: installing) {
+                repeated = true
+                return answer
+            }
             previous = stored
         }
         let time = now()

@@ -34,7 +34,7 @@ extension DashboardController {
             "clientLinks": viewer.app.clientLinks,
             "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs, "filteredClicks": totals.filteredClicks],
             "links": links.map { link in
-                ["id": link.id, "url": link.shortURL(in: viewer.app), "destination": link.destination, "campaign": link.campaign ?? link.utm.campaign ?? "",
+                ["id": link.id, "url": link.shortURL(in: viewer.app), "destination": link.destination, "campaign": Self.campaign(of: link) ?? "",
                  "status": status(link), "created": Self.day(link.createdAt), "createdInApp": link.createdInApp] as [String: Any]
             },
         ])
@@ -68,7 +68,7 @@ extension DashboardController {
         ]
         let totals = report.totals
         let body = render("link", [
-            "id": link.id, "slug": link.slug, "url": link.shortURL(in: viewer.app), "destination": link.destination, "campaign": link.campaign as Any,
+            "id": link.id, "slug": link.slug, "url": link.shortURL(in: viewer.app), "destination": link.destination, "campaign": Self.campaign(of: link) as Any,
             "longLink": link.longLink != nil, "createdInApp": link.createdInApp, "hasRouting": !link.routing.isEmpty, "routing": Self.routingRows(link.routing),
             "status": status(link), "created": Self.day(link.createdAt), "csrf": viewer.csrf,
             "toggle": link.disabled ? "enable" : "disable", "toggleLabel": link.disabled ? "Enable" : "Disable",

@@ -21,7 +21,32 @@ extension DashboardController {
     static func day(_ date: Date) -> String { StatsRange.text(ofDay: StatsRollup.day(of: date)) }
 
     func render(_ template: String, _ values: [String: Any]) -> String {
-        library.render(values, withTemplate: template) ?? ""
+        library.render(Self.renderable(values), withTemplate: template) ?? ""
+    }
+
+    /// Values as the templates must see them. The template engine writes an optional that holds nothing as `nil`
+    /// (and takes it as true in a section): such a value is left out, so that `{{x}}` writes nothing and `{{#x}}` is
+    /// false; an optional that holds something is unwrapped. Dictionaries and arrays are cleaned all the way down.
+    static func renderable(_ values: [String: Any]) -> [String: Any] {
+        values.compactMapValues(renderableValue)
+    }
+
+    private static func renderableValue(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let held = mirror.children.first?.value else { return nil }
+            return renderableValue(held)
+        }
+        switch value {
+        case let dictionary as [String: Any]: return renderable(dictionary)
+        case let array as [Any]: return array.compactMap(renderableValue)
+        default: return value
+        }
+    }
+
+    /// The campaign a link is filed under: its own, else its UTM campaign (the list and the link's page say the same).
+    static func campaign(of link: Link) -> String? {
+        link.campaign ?? link.utm.campaign
     }
 
     func html(status: HTTPResponse.Status = .ok, title: String, body: String, viewer: Viewer?, error: String? = nil, notice: String? = nil) -> Response {

@@ -43,7 +43,7 @@ enum DashboardTemplates {
         <h1>Sign in to Ferry</h1>
         <form method="post" action="/dashboard/sign-in" id="sign-in-person">
           <input type="hidden" name="csrf" value="{{csrf}}">
-          <label>Email <input type="email" name="email" id="email" autocomplete="username" required></label>
+          <label>Email <input type="email" name="email" id="email" autocomplete="email" required></label>
           <label>Password <input type="password" name="password" id="password" autocomplete="current-password" required></label>
           <button type="submit" id="sign-in-with-password">Sign in</button>
         </form>
@@ -51,7 +51,7 @@ enum DashboardTemplates {
         <p>For a one-person setup: one of your app's <strong>secret keys</strong> (<code>fs_live_…</code> or <code>fs_test_…</code>), made without scopes. It is checked, never stored in the browser: a session cookie is.</p>
         <form method="post" action="/dashboard/sign-in">
           <input type="hidden" name="csrf" value="{{csrf}}">
-          <label>Secret key <input type="password" name="key" id="key" autocomplete="off" required></label>
+          <label>Secret key <input type="password" name="key" id="key" required></label>
           <button type="submit" id="sign-in">Sign in with the key</button>
         </form>
         </section>
@@ -104,7 +104,7 @@ enum DashboardTemplates {
           <label>Preview title <input name="title" value="{{title}}"></label>
           <label>Preview image URL <input name="imageURL" value="{{imageURL}}"></label>
           <label class="wide">Preview description <textarea name="description" rows="2">{{description}}</textarea></label>
-          <label class="wide">Params for the app (one <code>key=value</code> per line) <textarea name="params" rows="3">{{params}}</textarea></label>
+          <label class="wide"><span>Params for the app (one <code>key=value</code> per line)</span> <textarea name="params" rows="3">{{params}}</textarea></label>
           <fieldset class="wide grid" id="routing">
             <legend>Routing for this link (each field set here replaces the app's setting)</legend>
             <label>iPhone without the app goes to <input name="iosFallbackURL" value="{{iosFallbackURL}}" placeholder="the App Store"></label>
@@ -263,7 +263,8 @@ enum DashboardTemplates {
         :root { --ink: #1f2933; --muted: #5b6470; --line: #e3e6ea; --accent: #2563eb; --bg: #f7f8fa; }
         * { box-sizing: border-box; }
         body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--bg); }
-        main { max-width: 1080px; margin: 0 auto; padding: 24px; }
+        main { max-width: 1080px; margin: 0 auto; padding: 24px; overflow-wrap: break-word; }
+        code { overflow-wrap: anywhere; }
         .top { display: flex; gap: 20px; align-items: center; padding: 10px 24px; background: #fff; border-bottom: 1px solid var(--line); }
         .top nav { display: flex; gap: 14px; flex: 1; }
         .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
@@ -291,7 +292,7 @@ enum DashboardTemplates {
         .status-disabled, .status-expired { background: #fee2e2; color: #991b1b; }
         .badge { font-size: 11px; padding: 1px 6px; border-radius: 8px; background: #e0e7ff; color: #3730a3; white-space: nowrap; }
         .filters { margin: 8px 0; }
-        label.check { display: flex; gap: 8px; align-items: center; }
+        label.check, .grid label.check { display: flex; flex-direction: row; gap: 8px; align-items: center; }
         .env { font-size: 12px; padding: 1px 6px; border-radius: 4px; background: #dbeafe; }
         .env-test { background: #fef3c7; }
         .notice { background: #ecfdf5; border: 1px solid #a7f3d0; padding: 8px 12px; border-radius: 6px; }
@@ -311,6 +312,20 @@ enum DashboardTemplates {
         .breakdowns h3 { margin: 0 0 8px; font-size: 14px; }
         .breakdowns td { padding: 3px 0; border-bottom: 1px solid var(--line); }
         .num, .list .num { text-align: right; font-variant-numeric: tabular-nums; }
+        .scroll { overflow-x: auto; }
+        a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
+        @media (max-width: 700px) {
+          main { padding: 14px; }
+          .top { flex-wrap: wrap; gap: 10px 16px; padding: 10px 14px; }
+          .top nav { flex-basis: 100%; flex-wrap: wrap; gap: 8px 14px; order: 3; }
+          .grid { grid-template-columns: 1fr; padding: 14px; }
+          .search, .search input { width: 100%; }
+          .search { display: flex; gap: 8px; }
+          .link-head { flex-direction: column; }
+          .totals { flex-wrap: wrap; gap: 16px; }
+          .clip { max-width: 180px; }
+          table.list { display: block; overflow-x: auto; }
+        }
         """
 
     /// The templates, parsed once.

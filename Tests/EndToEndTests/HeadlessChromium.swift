@@ -407,6 +407,33 @@ final class BrowserPage: Sendable {
         problems.withLock { $0 }
     }
 
+    /// Lets scripts the test injects run under any Content-Security-Policy of the pages this tab opens from now on
+    /// (axe-core compiles its templates at run time, which the dashboard's policy refuses).
+    func bypassContentSecurityPolicy() async throws {
+        _ = try await send("Page.setBypassCSP", ["enabled": true])
+    }
+
+    /// Makes the tab's viewport `width` × `height` CSS pixels (a phone: 375 × 812, with touch), until changed again.
+    func setViewport(width: Int, height: Int, mobile: Bool) async throws {
+        _ = try await send("Emulation.setDeviceMetricsOverride", [
+            "width": .number(Double(width)), "height": .number(Double(height)), "deviceScaleFactor": .number(1), "mobile": .bool(mobile),
+        ])
+    }
+
+    /// Presses and releases Tab, as a keyboard does (focus moves to the next element in the page's order).
+    func pressTab() async throws {
+        for type in ["rawKeyDown", "keyUp"] {
+            _ = try await send("Input.dispatchKeyEvent", [
+                "type": .string(type), "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9, "nativeVirtualKeyCode": 9,
+            ])
+        }
+    }
+
+    /// Forgets the console errors seen so far (a test that walks many pages reads each page's own).
+    func clearConsoleErrors() {
+        problems.withLock { $0.removeAll() }
+    }
+
     // MARK: Internals
 
     /// Sends a command in this page's session.

@@ -113,6 +113,11 @@ struct DashboardPagesBrowserTests {
                         try await page.goto(url)
                         var found = try await Self.problems(on: page)
                         page.clearConsoleErrors()
+                        if let name = shots[path] {
+                            for folder in Self.screenshotFolders {
+                                try await page.screenshot(to: folder.appendingPathComponent("\(name)-desktop.png").path)
+                            }
+                        }
                         found += try await Self.unreachableByKeyboard(page).map { "not reached by Tab: \($0)" }
                         if checksAccessibility {
                             try await checker.goto(url)
@@ -123,7 +128,6 @@ struct DashboardPagesBrowserTests {
                         phone.clearConsoleErrors()
                         if let name = shots[path] {
                             for folder in Self.screenshotFolders {
-                                try await page.screenshot(to: folder.appendingPathComponent("\(name)-desktop.png").path)
                                 try await phone.screenshot(to: folder.appendingPathComponent("\(name)-phone.png").path)
                             }
                         }
@@ -131,7 +135,7 @@ struct DashboardPagesBrowserTests {
                     }
                 }
                 let staticPages = ["/dashboard", "/dashboard?q=nothing-matches", "/dashboard?made=app", "/dashboard/links/new", "/dashboard/attribution",
-                                   "/dashboard/settings", "/dashboard/keys", "/dashboard/audit"]
+                                   "/dashboard/settings", "/dashboard/webhooks", "/dashboard/keys", "/dashboard/audit"]
                 try await walk("signed out", ["/dashboard/sign-in", "/dashboard/invitations/not-a-token"], shots: ["/dashboard/sign-in": "sign-in"])
 
                 // An app without links, signed in with its key.
@@ -171,6 +175,21 @@ struct DashboardPagesBrowserTests {
                     _ = try await FerryKitEndToEndTests.http("GET", base.appendingPathComponent("bare"), headers: ["User-Agent": "Mozilla/5.0 (X11; Linux x86_64)"])
                 }
                 _ = try await FerryKitEndToEndTests.clickAsIPhone(base, slug: "bare")
+                // A webhook with a delivery of each outcome, and one without any.
+                let hook = Webhook(id: "wh_walk", appID: app.id, environment: .live, url: "https://hooks.example.com/ferry?team=growth",
+                                   secret: "whsec_walk", events: [.linkClicked, .installAttributed], createdAt: Date())
+                try await server.store.createWebhook(hook)
+                try await server.store.createWebhook(Webhook(id: "wh_quiet", appID: app.id, environment: .live, url: "https://quiet.example.com/in",
+                                                             secret: "whsec_quiet", events: [.installAttributed], createdAt: Date()))
+                let later = Date().addingTimeInterval(86_400 * 365)
+                try await server.store.enqueueDeliveries(["dlv_walk_ok", "dlv_walk_retry", "dlv_walk_gone", "dlv_walk_new"].map { id in
+                    WebhookDelivery(id: id, webhookID: hook.id, appID: app.id, event: .linkClicked, payload: "{}", nextAttemptAt: later, createdAt: later)
+                })
+                try await server.store.recordAttempt(deliveryID: "dlv_walk_ok", status: 204, error: nil, deliveredAt: later, nextAttemptAt: nil, failedAt: nil)
+                try await server.store.recordAttempt(deliveryID: "dlv_walk_retry", status: 503, error: "answered 503", deliveredAt: nil,
+                                                     nextAttemptAt: later.addingTimeInterval(90), failedAt: nil)
+                try await server.store.recordAttempt(deliveryID: "dlv_walk_gone", status: nil, error: String(repeating: "a long error ", count: 30),
+                                                     deliveredAt: nil, nextAttemptAt: nil, failedAt: later)
                 var linkPages: [String] = []
                 for link in [bare, rich, expired, disabled] {
                     linkPages += ["/dashboard/links/\(link.id)", "/dashboard/links/\(link.id)/edit"]
@@ -178,7 +197,7 @@ struct DashboardPagesBrowserTests {
                 try await walk("many links", staticPages + linkPages + ["/dashboard?q=spring", "/dashboard?q=%3Cscript%3E"], shots: [
                     "/dashboard": "links", "/dashboard/links/new": "link-new", "/dashboard/links/\(rich.id)": "link",
                     "/dashboard/links/\(rich.id)/edit": "link-edit", "/dashboard/attribution": "attribution", "/dashboard/settings": "settings",
-                    "/dashboard/keys": "keys", "/dashboard/audit": "audit",
+                    "/dashboard/keys": "keys", "/dashboard/audit": "audit", "/dashboard/webhooks": "webhooks",
                 ])
                 // The second page of the list.
                 try await page.goto(base.appendingPathComponent("dashboard").absoluteString)

@@ -176,6 +176,25 @@ struct DashboardTests {
             #expect(added.text.contains("whsec_"))
             let webhooks = try await fixture.store.webhooks(appID: fixture.app.id, environment: .live)
             #expect(webhooks.map(\.events) == [[.installAttributed]])
+            // The webhooks page lists the latest deliveries with what came of each.
+            // In 2030, so that the dispatcher takes none of them while the test reads the page.
+            let queued = Date(timeIntervalSince1970: 1_893_456_000)
+            try await fixture.store.enqueueDeliveries(["dlv_ok", "dlv_retry", "dlv_gone", "dlv_new"].map { id in
+                WebhookDelivery(id: id, webhookID: webhooks[0].id, appID: fixture.app.id, event: .installAttributed, payload: "{}",
+                                nextAttemptAt: queued.addingTimeInterval(3600), createdAt: queued)
+            })
+            try await fixture.store.recordAttempt(deliveryID: "dlv_ok", status: 204, error: nil, deliveredAt: queued.addingTimeInterval(1), nextAttemptAt: nil, failedAt: nil)
+            try await fixture.store.recordAttempt(deliveryID: "dlv_retry", status: 500, error: "answered 500", deliveredAt: nil,
+                                                  nextAttemptAt: queued.addingTimeInterval(1800), failedAt: nil)
+            try await fixture.store.recordAttempt(deliveryID: "dlv_gone", status: nil, error: "connection refused", deliveredAt: nil, nextAttemptAt: nil,
+                                                  failedAt: queued.addingTimeInterval(7200))
+            let page = try await client.execute(uri: "/dashboard/webhooks", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")]))
+            #expect(page.status == .ok)
+            for shown in ["delivered 2030-01-01 00:00 UTC", "next try 2030-01-01 00:30 UTC", "given up 2030-01-01 02:00 UTC", ">waiting<",
+                          "answered 500", "connection refused", ">204<", ">500<", "hooks.example.com/a"] {
+                #expect(page.text.contains(shown), "\(shown) on the webhooks page")
+            }
+            #expect(!page.text.contains("whsec_"), "the secret is shown once, when the webhook is made")
             _ = try await Self.post(client, "/dashboard/webhooks/\(webhooks[0].id)/delete", cookie: cookie, body: "csrf=\(csrf)")
             #expect(try await fixture.store.webhooks(appID: fixture.app.id, environment: .live).isEmpty)
         }

@@ -60,7 +60,7 @@ struct TeamAccessTests {
             let pages: [(String, MemberRole)] = [
                 ("/dashboard", .viewer), ("/dashboard/links/\(link.id)", .viewer), ("/dashboard/attribution", .viewer), ("/dashboard/account", .viewer),
                 ("/dashboard/links/new", .editor), ("/dashboard/links/\(link.id)/edit", .editor),
-                ("/dashboard/settings", .admin), ("/dashboard/keys", .admin), ("/dashboard/audit", .admin), ("/dashboard/audit.csv", .admin), ("/dashboard/members", .owner),
+                ("/dashboard/settings", .admin), ("/dashboard/webhooks", .admin), ("/dashboard/keys", .admin), ("/dashboard/audit", .admin), ("/dashboard/audit.csv", .admin), ("/dashboard/members", .owner),
             ]
             let forms: [(String, String, MemberRole)] = [
                 ("/dashboard/links", "slug=made-by-ROLE&destination=https%3A%2F%2Fexample.com%2Fr", .editor),

@@ -320,8 +320,10 @@ struct TenantIsolationTests {
                     #expect(stored?.disabled == false && stored?.destination == link.destination)
                 }
                 let settings = try await client.execute(uri: "/dashboard/settings", method: .get, headers: headers(extra: session))
-                #expect(settings.text.contains("hooks.example.com/Alpha/\(environment.rawValue)"))
-                #expect(!settings.text.contains("Beta") && !settings.text.contains("hooks.example.com/Alpha/\(other.rawValue)"))
+                #expect(!settings.text.contains("Beta"))
+                let webhooks = try await client.execute(uri: "/dashboard/webhooks", method: .get, headers: headers(extra: session))
+                #expect(webhooks.text.contains("hooks.example.com/Alpha/\(environment.rawValue)"))
+                #expect(!webhooks.text.contains("Beta") && !webhooks.text.contains("hooks.example.com/Alpha/\(other.rawValue)"))
                 for id in [b.webhooks[.live]!, b.webhooks[.test]!, a.webhooks[other]!] {
                     _ = try await DashboardTests.post(client, "/dashboard/webhooks/\(id)/delete", cookie: cookie, body: "csrf=\(csrf)")
                 }

@@ -126,8 +126,11 @@ struct DashboardController: Sendable {
         }
         group.get("/attribution") { request, context in try await guarded(request, context, needs: .read) { viewer, _ in try await attributionPage(viewer) } }
         group.post("/attribution/refit") { request, context in try await guarded(request, context, needs: .manageSettings) { viewer, _ in try await refitAttribution(viewer) } }
-        group.get("/settings") { request, context in try await guarded(request, context, needs: .manageSettings) { viewer, _ in try await settingsPage(viewer, error: nil, notice: nil, secret: nil) } }
+        group.get("/settings") { request, context in try await guarded(request, context, needs: .manageSettings) { viewer, _ in try await settingsPage(viewer, error: nil, notice: nil) } }
         group.post("/settings") { request, context in try await guarded(request, context, needs: .manageSettings) { viewer, form in try await saveSettings(viewer, form) } }
+        group.get("/webhooks") { request, context in
+            try await guarded(request, context, needs: .manageSettings) { viewer, _ in try await webhooksPage(viewer, error: nil, notice: nil, secret: nil) }
+        }
         group.post("/webhooks") { request, context in try await guarded(request, context, needs: .manageSettings) { viewer, form in try await addWebhook(viewer, form) } }
         // Domains: ask for one, verify it, drop it, make it the default; each answers the settings page with a notice.
         let domainChanges: [(path: String, change: @Sendable (Viewer, String) async throws -> String)] = [
@@ -173,7 +176,7 @@ struct DashboardController: Sendable {
             try await guarded(request, context, needs: .manageSettings) { viewer, _ in
                 _ = try await outbox.removeWebhook(id: context.parameters.get("id") ?? "", appID: viewer.app.id, environment: viewer.environment,
                                                    by: viewer.actor)
-                return redirect("/dashboard/settings")
+                return redirect("/dashboard/webhooks")
             }
         }
     }

@@ -19,7 +19,7 @@ enum DashboardTemplates {
         {{#signedIn}}
         <header class="top">
           <a class="brand" href="/dashboard">Ferry</a>
-          <nav><a href="/dashboard">Links</a> <a href="/dashboard/attribution">Attribution</a>{{#mayManage}} <a href="/dashboard/settings">Settings</a> <a href="/dashboard/keys">Keys</a> <a href="/dashboard/audit">Audit log</a>{{/mayManage}}{{#mayManageMembers}} <a href="/dashboard/members">Members</a>{{/mayManageMembers}}{{#person}} <a href="/dashboard/account">Account</a>{{/person}}</nav>
+          <nav><a href="/dashboard">Links</a> <a href="/dashboard/attribution">Attribution</a>{{#mayManage}} <a href="/dashboard/settings">Settings</a> <a href="/dashboard/webhooks">Webhooks</a> <a href="/dashboard/keys">Keys</a> <a href="/dashboard/audit">Audit log</a>{{/mayManage}}{{#mayManageMembers}} <a href="/dashboard/members">Members</a>{{/mayManageMembers}}{{#person}} <a href="/dashboard/account">Account</a>{{/person}}</nav>
           {{^switcher}}<span class="app">{{appName}} <span class="env env-{{environment}}">{{environment}}</span></span>{{/switcher}}
           {{#switcher}}<form method="post" action="/dashboard/switch" class="inline" id="app-switcher"><input type="hidden" name="csrf" value="{{csrf}}">
             <label class="visually-hidden" for="switch-to">App and environment</label>
@@ -195,15 +195,33 @@ enum DashboardTemplates {
           <button type="submit">Add domain</button>
         </form>{{/selfService}}{{^selfService}}<p class="muted">On this server the operator adds link domains (<code>ferry app update --add-domain</code>).</p>{{/selfService}}{{/canEdit}}
         <h2>Webhooks</h2>
-        {{#newSecret}}<p class="notice">Signing secret of the new webhook (shown once): <code id="webhook-secret">{{newSecret}}</code></p>{{/newSecret}}
-        <table class="list">
-          <thead><tr><th>URL</th><th>Events</th><th></th></tr></thead>
-          <tbody>
-          {{#webhooks}}<tr><td class="clip">{{url}}</td><td>{{events}}</td><td><form method="post" action="/dashboard/webhooks/{{id}}/delete"><input type="hidden" name="csrf" value="{{csrf}}"><button class="link">Remove</button></form></td></tr>
-          {{/webhooks}}
-          </tbody>
-        </table>
-        <form method="post" action="/dashboard/webhooks" class="inline">
+        <p>Webhooks, with what each of their latest deliveries came to, are on <a href="/dashboard/webhooks" id="webhooks-page">their own page</a>.</p>
+        """
+
+    static let webhooks = """
+        <h1>Webhooks</h1>
+        <p class="muted">Each event is sent as a signed <code>POST</code> to every webhook that takes it, and tried again after 10 s, 30 s, 1.5 min, 4.5 min, 13.5 min, 40 min and 2 h until a 2xx answer (see docs/analytics.md). These are the {{environment}} environment's webhooks.</p>
+        {{#newSecret}}<p class="notice" role="status">Signing secret of the new webhook (shown once): <code id="webhook-secret">{{newSecret}}</code></p>{{/newSecret}}
+        {{^hasWebhooks}}<p class="empty" id="no-webhooks">No webhooks yet.</p>{{/hasWebhooks}}
+        {{#webhooks}}
+        <section class="webhook" id="webhook-{{id}}">
+          <div class="bar">
+            <h2 class="clip">{{url}}</h2>
+            <form method="post" action="/dashboard/webhooks/{{id}}/delete"><input type="hidden" name="csrf" value="{{csrf}}"><button class="link" aria-label="Remove the webhook to {{url}}">Remove</button></form>
+          </div>
+          <p class="muted">Events: {{events}} · added {{created}}</p>
+          {{#hasDeliveries}}<div class="scroll"><table class="list deliveries">
+            <thead><tr><th>Queued</th><th>Event</th><th>Outcome</th><th class="num">Attempts</th><th class="num">Last answer</th><th>Last error</th></tr></thead>
+            <tbody>
+            {{#deliveries}}<tr><td>{{queued}}</td><td>{{event}}</td><td><span class="status status-{{state}}">{{outcome}}</span></td><td class="num">{{attempts}}</td><td class="num">{{lastStatus}}</td><td class="clip">{{lastError}}</td></tr>
+            {{/deliveries}}
+            </tbody>
+          </table></div>{{/hasDeliveries}}
+          {{^hasDeliveries}}<p class="empty">Nothing sent yet.</p>{{/hasDeliveries}}
+        </section>
+        {{/webhooks}}
+        <h2>Add a webhook</h2>
+        <form method="post" action="/dashboard/webhooks" class="inline" id="add-webhook">
           <input type="hidden" name="csrf" value="{{csrf}}">
           <label>URL <input name="url" placeholder="https://api.example.com/ferry" required></label>
           <label><input type="checkbox" name="link.clicked" checked> link.clicked</label>
@@ -288,7 +306,7 @@ enum DashboardTemplates {
         table { border-collapse: collapse; width: 100%; background: #fff; }
         .list th, .list td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); }
         .clip { max-width: 360px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-        .status { font-size: 12px; padding: 1px 8px; border-radius: 10px; background: #dcfce7; color: #166534; }
+        .status { font-size: 12px; padding: 1px 8px; border-radius: 10px; background: #dcfce7; color: #166534; white-space: nowrap; }
         .status-disabled, .status-expired { background: #fee2e2; color: #991b1b; }
         .badge { font-size: 11px; padding: 1px 6px; border-radius: 8px; background: #e0e7ff; color: #3730a3; white-space: nowrap; }
         .filters { margin: 8px 0; }
@@ -312,6 +330,9 @@ enum DashboardTemplates {
         .breakdowns h3 { margin: 0 0 8px; font-size: 14px; }
         .breakdowns td { padding: 3px 0; border-bottom: 1px solid var(--line); }
         .num, .list .num { text-align: right; font-variant-numeric: tabular-nums; }
+        .webhook { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin-bottom: 16px; }
+        .webhook h2 { font-size: 16px; margin: 0; flex: 1; }
+        .status-failed { background: #fee2e2; color: #991b1b; } .status-waiting { background: #fef3c7; color: #92400e; }
         .scroll { overflow-x: auto; }
         a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
         @media (max-width: 700px) {
@@ -331,7 +352,7 @@ enum DashboardTemplates {
     /// The templates, parsed once.
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        for (name, text) in [("layout", layout), ("signIn", signIn), ("links", links), ("linkForm", linkForm), ("link", link), ("settings", settings), ("attribution", attribution)] + teamTemplates {
+        for (name, text) in [("layout", layout), ("signIn", signIn), ("links", links), ("linkForm", linkForm), ("link", link), ("settings", settings), ("webhooks", webhooks), ("attribution", attribution)] + teamTemplates {
             try library.register(text, named: name)
         }
         return library

@@ -87,7 +87,8 @@ struct LinksController: Sendable {
             }
             createdInApp = value
         }
-        let page = try await links.page(app: auth.app, environment: auth.key.environment, createdInApp: createdInApp, limit: limit, after: cursor)
+        let filter = try LinkFilterQuery.parse({ name in query[Substring(name)].map(String.init) }, createdInApp: createdInApp, now: links.admin.now())
+        let page = try await links.page(app: auth.app, environment: auth.key.environment, filter: filter, limit: limit, after: cursor)
         return try JSONBody.response(LinkListResponse(data: page.links.map { $0.response(in: auth.app) }, nextCursor: page.nextCursor.map(String.init)))
     }
 

@@ -91,9 +91,32 @@ extension PostgresStore {
         try await first("SELECT * FROM links WHERE domain = \(domain) AND slug = \(slug)", Link.init(row:))
     }
 
-    package func listLinks(appID: String, environment: APIEnvironment, createdInApp: Bool?, limit: Int, after: Int64?) async throws -> LinkPage {
-        var query: PostgresQuery = "SELECT * FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND seq < \(after ?? Int64.max)"
-        query.sql += createdInAppCondition(createdInApp) + " ORDER BY seq DESC LIMIT \(limit + 1)"
+    package func listLinks(appID: String, environment: APIEnvironment, filter: LinkFilter, limit: Int, after: Int64?) async throws -> LinkPage {
+        // The filter's `?` become `$3`, `$4`…, after the app and environment.
+        let (conditions, values) = filter.conditions
+        var bindings = PostgresBindings()
+        bindings.append(appID)
+        bindings.append(environment.rawValue)
+        var sql = "SELECT * FROM links WHERE app_id = $1 AND environment = $2"
+        var placeholder = 3
+        for character in conditions {
+            if character == "?" {
+                sql += "$\(placeholder)"
+                placeholder += 1
+            } else {
+                sql.append(character)
+            }
+        }
+        for value in values {
+            switch value {
+            case .text(let text): bindings.append(text)
+            case .number(let number): bindings.append(number)
+            }
+        }
+        sql += " AND seq < $\(placeholder) ORDER BY seq DESC LIMIT $\(placeholder + 1)"
+        bindings.append(after ?? Int64.max)
+        bindings.append(Int64(limit + 1))
+        let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
         let rows = try await all(query) { row in (try Link(row: row), try row["seq"].decode(Int64.self)) }
         return LinkPage(links: rows.prefix(limit).map(\.0), nextCursor: rows.count > limit ? rows[limit - 1].1 : nil)
     }

@@ -97,12 +97,22 @@ extension SQLiteStore {
         return read
     }
 
-    package func listLinks(appID: String, environment: APIEnvironment, createdInApp: Bool?, limit: Int, after: Int64?) async throws -> LinkPage {
-        try await read { db in
+    package func listLinks(appID: String, environment: APIEnvironment, filter: LinkFilter, limit: Int, after: Int64?) async throws -> LinkPage {
+        let (conditions, values) = filter.conditions
+        var arguments: StatementArguments = [appID, environment.rawValue]
+        for value in values {
+            switch value {
+            case .text(let text): arguments += [text]
+            case .number(let number): arguments += [number]
+            }
+        }
+        arguments += [after ?? Int64.max, limit + 1]
+        let bound = arguments
+        return try await read { db in
             let rows = try db.makeStatement(sql: """
-                SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ?\(createdInAppCondition(createdInApp)) AND seq < ?
+                SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ?\(conditions) AND seq < ?
                 ORDER BY seq DESC LIMIT ?
-                """).decodedRows(arguments: [appID, environment.rawValue, after ?? Int64.max, limit + 1]) { row in
+                """).decodedRows(arguments: bound) { row in
                 (link: try Link(row: row), seq: try row.columns(LinkColumn.self)[.seq] as Int64)
             }
             let next: Int64? = rows.count > limit ? rows[limit - 1].seq : nil

@@ -90,9 +90,9 @@ package protocol LinkStore: Sendable {
     func link(id: String, appID: String) async throws -> Link?
     /// The link a click names.
     func link(domain: String, slug: String) async throws -> Link?
-    /// A page of an app's links of one environment, newest first; `after` is a cursor from a previous page. With
-    /// `createdInApp`, only the links made (true) or not made (false) by the app's installs.
-    func listLinks(appID: String, environment: APIEnvironment, createdInApp: Bool?, limit: Int, after: Int64?) async throws -> LinkPage
+    /// A page of an app's links of one environment that meet `filter`, newest first; `after` is a cursor from a
+    /// previous page of the same filter.
+    func listLinks(appID: String, environment: APIEnvironment, filter: LinkFilter, limit: Int, after: Int64?) async throws -> LinkPage
     /// An app's links of one environment whose slug, destination or campaign contains `text` (any case), newest
     /// first, at most `limit`.
     func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link]
@@ -111,7 +111,13 @@ package protocol LinkStore: Sendable {
 extension LinkStore {
     /// A page of an app's links of one environment, newest first, whoever made them.
     package func listLinks(appID: String, environment: APIEnvironment, limit: Int, after: Int64?) async throws -> LinkPage {
-        try await listLinks(appID: appID, environment: environment, createdInApp: nil, limit: limit, after: after)
+        try await listLinks(appID: appID, environment: environment, filter: LinkFilter(), limit: limit, after: after)
+    }
+
+    /// A page of an app's links of one environment, newest first: with `createdInApp`, only the links made (true) or
+    /// not made (false) by the app's installs.
+    package func listLinks(appID: String, environment: APIEnvironment, createdInApp: Bool?, limit: Int, after: Int64?) async throws -> LinkPage {
+        try await listLinks(appID: appID, environment: environment, filter: LinkFilter(createdInApp: createdInApp), limit: limit, after: after)
     }
 }
 

@@ -78,6 +78,11 @@ package struct LinkEditor: Sendable {
         try await store.listLinks(appID: app.id, environment: environment, createdInApp: createdInApp, limit: limit, after: cursor)
     }
 
+    /// A page of the links that meet `filter`, newest first.
+    package func page(app: App, environment: APIEnvironment, filter: LinkFilter, limit: Int, after cursor: Int64?) async throws -> LinkPage {
+        try await store.listLinks(appID: app.id, environment: environment, filter: filter, limit: limit, after: cursor)
+    }
+
     /// Links whose slug, destination, title or campaign contains `text`.
     func search(_ text: String, app: App, environment: APIEnvironment, limit: Int) async throws -> [Link] {
         try await store.searchLinks(appID: app.id, environment: environment, matching: text, limit: limit)

@@ -443,7 +443,7 @@ package final class ClickRecorder: Service, Sendable {
         do {
             let (written, end, earlier) = try await write(batch)
             if let metrics, !written.isEmpty {
-                metrics.clicksWritten(oldest: written.lazy.map(\.createdAt).min(), nanoseconds: ObservationMiddleware.nanoseconds(since: started))
+                metrics.clicksWritten(oldest: written.lazy.map(\.createdAt).min(), nanoseconds: (ContinuousClock.now - started).wholeNanoseconds)
             }
             let progressed: Bool = state.withLock { state in
                 let progressed = end > state.stored

@@ -155,7 +155,7 @@ final class EdgeFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                     edge.counters.fastAnswers.add(1, ordering: .relaxed)
                     edge.counters.metrics.edgeAnswered(answer.kind)
                     edge.counters.metrics.requestAnswered(.edge, status: Int(answer.status.code),
-                                                          nanoseconds: ObservationMiddleware.nanoseconds(since: started))
+                                                          nanoseconds: (ContinuousClock.now - started).wholeNanoseconds)
                     requestLogger?.debug("Request", metadata: [
                         "hb.request.path": .string(request.target), "hb.request.method": "GET", "ferry.fast_path": "true",
                     ])

@@ -262,7 +262,7 @@ package struct WebhookDispatcher: Service {
         let time = now()
         let attempts = delivery.attempts + 1
         let result = failure == nil ? "delivered" : WebhookRules.retryDelay(afterAttempts: attempts, base: retryBase) == nil ? "failed" : "retrying"
-        metrics?.delivered(result: result, age: queued, nanoseconds: ObservationMiddleware.nanoseconds(since: started))
+        metrics?.delivered(result: result, age: queued, nanoseconds: (ContinuousClock.now - started).wholeNanoseconds)
         do {
             if failure == nil {
                 try await store.recordAttempt(deliveryID: delivery.id, status: status, error: nil, deliveredAt: time, nextAttemptAt: nil, failedAt: nil)

@@ -33,6 +33,11 @@ package enum FerryTracing {
     }
 }
 
+extension Duration {
+    /// The duration in whole nanoseconds, as swift-metrics' timers record it.
+    package var wholeNanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+}
+
 /// What a store's operation does, as the metrics tell it apart.
 package enum StoreOperation: Int, CaseIterable, Sendable {
     case read, write
@@ -71,8 +76,7 @@ package final class StoreMetrics: Sendable {
 
     func finished(_ operation: StoreOperation, since start: ContinuousClock.Instant, failed: Bool) {
         inFlight.decrement()
-        let elapsed = ContinuousClock.now - start
-        durations[operation.rawValue].recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        durations[operation.rawValue].recordNanoseconds((ContinuousClock.now - start).wholeNanoseconds)
         if failed { failures[operation.rawValue].increment() }
     }
 }

@@ -354,7 +354,7 @@ struct LinkCommand: AsyncParsableCommand {
                 var remaining = max(0, limit)
                 let encoder = FerryJSON.makeEncoder()
                 while remaining > 0 {
-                    let page = try await LinkEditor(admin: admin).page(app: app, environment: environment, createdInApp: createdInApp ? true : nil,
+                    let page = try await LinkEditor(admin: admin).page(app: app, environment: environment, filter: LinkFilter(createdInApp: createdInApp ? true : nil),
                                                                        limit: min(100, remaining), after: cursor)
                     for link in page.links {
                         if json {

@@ -21,7 +21,7 @@ extension DashboardController {
             links = try await self.links.search(String(search.prefix(200)), app: viewer.app, environment: viewer.environment, limit: 100)
         } else {
             let cursor = query["cursor"].flatMap { Int64(String($0)) }
-            let page = try await self.links.page(app: viewer.app, environment: viewer.environment, createdInApp: madeInApp ? true : nil,
+            let page = try await self.links.page(app: viewer.app, environment: viewer.environment, filter: LinkFilter(createdInApp: madeInApp ? true : nil),
                                                  limit: 50, after: cursor)
             links = page.links
             next = page.nextCursor

@@ -27,19 +27,14 @@ struct ObservationMiddleware: RouterMiddleware {
                     return try await next(request, context)
                 }
             }
-            metrics.requestAnswered(group, status: response.status.code, nanoseconds: Self.nanoseconds(since: start))
+            metrics.requestAnswered(group, status: response.status.code, nanoseconds: (ContinuousClock.now - start).wholeNanoseconds)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             if let answer = error as? APIError, answer.body.error.code == .databaseUnavailable { metrics.databaseUnavailable.increment() }
-            metrics.requestAnswered(group, status: status, nanoseconds: Self.nanoseconds(since: start))
+            metrics.requestAnswered(group, status: status, nanoseconds: (ContinuousClock.now - start).wholeNanoseconds)
             throw error
         }
-    }
-
-    static func nanoseconds(since start: ContinuousClock.Instant) -> Int64 {
-        let elapsed = ContinuousClock.now - start
-        return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
     }
 
     /// The request inside a server span.

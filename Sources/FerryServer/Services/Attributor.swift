@@ -66,7 +66,7 @@ struct Attributor: Sendable {
             let labels = ServerMetrics.matchLabels(record, repeated: repeated)
             span?.attributes["ferry.attribution.outcome"] = labels.outcome
             span?.attributes["ferry.attribution.tier"] = labels.tier
-            metrics?.matched(record, repeated: repeated, nanoseconds: ObservationMiddleware.nanoseconds(since: started))
+            metrics?.matched(record, repeated: repeated, nanoseconds: (ContinuousClock.now - started).wholeNanoseconds)
             return record
         }
     }

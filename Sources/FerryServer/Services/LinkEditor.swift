@@ -74,10 +74,6 @@ package struct LinkEditor: Sendable {
 
     /// The links before a position (`after`, from a previous page), newest first; with `createdInApp`, only those
     /// the app's installs made (true) or did not make (false).
-    package func page(app: App, environment: APIEnvironment, createdInApp: Bool? = nil, limit: Int, after cursor: Int64?) async throws -> LinkPage {
-        try await store.listLinks(appID: app.id, environment: environment, createdInApp: createdInApp, limit: limit, after: cursor)
-    }
-
     /// A page of the links that meet `filter`, newest first.
     package func page(app: App, environment: APIEnvironment, filter: LinkFilter, limit: Int, after cursor: Int64?) async throws -> LinkPage {
         try await store.listLinks(appID: app.id, environment: environment, filter: filter, limit: limit, after: cursor)

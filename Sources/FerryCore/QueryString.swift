@@ -62,6 +62,11 @@ package struct QueryString: Sendable, Hashable {
         storage.first { $0.decodedName == name }.flatMap { $0.value.map { Self.decode(Substring($0)) } }
     }
 
+    /// The decoded values of every pair with this name, in order (a form's checkboxes of one name).
+    package func values(of name: String) -> [String] {
+        storage.filter { $0.decodedName == name }.compactMap { $0.value.map { Self.decode(Substring($0)) } }
+    }
+
     /// Sets a pair, encoding the value, replacing any pairs of that name.
     package mutating func set(_ name: String, _ value: String) {
         let encoded = Self.encode(value)

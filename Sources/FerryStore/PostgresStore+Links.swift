@@ -121,16 +121,6 @@ extension PostgresStore {
         return LinkPage(links: rows.prefix(limit).map(\.0), nextCursor: rows.count > limit ? rows[limit - 1].1 : nil)
     }
 
-    package func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
-        let pattern = containsPattern(text)
-        return try await all("""
-            SELECT * FROM links WHERE app_id = \(appID) AND environment = \(environment.rawValue)
-                AND (lower(slug) LIKE \(pattern) ESCAPE '\\' OR lower(destination) LIKE \(pattern) ESCAPE '\\'
-                    OR lower(COALESCE(campaign, '')) LIKE \(pattern) ESCAPE '\\')
-            ORDER BY seq DESC LIMIT \(limit)
-            """, Link.init(row:))
-    }
-
     package func ipadBundleIDs(appID: String, limit: Int) async throws -> [String] {
         let routings = try await all("""
             SELECT DISTINCT routing FROM links WHERE app_id = \(appID) AND routing IS NOT NULL AND routing LIKE \(LinkRoutingSchema.namesIPadBundleID)

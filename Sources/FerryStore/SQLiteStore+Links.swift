@@ -120,17 +120,6 @@ extension SQLiteStore {
         }
     }
 
-    package func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link] {
-        let pattern = containsPattern(text)
-        return try await read { db in
-            try db.makeStatement(sql: """
-                SELECT \(LinkColumn.list) FROM links WHERE app_id = ? AND environment = ?
-                    AND (lower(slug) LIKE ? ESCAPE '\\' OR lower(destination) LIKE ? ESCAPE '\\' OR lower(COALESCE(campaign, '')) LIKE ? ESCAPE '\\')
-                ORDER BY seq DESC LIMIT ?
-                """).decodedRows(arguments: [appID, environment.rawValue, pattern, pattern, pattern, limit], Link.init(row:))
-        }
-    }
-
     package func ipadBundleIDs(appID: String, limit: Int) async throws -> [String] {
         try await read { db in
             let routings = try String.fetchAll(db, sql: """

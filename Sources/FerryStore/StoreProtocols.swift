@@ -93,9 +93,6 @@ package protocol LinkStore: Sendable {
     /// A page of an app's links of one environment that meet `filter`, newest first; `after` is a cursor from a
     /// previous page of the same filter.
     func listLinks(appID: String, environment: APIEnvironment, filter: LinkFilter, limit: Int, after: Int64?) async throws -> LinkPage
-    /// An app's links of one environment whose slug, destination or campaign contains `text` (any case), newest
-    /// first, at most `limit`.
-    func searchLinks(appID: String, environment: APIEnvironment, matching text: String, limit: Int) async throws -> [Link]
     /// The iPad bundle ids an app's links name in their routing (for its association file), at most `limit`.
     func ipadBundleIDs(appID: String, limit: Int) async throws -> [String]
     /// Stores a link made in the app under the digest of the request that made it, unless a link stored under the same

@@ -194,7 +194,8 @@ struct DashboardPagesBrowserTests {
                 for link in [bare, rich, expired, disabled] {
                     linkPages += ["/dashboard/links/\(link.id)", "/dashboard/links/\(link.id)/edit"]
                 }
-                try await walk("many links", staticPages + linkPages + ["/dashboard?q=spring", "/dashboard?q=%3Cscript%3E"], shots: [
+                try await walk("many links", staticPages + linkPages + ["/dashboard?q=spring", "/dashboard?q=%3Cscript%3E",
+                    "/dashboard?status=disabled&campaign=winter&domain=go.example.com&from=2026-01-01&to=2036-01-01", "/dashboard?status=lost&from=2026-13-01"], shots: [
                     "/dashboard": "links", "/dashboard/links/new": "link-new", "/dashboard/links/\(rich.id)": "link",
                     "/dashboard/links/\(rich.id)/edit": "link-edit", "/dashboard/attribution": "attribution", "/dashboard/settings": "settings",
                     "/dashboard/keys": "keys", "/dashboard/audit": "audit", "/dashboard/webhooks": "webhooks",

@@ -65,6 +65,7 @@ struct TeamAccessTests {
             let forms: [(String, String, MemberRole)] = [
                 ("/dashboard/links", "slug=made-by-ROLE&destination=https%3A%2F%2Fexample.com%2Fr", .editor),
                 ("/dashboard/links/\(link.id)/disable", "", .editor),
+                ("/dashboard/links/bulk", "change=enable&id=\(link.id)", .editor),
                 ("/dashboard/settings", "name=Renamed+by+ROLE&attributionWindow=24", .admin),
                 ("/dashboard/webhooks", "url=https%3A%2F%2Fhooks.example.com%2FROLE&link.clicked=on", .admin),
                 ("/dashboard/members/invite", "email=ROLE-invitee%40example.com&role=viewer", .owner),

@@ -110,7 +110,7 @@ extension StoreConformanceTests {
             let page = try await store.listLinks(appID: "app_r", environment: .test, limit: 1, after: nil)
             #expect(page.links == [link])
             #expect(page.nextCursor == nil)
-            #expect(try await store.searchLinks(appID: "app_r", environment: .test, matching: "campaign", limit: 5) == [link])
+            #expect(try await store.listLinks(appID: "app_r", environment: .test, filter: LinkFilter(text: "campaign"), limit: 5, after: nil).links == [link])
 
             // An environment and a platform the server no longer knows read as the defaults.
             #expect(try await store.click(id: "clk_r") == Click(

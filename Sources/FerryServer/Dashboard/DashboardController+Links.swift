@@ -10,38 +10,177 @@ import Hummingbird
 extension DashboardController {
     // MARK: Pages
 
+    /// The list's filters as its form names them: text, state, campaign, domain, and the days made (`from` and `to`,
+    /// both included).
+    static let listFilterFields = ["q", "status", "campaign", "domain", "from", "to"]
+
+    /// The filters of the links list, read from its query or a form that carries them.
+    struct ListFilter {
+        /// What the store selects.
+        var filter: LinkFilter
+        /// The form's values that are not empty, as given.
+        var values: [String: String]
+        /// Only the links made in the app (`made=app`).
+        var madeInApp: Bool
+
+        /// Whether anything narrows the list.
+        var narrows: Bool { !values.isEmpty || madeInApp }
+
+        /// The filters as query pairs (`&name=value`…), for the next page's link.
+        var query: String {
+            var pairs = Self.ordered(values).map { "&\($0.name)=\(QueryString.encode($0.value))" }
+            if madeInApp { pairs.append("&made=app") }
+            return pairs.joined()
+        }
+
+        /// The filters as hidden form fields.
+        var hiddenFields: [[String: String]] {
+            Self.ordered(values).map { ["name": $0.name, "value": $0.value] } + (madeInApp ? [["name": "made", "value": "app"]] : [])
+        }
+
+        static func ordered(_ values: [String: String]) -> [(name: String, value: String)] {
+            DashboardController.listFilterFields.compactMap { name in values[name].map { (name, $0) } }
+        }
+    }
+
+    /// The filters `value` gives (a query's or a form's), judged at `now`; a value that is not one refuses the whole,
+    /// naming the field as the form labels it.
+    static func listFilter(_ value: (String) -> String?, now: Date) throws(ValidationError) -> ListFilter {
+        var values: [String: String] = [:]
+        for name in listFilterFields {
+            if let raw = value(name)?.trimmingCharacters(in: .whitespaces), !raw.isEmpty { values[name] = raw }
+        }
+        let madeInApp = value("made") == "app"
+        var filter = try LinkFilterQuery.parse({ name in name.hasPrefix("created") ? nil : values[name] },
+                                               createdInApp: madeInApp ? true : nil, now: now)
+        func day(_ name: String, _ label: String) throws(ValidationError) -> Date? {
+            guard let text = values[name] else { return nil }
+            guard text.utf8.count == 10, let day = LinkFilterQuery.day(text) else {
+                throw ValidationError(field: name, "\(label) must be a day such as 2026-11-01")
+            }
+            return day
+        }
+        filter.createdFrom = try day("from", "Made from")
+        filter.createdBefore = try day("to", "Made to").map { $0.addingTimeInterval(86_400) }  // the whole of the last day
+        return ListFilter(filter: filter, values: values, madeInApp: madeInApp)
+    }
+
     func linksPage(_ request: Request, _ viewer: Viewer) async throws -> Response {
         let query = request.uri.queryParameters
-        let search = (query["q"].map(String.init) ?? "").trimmingCharacters(in: .whitespaces)
-        // `made=app`: only the share links installs of the app made with its publishable key.
-        let madeInApp = query["made"] == "app"
-        let links: [Link]
+        let now = admin.now()
+        var links: [Link] = []
         var next: Int64?
-        if !search.isEmpty {
-            links = try await self.links.search(String(search.prefix(200)), app: viewer.app, environment: viewer.environment, limit: 100)
-        } else {
-            let cursor = query["cursor"].flatMap { Int64(String($0)) }
-            let page = try await self.links.page(app: viewer.app, environment: viewer.environment, filter: LinkFilter(createdInApp: madeInApp ? true : nil),
-                                                 limit: 50, after: cursor)
+        var problem: String?
+        var list = ListFilter(filter: LinkFilter(now: now), values: [:], madeInApp: false)
+        do {
+            list = try Self.listFilter({ query[$0[...]].map(String.init) }, now: now)
+        } catch {
+            // The form again as it was sent, saying what to change; no links until it selects some.
+            problem = error.message
+            list.values = Self.listFilterFields.reduce(into: [:]) { values, name in
+                if let raw = query[name[...]], !raw.isEmpty { values[name] = String(raw.prefix(200)) }
+            }
+        }
+        if problem == nil {
+            let cursor = query["cursor"].flatMap { Int64(String($0.prefix(20))) }
+            let page = try await self.links.page(app: viewer.app, environment: viewer.environment, filter: list.filter, limit: 50, after: cursor)
             links = page.links
             next = page.nextCursor
         }
-        let range = StatsRange(fromDay: StatsRollup.day(of: admin.now()) - 29, toDay: StatsRollup.day(of: admin.now()))
+        let range = StatsRange(fromDay: StatsRollup.day(of: now) - 29, toDay: StatsRollup.day(of: now))
         let totals = try await reports.stats(app: viewer.app, environment: viewer.environment, range: range).totals
+        let chosen = list.values
+        let statuses: [[String: Any]] = [("", "Any state")] .map { ["value": $0.0, "label": $0.1, "selected": chosen["status"] == nil] }
+            + LinkFilter.Status.allCases.map { ["value": $0.rawValue, "label": $0.rawValue.capitalized, "selected": chosen["status"] == $0.rawValue] }
+        let domains: [[String: Any]] = [["value": "", "label": "Any domain", "selected": chosen["domain"] == nil]]
+            + viewer.app.domains.map { ["value": $0, "label": $0, "selected": chosen["domain"]?.lowercased() == $0] }
         let body = render("links", [
-            "query": (search.isEmpty ? nil : search) as Any, "hasLinks": !links.isEmpty, "next": next.map(String.init) as Any,
-            "madeInApp": madeInApp && search.isEmpty, "filter": madeInApp && search.isEmpty ? "&made=app" : "", "csrf": viewer.csrf,
-            "clientLinks": viewer.app.clientLinks,
+            "q": chosen["q"] as Any, "campaign": chosen["campaign"] as Any, "from": chosen["from"] as Any, "to": chosen["to"] as Any,
+            "statuses": statuses, "domains": domains, "narrowed": list.narrows, "filtered": !chosen.isEmpty,
+            "hasLinks": !links.isEmpty, "next": next.map(String.init) as Any, "filter": list.query, "hidden": list.hiddenFields,
+            "madeInApp": list.madeInApp, "csrf": viewer.csrf, "mayEdit": viewer.may(.editLinks), "clientLinks": viewer.app.clientLinks,
             "totals": ["clicks": totals.clicks, "uniqueVisitors": totals.uniqueVisitors, "installs": totals.installs, "filteredClicks": totals.filteredClicks],
+            "bulkLimit": Self.bulkLimit,
             "links": links.map { link in
                 ["id": link.id, "url": link.shortURL(in: viewer.app), "destination": link.destination, "campaign": Self.campaign(of: link) ?? "",
                  "status": status(link), "created": Self.day(link.createdAt), "createdInApp": link.createdInApp] as [String: Any]
             },
         ])
-        let deleted = query["deleted"].flatMap { Int(String($0.prefix(12))) }
-        return html(title: "Links", body: body, viewer: viewer,
-                    notice: deleted.map { "\($0) link\($0 == 1 ? "" : "s") made in the app \($0 == 1 ? "was" : "were") deleted." })
+        return html(status: problem == nil ? .ok : .badRequest, title: "Links", body: body, viewer: viewer, error: problem, notice: Self.listNotice(query))
     }
+
+    /// What the list says after a change that brought the viewer back to it: links deleted, disabled or enabled.
+    static func listNotice(_ query: Hummingbird.Parameters) -> String? {
+        func count(_ name: String) -> Int? { query[name[...]].flatMap { Int(String($0.prefix(12))) }.map { max(0, $0) } }
+        func links(_ count: Int, _ what: String) -> String { "\(count) link\(count == 1 ? "" : "s")\(what) \(count == 1 ? "was" : "were")" }
+        if let deleted = count("deleted") { return links(deleted, " made in the app") + " deleted." }
+        for verb in ["disabled", "enabled"] {
+            guard let changed = count(verb) else { continue }
+            return links(changed, "") + " \(verb)." + (query["more"] == "1" ? " More links match: disable them again to go on (\(bulkLimit) at a time)." : "")
+        }
+        return nil
+    }
+
+    /// Most links one bulk change touches: the selected ones of a page, or the first that match the filters.
+    static let bulkLimit = 1_000
+
+    /// Disables or enables the links ticked in the list (`id`, repeated), or with `change=disable-matching` every link
+    /// that meets the filters the form carries (at most `bulkLimit`). Each change is its own audit event; the list is
+    /// shown again, with the same filters, saying what was done.
+    func bulkChange(_ viewer: Viewer, _ form: QueryString) async throws -> Response {
+        let change = form.value(of: "change") ?? ""
+        let now = admin.now()
+        var chosen: [Link] = []
+        var more = false
+        let disable: Bool
+        switch change {
+        case "disable", "enable":
+            disable = change == "disable"
+            let ids = form.values(of: "id")
+            guard !ids.isEmpty else {
+                return html(status: .badRequest, title: "Links", body: Self.backToLinks, viewer: viewer, error: "Tick the links to \(change) first.")
+            }
+            guard ids.count <= Self.bulkLimit else {
+                return html(status: .badRequest, title: "Links", body: Self.backToLinks, viewer: viewer, error: "At most \(Self.bulkLimit) links at once.")
+            }
+            for id in Set(ids) {
+                if let link = try await links.existing(id, app: viewer.app, environment: viewer.environment) { chosen.append(link) }
+            }
+        case "disable-matching":
+            disable = true
+            let list: ListFilter
+            do { list = try Self.listFilter({ form.value(of: $0) }, now: now) } catch {
+                return html(status: .badRequest, title: "Links", body: Self.backToLinks, viewer: viewer, error: error.message)
+            }
+            guard list.narrows else {
+                return html(status: .badRequest, title: "Links", body: Self.backToLinks, viewer: viewer,
+                            error: "Choose a filter first: disabling every link of the app at once is not offered.")
+            }
+            var filter = list.filter
+            if filter.status == nil { filter.status = .active }  // the disabled stay as they are; the expired answer nothing anyway
+            var cursor: Int64?
+            repeat {
+                let page = try await links.page(app: viewer.app, environment: viewer.environment, filter: filter, limit: 200, after: cursor)
+                chosen += page.links.filter { !$0.disabled }
+                cursor = page.nextCursor
+            } while cursor != nil && chosen.count < Self.bulkLimit
+            more = chosen.count > Self.bulkLimit || cursor != nil
+            chosen = Array(chosen.prefix(Self.bulkLimit))
+        default:
+            return html(status: .badRequest, title: "Links", body: Self.backToLinks, viewer: viewer, error: "change must be disable, enable or disable-matching")
+        }
+        var changed = 0
+        for link in chosen where link.disabled != disable {
+            var update = UpdateLinkRequest()
+            update.disabled = .set(disable)
+            if try await links.change(link, update, by: viewer.actor) != nil { changed += 1 }
+        }
+        // Back to the list with the same filters (those of a refused filter are dropped), saying what was done.
+        let kept = (try? Self.listFilter({ form.value(of: $0) }, now: now))?.query ?? ""
+        return redirect("/dashboard?\(disable ? "disabled" : "enabled")=\(changed)\(more ? "&more=1" : "")" + kept)
+    }
+
+    static let backToLinks = "<h1>Links</h1><p><a href=\"/dashboard\">Back to the links</a></p>"
 
     func link(_ context: FerryRequestContext, _ viewer: Viewer) async throws -> Link {
         let id = context.parameters.get("id") ?? ""

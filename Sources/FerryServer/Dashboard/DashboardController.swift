@@ -96,6 +96,9 @@ struct DashboardController: Sendable {
                 return try await createLink(viewer, form)
             }
         }
+        group.post("/links/bulk") { request, context in
+            try await guarded(request, context, needs: .editLinks) { viewer, form in try await bulkChange(viewer, form) }
+        }
         group.post("/links/delete-made-in-app") { request, context in
             try await guarded(request, context, needs: .editLinks) { viewer, form in try await deleteLinksMadeInApp(viewer, form) }
         }

@@ -60,30 +60,44 @@ enum DashboardTemplates {
     static let links = """
         <div class="bar">
           <h1>Links</h1>
-          <form method="get" action="/dashboard" class="search"><input type="search" name="q" value="{{query}}" placeholder="Slug, destination or campaign" aria-label="Search links"><button>Search</button></form>
-          <a class="button" href="/dashboard/links/new" id="new-link">New link</a>
+          {{#mayEdit}}<a class="button" href="/dashboard/links/new" id="new-link">New link</a>{{/mayEdit}}
         </div>
         {{#totals}}<p class="summary">Last 30 days: <strong>{{clicks}}</strong> clicks, <strong>{{uniqueVisitors}}</strong> visitors, <strong>{{installs}}</strong> installs attributed. <span class="muted" id="filtered-summary">Left out: <strong>{{filteredClicks}}</strong> clicks of bots, prefetches and email scanners.</span></p>{{/totals}}
+        <form method="get" action="/dashboard" class="filters-form" id="filters" role="search" aria-label="Filter links">
+          {{#madeInApp}}<input type="hidden" name="made" value="app">{{/madeInApp}}
+          <label class="grow">Search <input type="search" name="q" id="q" value="{{q}}" placeholder="Slug, destination or campaign" maxlength="200"></label>
+          <label>State <select name="status" id="status">{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/statuses}}</select></label>
+          <label>Campaign <input name="campaign" id="campaign-filter" value="{{campaign}}" maxlength="200" size="12"></label>
+          <label>Domain <select name="domain" id="domain-filter">{{#domains}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/domains}}</select></label>
+          <label>Made from <input type="date" name="from" id="from" value="{{from}}"></label>
+          <label>Made to <input type="date" name="to" id="to" value="{{to}}"></label>
+          <div class="filter-buttons"><button type="submit" id="apply-filters">Filter</button>{{#narrowed}} <a href="/dashboard" id="clear-filters">Clear</a>{{/narrowed}}</div>
+        </form>
         <p class="filters" id="link-filters">{{#madeInApp}}<a href="/dashboard">All links</a> · <strong>Made in the app</strong>{{/madeInApp}}{{^madeInApp}}<strong>All links</strong> · <a href="/dashboard?made=app" id="made-in-app">Made in the app</a>{{/madeInApp}}</p>
         {{#madeInApp}}
         <p class="muted">Share links installs of the app made with its publishable key{{^clientLinks}} (client links are off in the settings: no new ones are made){{/clientLinks}}.</p>
-        <form method="post" action="/dashboard/links/delete-made-in-app" class="inline" id="delete-made-in-app">
+        {{#mayEdit}}<form method="post" action="/dashboard/links/delete-made-in-app" class="inline" id="delete-made-in-app">
           <input type="hidden" name="csrf" value="{{csrf}}">
           <label>Older than (days; empty: all) <input name="days" inputmode="numeric" size="5"></label>
           <button type="submit">Delete links made in the app</button>
-        </form>
+        </form>{{/mayEdit}}
         {{/madeInApp}}
         {{#hasLinks}}
-        <table class="list">
-          <thead><tr><th>Short URL</th><th>Destination</th><th>Campaign</th><th>Status</th><th>Created</th></tr></thead>
-          <tbody>
-          {{#links}}<tr><td><a href="/dashboard/links/{{id}}">{{url}}</a>{{#createdInApp}} <span class="badge" title="Made in the app with its publishable key">in app</span>{{/createdInApp}}</td><td class="clip">{{destination}}</td><td>{{campaign}}</td><td><span class="status status-{{status}}">{{status}}</span></td><td>{{created}}</td></tr>
-          {{/links}}
-          </tbody>
-        </table>
+        <form method="post" action="/dashboard/links/bulk" id="bulk">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          {{#hidden}}<input type="hidden" name="{{name}}" value="{{value}}">{{/hidden}}
+          {{#mayEdit}}<div class="bulk-actions"><button type="submit" name="change" value="disable" id="disable-selected">Disable selected</button> <button type="submit" name="change" value="enable" id="enable-selected">Enable selected</button>{{#filtered}} <button type="submit" name="change" value="disable-matching" id="disable-matching" class="danger">Disable every active link that matches</button> <span class="muted">(up to {{bulkLimit}} at a time)</span>{{/filtered}}</div>{{/mayEdit}}
+          <table class="list">
+            <thead><tr>{{#mayEdit}}<th class="pick"><span class="visually-hidden">Select</span></th>{{/mayEdit}}<th>Short URL</th><th>Destination</th><th>Campaign</th><th>Status</th><th>Created</th></tr></thead>
+            <tbody>
+            {{#links}}<tr>{{#mayEdit}}<td class="pick"><input type="checkbox" name="id" value="{{id}}" aria-label="Select {{url}}"></td>{{/mayEdit}}<td><a href="/dashboard/links/{{id}}">{{url}}</a>{{#createdInApp}} <span class="badge" title="Made in the app with its publishable key">in app</span>{{/createdInApp}}</td><td class="clip">{{destination}}</td><td>{{campaign}}</td><td><span class="status status-{{status}}">{{status}}</span></td><td>{{created}}</td></tr>
+            {{/links}}
+            </tbody>
+          </table>
+        </form>
         {{/hasLinks}}
-        {{^hasLinks}}<p class="empty">No links{{#query}} match “{{query}}”{{/query}} yet.</p>{{/hasLinks}}
-        {{#next}}<p><a href="/dashboard?cursor={{next}}{{filter}}">Older links →</a></p>{{/next}}
+        {{^hasLinks}}<p class="empty" id="no-links">{{#narrowed}}No links match these filters.{{/narrowed}}{{^narrowed}}No links yet.{{/narrowed}}</p>{{/hasLinks}}
+        {{#next}}<p><a href="/dashboard?cursor={{next}}{{filter}}" id="older-links">Older links →</a></p>{{/next}}
         """
 
     static let linkForm = """
@@ -290,7 +304,14 @@ enum DashboardTemplates {
         h1 { font-size: 24px; margin: 0 0 12px; }
         .bar { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin-bottom: 12px; }
         .bar h1 { margin: 0; flex: 1; }
-        .search input { width: 260px; }
+        .filters-form { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: end; background: #fff; padding: 12px 14px; border: 1px solid var(--line); border-radius: 8px; margin-bottom: 8px; }
+        .filters-form label { display: flex; flex-direction: column; gap: 2px; font-size: 13px; color: var(--muted); }
+        .filters-form .grow { flex: 1 1 220px; }
+        .filters-form .filter-buttons { display: flex; gap: 12px; align-items: center; }
+        .bulk-actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 8px 0; }
+        button.secondary, .button.secondary { background: #fff; color: var(--accent); }
+        button.danger { background: #b91c1c; border-color: #b91c1c; }
+        .list .pick { width: 36px; }
         input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid #c5cbd3; border-radius: 6px; width: 100%; background: #fff; }
         input[type=checkbox] { width: auto; }
         button, .button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
@@ -340,8 +361,7 @@ enum DashboardTemplates {
           .top { flex-wrap: wrap; gap: 10px 16px; padding: 10px 14px; }
           .top nav { flex-basis: 100%; flex-wrap: wrap; gap: 8px 14px; order: 3; }
           .grid { grid-template-columns: 1fr; padding: 14px; }
-          .search, .search input { width: 100%; }
-          .search { display: flex; gap: 8px; }
+          .filters-form label, .filters-form .grow { flex: 1 1 140px; }
           .link-head { flex-direction: column; }
           .totals { flex-wrap: wrap; gap: 16px; }
           .clip { max-width: 180px; }

@@ -72,16 +72,9 @@ package struct LinkEditor: Sendable {
         try await store.link(domain: domain, slug: slug)
     }
 
-    /// The links before a position (`after`, from a previous page), newest first; with `createdInApp`, only those
-    /// the app's installs made (true) or did not make (false).
     /// A page of the links that meet `filter`, newest first.
     package func page(app: App, environment: APIEnvironment, filter: LinkFilter, limit: Int, after cursor: Int64?) async throws -> LinkPage {
         try await store.listLinks(appID: app.id, environment: environment, filter: filter, limit: limit, after: cursor)
-    }
-
-    /// Links whose slug, destination, title or campaign contains `text`.
-    func search(_ text: String, app: App, environment: APIEnvironment, limit: Int) async throws -> [Link] {
-        try await store.searchLinks(appID: app.id, environment: environment, matching: text, limit: limit)
     }
 
     /// A link of the app and environment; anything else is simply not found (404 `not_found`).

@@ -93,6 +93,15 @@ extension PostgresStore {
     package func purgeVisitors(beforeDay day: Int) async throws -> Int {
         try await all("DELETE FROM stats_visitors WHERE day < \(Int32(clamping: day)) RETURNING 1") { _ in () }.count
     }
+
+    package func matchConfidences(appID: String, environment: APIEnvironment, from: Date, to: Date) async throws -> [Int] {
+        confidenceBands(try await all("""
+            SELECT FLOOR(confidence * 10)::integer AS band, COUNT(*)::integer AS count FROM attributions
+            WHERE app_id = \(appID) AND environment = \(environment.rawValue) AND match_type = 'probabilistic'
+                AND created_at >= \(from.timeIntervalSince1970) AND created_at < \(to.timeIntervalSince1970)
+            GROUP BY 1
+            """) { row in (band: try row["band"].decode(Int?.self) ?? 0, count: try row["count"].decode(Int.self)) })
+    }
 }
 
 extension PostgresStore {

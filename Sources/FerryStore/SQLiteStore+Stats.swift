@@ -127,6 +127,16 @@ extension SQLiteStore {
             return db.changesCount
         }
     }
+
+    package func matchConfidences(appID: String, environment: APIEnvironment, from: Date, to: Date) async throws -> [Int] {
+        try await read { db in
+            confidenceBands(try Row.fetchAll(db, sql: """
+                SELECT CAST(confidence * 10 AS INTEGER) AS band, COUNT(*) AS count FROM attributions
+                WHERE app_id = ? AND environment = ? AND match_type = 'probabilistic' AND created_at >= ? AND created_at < ?
+                GROUP BY band
+                """, arguments: [appID, environment.rawValue, from.timeIntervalSince1970, to.timeIntervalSince1970]).map { (band: $0["band"] ?? 0, count: $0["count"]) })
+        }
+    }
 }
 
 extension SQLiteStore {

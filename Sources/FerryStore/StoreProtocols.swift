@@ -379,6 +379,16 @@ package protocol StatsStore: Sendable {
     func statsRows(appID: String, environment: APIEnvironment, linkID: String?, range: StatsRange) async throws -> [StatsRow]
     /// Forgets which visitors were seen on days before `day` (their counts stay); returns how many went.
     func purgeVisitors(beforeDay day: Int) async throws -> Int
+    /// The probabilistic matches an app's environment answered in `[from, to)`, counted by the confidence stated in
+    /// tenths: ten counts, the first for 0 to 0.1, the last for 0.9 to 1 included.
+    func matchConfidences(appID: String, environment: APIEnvironment, from: Date, to: Date) async throws -> [Int]
+}
+
+/// Ten confidence bands' counts from (band, count) rows, bands outside 0…9 put in the nearest.
+func confidenceBands(_ rows: [(band: Int, count: Int)]) -> [Int] {
+    var counts = Array(repeating: 0, count: 10)
+    for row in rows { counts[min(9, max(0, row.band))] += row.count }
+    return counts
 }
 
 /// Where an export stopped: the time and id of the last row written.

@@ -47,6 +47,45 @@ struct AttributionReportTests {
         try await client.execute(uri: "/dashboard/attribution", method: .get, headers: headers(extra: [(.cookie, "ferry_session=\(cookie)")]))
     }
 
+    @Test func thePageShowsTheMonthsClicksInstallsOpensAndConfidences() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let app = try await fixture.admin.updateApp(id: fixture.app.id) { $0.attribution.minConfidence = 0.5 }
+        let now = Date()
+        // Answers given over the last day to installs 25 minutes to six hours after their clicks: two certain, three
+        // probable, one organic; one probable answer 40 days ago is outside the month.
+        var serial = 0
+        func answer(_ type: MatchType?, _ confidence: Double?, hoursAgo: Double) async throws {
+            serial += 1
+            try await fixture.store.insertAttribution(AttributionRecord(
+                appID: app.id, environment: .live, installID: "ins_\(serial)", clickID: type == nil ? nil : "clk_\(serial)",
+                linkID: type == nil ? nil : "lnk_1", matchType: type, confidence: confidence, createdAt: now.addingTimeInterval(-hoursAgo * 3600)))
+        }
+        try await answer(.deterministic, 1, hoursAgo: 0.42)
+        try await answer(.deterministic, 1, hoursAgo: 2)
+        try await answer(.probabilistic, 0.55, hoursAgo: 3)
+        try await answer(.probabilistic, 0.62, hoursAgo: 4.5)
+        try await answer(.probabilistic, 0.91, hoursAgo: 6)
+        try await answer(nil, nil, hoursAgo: 1)
+        try await answer(.probabilistic, 0.8, hoursAgo: 40 * 24)
+        try await fixture.application().test(.router) { client in
+            let (cookie, _) = try #require(try await DashboardTests.signIn(client, key: fixture.secret))
+            let page = try await Self.page(client, cookie: cookie).text
+            for shown in ["<strong>5</strong> installs attributed", "<strong>2</strong> certain <span class=\"muted\">(40.0%)</span>", "<strong>3</strong> probable",
+                          "<strong>1</strong> organic <span class=\"muted\">(first launches without a link; 83.3% of first launches",
+                          "<td>0.5–0.6</td><td class=\"num\">1</td><td class=\"num\">33.3%</td>", "<td>0.6–0.7</td><td class=\"num\">1</td>",
+                          "<td>0.9–1.0</td><td class=\"num\">1</td>", "<td>0.8–0.9</td><td class=\"num\">0</td>", "least 0.50",
+                          "aria-label=\"Clicks, installs and opens per day\"", "aria-label=\"Probabilistic matches by the confidence stated\""] {
+                #expect(page.contains(shown), "\(shown)")
+            }
+            // The test environment has none of it.
+            let (testCookie, _) = try #require(try await DashboardTests.signIn(client, key: fixture.testSecret))
+            let test = try await Self.page(client, cookie: testCookie).text
+            #expect(test.contains("<strong>0</strong> installs attributed") && test.contains("No probable matches in these 30 days."))
+            #expect(test.contains("<strong>0</strong> clicks") && test.contains("(— of clicks)"))
+        }
+    }
+
     @Test func theDashboardShowsTheReportAndRefitsOnDemand() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }

@@ -6,9 +6,37 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The attribution page: the model the app answers with in the session's environment, how it does on the app's
-/// labelled installs (the report of `ferry attribution report`) and its calibration chart; a refit on demand.
+/// The attribution page: the last 30 days' clicks, installs and opens (certain, probable and organic installs, and how
+/// sure the probable matches were), then the model the app answers with in the session's environment, how it does on
+/// the app's labelled installs (the report of `ferry attribution report`) and its calibration chart; a refit on demand.
 extension DashboardController {
+    /// The figures of the page's first part, over the last 30 days (UTC).
+    func attributionActivity(_ viewer: Viewer) async throws -> [String: Any] {
+        let now = admin.now(), today = StatsRollup.day(of: now)
+        let range = StatsRange(fromDay: today - 29, toDay: today)
+        let report = try await reports.stats(app: viewer.app, environment: viewer.environment, range: range)
+        let totals = report.totals
+        let from = Date(timeIntervalSince1970: Double(range.fromDay) * 86_400)
+        let bands = try await admin.store.matchConfidences(appID: viewer.app.id, environment: viewer.environment, from: from, to: now.addingTimeInterval(1))
+        let least = viewer.app.attribution.minConfidence
+        let firstLaunches = totals.installs + totals.organicInstalls
+        func share(_ part: Int, of whole: Int) -> String { whole == 0 ? "—" : AttributionReport.percent(Double(part) / Double(whole)) }
+        let probable = bands.reduce(0, +)
+        return [
+            "from": report.from, "to": report.to,
+            "clicks": totals.clicks, "installs": totals.installs, "opens": totals.opens, "organic": totals.organicInstalls,
+            "deterministic": totals.deterministicInstalls, "probabilistic": totals.probabilisticInstalls, "reinstalls": totals.reinstalls,
+            "installRate": share(totals.installs, of: totals.clicks), "attributedShare": share(totals.installs, of: firstLaunches),
+            "deterministicShare": share(totals.deterministicInstalls, of: totals.installs),
+            "activityChart": StatsChart.svg(days: report.days, opens: true),
+            "confidenceChart": ConfidenceChart.svg(counts: bands, least: least), "hasConfidences": probable > 0,
+            "least": least.map { AttributionReport.number($0, digits: 2) } ?? "the server's default",
+            "confidenceBands": bands.enumerated().map { index, count in
+                ["range": String(format: "%.1f–%.1f", Double(index) / 10, Double(index + 1) / 10), "count": count, "share": share(count, of: probable)] as [String: Any]
+            },
+        ]
+    }
+
     /// A refit asked for from the page waits this long after the previous version.
     static let refitSpacing: TimeInterval = 60
 
@@ -26,7 +54,8 @@ extension DashboardController {
             ["range": AttributionReport.number(band.low, digits: 2) + "–" + AttributionReport.number(min(1, band.high), digits: 2), "count": band.count,
              "stated": AttributionReport.number(band.meanConfidence), "observed": AttributionReport.number(band.precision)]
         }
-        var values: [String: Any] = [
+        var values: [String: Any] = try await attributionActivity(viewer)
+        values.merge([
             "csrf": viewer.csrf, "environment": environment.rawValue, "model": report.model.rawValue, "isFixed": report.model == .fixed,
             "threshold": report.thresholdText, "cells": cells, "bands": bands, "hasBands": !bands.isEmpty,
             "chart": CalibrationChart.svg(report.evaluation),
@@ -38,7 +67,7 @@ extension DashboardController {
             "versions": report.versions.map { ["version": $0.version, "fitted": AttributionReport.date($0.createdAt), "status": $0.status,
                                                "observations": AttributionReport.count($0.observations)] as [String: Any] },
             "hasVersions": !report.versions.isEmpty,
-        ]
+        ]) { $1 }
         if let active = report.active {
             values["active"] = ["version": active.version, "fitted": AttributionReport.date(active.createdAt),
                                 "observations": AttributionReport.count(active.observations)] as [String: Any]

@@ -246,6 +246,29 @@ enum DashboardTemplates {
 
     static let attribution = """
         <h1>Attribution</h1>
+        <h2>Clicks, installs and opens</h2>
+        <p class="muted">The last 30 days ({{from}} to {{to}}, UTC), people's clicks only.</p>
+        <ul class="totals" id="activity">
+          <li><strong>{{clicks}}</strong> clicks</li>
+          <li><strong>{{installs}}</strong> installs attributed <span class="muted">({{installRate}} of clicks)</span></li>
+          <li><strong>{{deterministic}}</strong> certain <span class="muted">({{deterministicShare}})</span></li>
+          <li><strong>{{probabilistic}}</strong> probable</li>
+          <li><strong>{{organic}}</strong> organic <span class="muted">(first launches without a link; {{attributedShare}} of first launches came from one)</span></li>
+          <li><strong>{{opens}}</strong> opens by a link</li>
+        </ul>
+        <figure class="chart-box" id="activity-chart">{{{activityChart}}}<figcaption class="legend"><span class="key clicks"></span> clicks <span class="key installs"></span> installs <span class="key opens"></span> opens</figcaption></figure>
+        <h2>Confidence of the probable matches</h2>
+        <p class="muted">How sure each install matched by device and network signals was, in tenths; the dashed line is the least confidence the app answers with ({{least}}): below it an install is organic. Certain matches (a click token, the Play Store referrer) are not shown: their confidence is 1.</p>
+        {{#hasConfidences}}<figure class="chart-box" id="confidence-chart">{{{confidenceChart}}}</figure>
+        <table class="list" id="confidence">
+          <thead><tr><th>Confidence</th><th class="num">Matches</th><th class="num">Share</th></tr></thead>
+          <tbody>
+          {{#confidenceBands}}<tr><td>{{range}}</td><td class="num">{{count}}</td><td class="num">{{share}}</td></tr>
+          {{/confidenceBands}}
+          </tbody>
+        </table>{{/hasConfidences}}
+        {{^hasConfidences}}<p class="empty" id="no-confidences">No probable matches in these 30 days.</p>{{/hasConfidences}}
+        <h2>The model</h2>
         <p id="model">The app's {{environment}} installs are matched with the <strong>{{model}}</strong> model{{#active}}: version {{version}}, fitted {{fitted}} on {{observations}} observations{{/active}}{{^active}}; no version was fitted yet{{/active}}.</p>
         {{#isFixed}}<p class="muted">The fixed model is the same for every app. Choose <em>Learned from this app's installs</em> in <a href="/dashboard/settings">Settings</a> to have the app's own model fitted from its installs every few hours; until then the figures below judge the fixed model.</p>{{/isFixed}}
         <p class="muted">Observations of the last 28 days read (the newest {{limit}} at most): {{observations}}; labelled by a click token or the Play Store referrer {{labelled}}, organic {{organicLabels}}, answered by the probabilistic tier {{unlabelled}}.</p>
@@ -345,7 +368,7 @@ enum DashboardTemplates {
         .totals strong { font-size: 22px; display: block; }
         .chart-box { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px; overflow-x: auto; }
         .legend .key { display: inline-block; width: 14px; height: 3px; vertical-align: middle; margin-left: 12px; }
-        .legend .clicks { background: #2563eb; } .legend .installs { background: #16a34a; }
+        .legend .clicks { background: #2563eb; } .legend .installs { background: #16a34a; } .legend .opens { background: #d97706; }
         .breakdowns { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 16px; margin-top: 16px; }
         .breakdowns section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
         .breakdowns h3 { margin: 0 0 8px; font-size: 14px; }

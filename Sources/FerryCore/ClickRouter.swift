@@ -82,7 +82,8 @@ package struct ClickRouter: Sendable {
         return parts.url
     }
 
-    func previewPage(link: Link, app: App) -> PreviewPage {
+    /// The page link-unfurling bots get: the link's title, description and image, else the app's.
+    package func previewPage(link: Link, app: App) -> PreviewPage {
         PreviewPage(
             title: link.social.title ?? app.social.title ?? app.name,
             description: link.social.description ?? app.social.description,

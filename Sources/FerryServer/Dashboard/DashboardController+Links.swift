@@ -229,7 +229,59 @@ extension DashboardController {
         }
     }
 
-    func linkForm(_ viewer: Viewer, link: Link?, error: String?, values: QueryString? = nil) -> Response {
+    /// How a link will look and where it sends each visitor, for the form: what bots build the preview card from (the
+    /// link's title, description and image, else the app's), and the edge's answer for each kind of visitor.
+    struct LinkPreview {
+        var values: [String: Any]
+        /// The origin the card's image comes from, which the page's policy then allows.
+        var imageOrigin: String?
+    }
+
+    func preview(of link: Link, _ viewer: Viewer) async -> LinkPreview {
+        let card = ClickRouter().previewPage(link: link, app: viewer.app)
+        let report = await debugger.report(for: link, app: viewer.app)
+        let origin = card.imageURL.flatMap(Self.imageOrigin)
+        let host = URLComponents(string: card.destination)?.host ?? card.destination
+        let answers: [LinkDebugAnswer: String] = [.app: "opens the app", .redirect: "redirect", .interstitial: "page, then", .preview: "preview page", .status: "status page"]
+        return LinkPreview(values: [
+            "title": card.title, "description": card.description as Any, "imageURL": card.imageURL as Any, "showsImage": origin != nil,
+            "site": host, "siteName": card.siteName, "shortURL": card.shortURL,
+            "cases": report.cases.map { item in
+                ["label": item.label, "answer": answers[item.answer] ?? item.answer.rawValue, "url": item.url ?? "—", "reason": item.reason] as [String: Any]
+            },
+            "warnings": report.warnings.map { ["message": $0.message, "severity": $0.severity] },
+            "hasWarnings": !report.warnings.isEmpty,
+        ], imageOrigin: origin)
+    }
+
+    /// The origin of an image URL (`https://cdn.example.com:8443`), when it is plainly one: a web scheme, a host of
+    /// letters, digits, dots and hyphens, a numeric port. Nothing else goes into the page's policy.
+    static func imageOrigin(_ url: String) -> String? {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              let host = parts.host?.lowercased(), !host.isEmpty, host.utf8.count <= 253,
+              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else { return nil }
+        return "\(scheme)://\(host)" + (parts.port.map { ":\($0)" } ?? "")
+    }
+
+    /// The form again with the preview of what it holds, nothing stored; a value the rules refuse is said as saving
+    /// would say it.
+    func previewLink(_ viewer: Viewer, _ link: Link?, _ form: QueryString) async -> Response {
+        let draft: Link
+        do {
+            let (request, params) = try Self.fields(form)
+            if let link {
+                draft = try LinkRules.apply(Self.update(of: link, request: request, params: params), to: link, now: admin.now())
+            } else {
+                let context = LinkRules.Context(app: viewer.app, environment: viewer.environment, id: "preview", generatedSlug: "…", now: admin.now())
+                draft = try LinkRules.makeLink(from: request, context: context)
+            }
+        } catch {
+            return linkForm(viewer, link: link, error: error.message, values: form)
+        }
+        return linkForm(viewer, link: link, error: nil, values: form, preview: await preview(of: draft, viewer))
+    }
+
+    func linkForm(_ viewer: Viewer, link: Link?, error: String?, values: QueryString? = nil, preview: LinkPreview? = nil) -> Response {
         func value(_ name: String, _ stored: String?) -> String { values?.value(of: name) ?? stored ?? "" }
         let chosenDomain = values?.value(of: "domain") ?? viewer.app.domains.first
         let body = render("linkForm", [
@@ -251,8 +303,10 @@ extension DashboardController {
             "androidMinimumVersionCode": value("androidMinimumVersionCode", link?.routing.androidMinimumVersionCode.map(String.init)),
             "otherPlatformFallbackURL": value("otherPlatformFallbackURL", link?.routing.otherPlatformFallbackURL),
             "skipPreviewPage": values.map { $0.value(of: "skipPreviewPage") == "1" } ?? (link?.routing.skipPreviewPage == true),
+            "preview": preview?.values as Any,
         ])
-        return html(status: error == nil ? .ok : .badRequest, title: link == nil ? "New link" : "Edit link", body: body, viewer: viewer, error: error)
+        return html(status: error == nil ? .ok : .badRequest, title: link == nil ? "New link" : "Edit link", body: body, viewer: viewer, error: error,
+                    imagesFrom: preview?.imageOrigin)
     }
 
     /// The link fields of a form; nil for empty ones. Params come one `key=value` per line.
@@ -317,23 +371,30 @@ extension DashboardController {
     func updateLink(_ viewer: Viewer, _ link: Link, _ form: QueryString) async throws -> Response {
         do {
             let (request, params) = try Self.fields(form)
-            var update = UpdateLinkRequest()
-            update.destination = .set(request.destination)
-            update.iosURL = request.iosURL.map { .set($0) } ?? .clear
-            update.androidURL = request.androidURL.map { .set($0) } ?? .clear
-            update.campaign = request.campaign.map { .set($0) } ?? .clear
-            update.utm = request.utm.map { .set($0) } ?? .clear
-            update.social = request.social.map { .set($0) } ?? .clear
-            update.params = params.isEmpty ? .clear : .set(params)
-            // The form has no App Store campaign tokens: those set through the API are kept.
-            var routing = request.routing ?? LinkRouting()
-            routing.appStoreAnalytics = link.routing.appStoreAnalytics
-            update.routing = routing.isEmpty ? .clear : .set(routing)
-            guard try await links.change(link, update, by: viewer.actor) != nil else { return redirect("/dashboard") }
+            guard try await links.change(link, Self.update(of: link, request: request, params: params), by: viewer.actor) != nil else {
+                return redirect("/dashboard")
+            }
             return redirect("/dashboard/links/\(link.id)")
         } catch let error as ValidationError {
             return linkForm(viewer, link: link, error: error.message, values: form)
         }
+    }
+
+    /// The change an edit form makes to a link: every field it shows, as it shows them.
+    static func update(of link: Link, request: CreateLinkRequest, params: [String: String]) -> UpdateLinkRequest {
+        var update = UpdateLinkRequest()
+        update.destination = .set(request.destination)
+        update.iosURL = request.iosURL.map { .set($0) } ?? .clear
+        update.androidURL = request.androidURL.map { .set($0) } ?? .clear
+        update.campaign = request.campaign.map { .set($0) } ?? .clear
+        update.utm = request.utm.map { .set($0) } ?? .clear
+        update.social = request.social.map { .set($0) } ?? .clear
+        update.params = params.isEmpty ? .clear : .set(params)
+        // The form has no App Store campaign tokens: those set through the API are kept.
+        var routing = request.routing ?? LinkRouting()
+        routing.appStoreAnalytics = link.routing.appStoreAnalytics
+        update.routing = routing.isEmpty ? .clear : .set(routing)
+        return update
     }
 
     func setDisabled(_ viewer: Viewer, _ link: Link, _ disabled: Bool) async throws -> Response {

@@ -49,7 +49,8 @@ extension DashboardController {
         link.campaign ?? link.utm.campaign
     }
 
-    func html(status: HTTPResponse.Status = .ok, title: String, body: String, viewer: Viewer?, error: String? = nil, notice: String? = nil) -> Response {
+    func html(status: HTTPResponse.Status = .ok, title: String, body: String, viewer: Viewer?, error: String? = nil, notice: String? = nil,
+              imagesFrom: String? = nil) -> Response {
         var values: [String: Any] = ["title": title, "body": body, "signedIn": viewer != nil]
         if let error { values["error"] = error }
         if let notice { values["notice"] = notice }
@@ -74,7 +75,7 @@ extension DashboardController {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        headers[EdgeController.contentSecurityPolicy] = Self.contentSecurityPolicy
+        headers[EdgeController.contentSecurityPolicy] = imagesFrom.map { Self.contentSecurityPolicy(imagesFrom: $0) } ?? Self.contentSecurityPolicy
         headers[EdgeController.contentTypeOptions] = "nosniff"
         headers[EdgeController.frameOptions] = "DENY"
         headers[EdgeController.referrerPolicy] = "same-origin"

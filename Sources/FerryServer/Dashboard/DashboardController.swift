@@ -26,9 +26,16 @@ struct DashboardController: Sendable {
     /// The attribution page's reports, and its refits.
     let attributionReports: AttributionReports
     let refitter: AttributionRefitter
+    /// Where a link sends each kind of visitor: the link form's preview.
+    let debugger: LinkDebugger
 
-    static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    static let contentSecurityPolicy = contentSecurityPolicy(imagesFrom: nil)
+
+    /// The pages' policy: nothing but their own stylesheet and images, and with `imagesFrom` (an origin such as
+    /// `https://cdn.example.com`) that origin's images too, for a preview card's picture.
+    static func contentSecurityPolicy(imagesFrom origin: String?) -> String {
+        "default-src 'none'; style-src 'self'; img-src 'self' data:\(origin.map { " " + $0 } ?? ""); form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    }
 
     /// Who is signed in.
     struct Viewer: Sendable {
@@ -87,6 +94,7 @@ struct DashboardController: Sendable {
         group.get("/links/new") { request, context in try await guarded(request, context, needs: .editLinks) { viewer, _ in linkForm(viewer, link: nil, error: nil) } }
         group.post("/links") { request, context in
             try await guarded(request, context, needs: .editLinks) { viewer, form in
+                if form.value(of: "preview") == "1" { return await previewLink(viewer, nil, form) }
                 if let error = limits.take(.linksAddress, nil, request: request, context: context) {
                     var response = linkForm(viewer, link: nil, error: error.body.error.message, values: form)
                     response.status = .tooManyRequests
@@ -106,10 +114,17 @@ struct DashboardController: Sendable {
             try await guarded(request, context, needs: .read) { viewer, _ in try await linkPage(viewer, try await link(context, viewer)) }
         }
         group.get("/links/:id/edit") { request, context in
-            try await guarded(request, context, needs: .editLinks) { viewer, _ in linkForm(viewer, link: try await link(context, viewer), error: nil) }
+            try await guarded(request, context, needs: .editLinks) { viewer, _ in
+                let link = try await link(context, viewer)
+                return linkForm(viewer, link: link, error: nil, preview: await preview(of: link, viewer))
+            }
         }
         group.post("/links/:id") { request, context in
-            try await guarded(request, context, needs: .editLinks) { viewer, form in try await updateLink(viewer, try await link(context, viewer), form) }
+            try await guarded(request, context, needs: .editLinks) { viewer, form in
+                let link = try await link(context, viewer)
+                if form.value(of: "preview") == "1" { return await previewLink(viewer, link, form) }
+                return try await updateLink(viewer, link, form)
+            }
         }
         group.post("/links/:id/disable") { request, context in
             try await guarded(request, context, needs: .editLinks) { viewer, _ in try await setDisabled(viewer, try await link(context, viewer), true) }

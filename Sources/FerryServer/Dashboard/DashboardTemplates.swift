@@ -131,8 +131,31 @@ enum DashboardTemplates {
             <label>Desktops and other platforms go to <input name="otherPlatformFallbackURL" value="{{otherPlatformFallbackURL}}" placeholder="the destination"></label>
             <label class="check"><input type="checkbox" name="skipPreviewPage" value="1"{{#skipPreviewPage}} checked{{/skipPreviewPage}}> Skip the preview page (bots and iPhones go straight on)</label>
           </fieldset>
-          <div class="wide"><button type="submit" id="save">{{button}}</button> <a href="{{cancel}}">Cancel</a></div>
+          <div class="wide"><button type="submit" id="save">{{button}}</button> <button type="submit" name="preview" value="1" id="preview-link" class="secondary">Preview</button> <a href="{{cancel}}">Cancel</a></div>
         </form>
+        {{#preview}}
+        <section id="link-preview" aria-labelledby="preview-heading">
+          <h2 id="preview-heading">How it will look when shared</h2>
+          <div class="card" id="preview-card">
+            {{#showsImage}}<img src="{{imageURL}}" alt="" referrerpolicy="no-referrer" class="card-image">{{/showsImage}}
+            <div class="card-text">
+              <span class="muted card-site">{{site}}</span>
+              <strong class="card-title">{{title}}</strong>
+              {{#description}}<span class="card-description">{{description}}</span>{{/description}}
+            </div>
+          </div>
+          <p class="muted">What Facebook, Slack, iMessage and the like show for <code>{{shortURL}}</code>: the link's title, description and image, else the app's ({{siteName}}).{{#imageURL}} Image: <code>{{imageURL}}</code>.{{/imageURL}}{{^imageURL}} No image: most apps then show a small card.{{/imageURL}}</p>
+          <h2>Where each visitor goes</h2>
+          <div class="scroll"><table class="list" id="preview-routes">
+            <thead><tr><th>Visitor</th><th>Answer</th><th>Goes to</th><th>Why</th></tr></thead>
+            <tbody>
+            {{#cases}}<tr><td>{{label}}</td><td>{{answer}}</td><td class="clip">{{url}}</td><td>{{reason}}</td></tr>
+            {{/cases}}
+            </tbody>
+          </table></div>
+          {{#hasWarnings}}<ul id="preview-warnings">{{#warnings}}<li class="{{severity}}">{{message}}</li>{{/warnings}}</ul>{{/hasWarnings}}
+        </section>
+        {{/preview}}
         """
 
     static let link = """
@@ -335,6 +358,11 @@ enum DashboardTemplates {
         button.secondary, .button.secondary { background: #fff; color: var(--accent); }
         button.danger { background: #b91c1c; border-color: #b91c1c; }
         .list .pick { width: 36px; }
+        .card { display: flex; flex-direction: column; max-width: 520px; background: #fff; border: 1px solid var(--line); border-radius: 10px; overflow: hidden; margin: 8px 0; }
+        .card-image { width: 100%; max-height: 272px; object-fit: cover; background: var(--bg); }
+        .card-text { display: flex; flex-direction: column; gap: 2px; padding: 10px 14px; }
+        .card-site { font-size: 12px; text-transform: uppercase; }
+        #preview-warnings .warning { color: #991b1b; }
         input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid #c5cbd3; border-radius: 6px; width: 100%; background: #fff; }
         input[type=checkbox] { width: auto; }
         button, .button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }

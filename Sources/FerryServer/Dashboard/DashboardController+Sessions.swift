@@ -18,18 +18,18 @@ extension DashboardController {
     /// form says).
     func guarded(_ request: Request, _ context: FerryRequestContext, needs action: MemberAction,
                  _ page: (Viewer, QueryString) async throws -> Response) async throws -> Response {
+        try await guarded(request, context, needs: action, upload: nil) { viewer, form, _ in try await page(viewer, form) }
+    }
+
+    /// `guarded` for a form that may carry files (`multipart/form-data`, at most `upload` bytes in all): the page gets
+    /// the text fields as a form and the parts. The role is judged before the body is read.
+    func guarded(_ request: Request, _ context: FerryRequestContext, needs action: MemberAction, upload: Int?,
+                 _ page: (Viewer, QueryString, [MultipartForm.Part]) async throws -> Response) async throws -> Response {
         guard let (viewer, nonce) = try await signedIn(request, context) else {
             if request.method == .get, request.uri.path == "/dashboard" || request.uri.path == "/dashboard/" {
                 return redirect("/dashboard/sign-in")
             }
             return redirect("/dashboard/sign-in", clearing: true)
-        }
-        var form = QueryString("")
-        if request.method == .post {
-            form = try await Self.form(of: request, limit: maxBodyBytes)
-            guard Self.sameOrigin(request), sessions.checkCSRF(form.value(of: "csrf"), nonce: nonce) else {
-                return html(status: .forbidden, title: "Refused", body: "<p>This form is out of date or did not come from this site. Go back, reload the page and try again.</p>", viewer: nil)
-            }
         }
         let path = request.uri.path
         if viewer.memberOfNone, !path.hasPrefix("/dashboard/account"), path != "/dashboard/sign-out" {
@@ -39,10 +39,36 @@ extension DashboardController {
             return html(status: .forbidden, title: "Not allowed",
                         body: render("notAllowed", ["role": viewer.role.rawValue, "least": action.leastRole.rawValue]), viewer: viewer)
         }
+        var form = QueryString("")
+        var parts: [MultipartForm.Part] = []
+        if request.method == .post {
+            if let upload, let boundary = request.headers[.contentType].flatMap(MultipartForm.boundary(contentType:)) {
+                parts = try await Self.multipart(of: request, boundary: boundary, limit: upload)
+                form = MultipartForm(parts: parts).fields
+            } else {
+                form = try await Self.form(of: request, limit: maxBodyBytes)
+            }
+            guard Self.sameOrigin(request), sessions.checkCSRF(form.value(of: "csrf"), nonce: nonce) else {
+                return html(status: .forbidden, title: "Refused", body: "<p>This form is out of date or did not come from this site. Go back, reload the page and try again.</p>", viewer: nil)
+            }
+        }
         do {
-            return try await page(viewer, form)
+            return try await page(viewer, form, parts)
         } catch let detour as Detour {
             return detour.response
+        }
+    }
+
+    /// The parts of a `multipart/form-data` body of at most `limit` bytes.
+    static func multipart(of request: Request, boundary: String, limit: Int) async throws -> [MultipartForm.Part] {
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: limit) } catch {
+            throw APIError(.bodyTooLarge, message: "the form is larger than \(limit / (1024 * 1024)) MiB")
+        }
+        do {
+            return try MultipartForm(body: Array(buffer.readableBytesView), boundary: boundary).parts
+        } catch {
+            throw APIError(.invalidForm, message: error.message)
         }
     }
 

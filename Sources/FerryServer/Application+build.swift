@@ -162,7 +162,7 @@ func buildRouter(
                             library: DashboardTemplates.library(), maxBodyBytes: maxBodyBytes, limits: limits,
                             attributionReports: AttributionReports(reporter: AttributionReporter(store: store, fixed: attributor.matcher)),
                             refitter: AttributionRefitter(store: store, now: admin.now, logger: logger) { learnt?.forget(appID: $0.appID, environment: $0.environment) },
-                            debugger: edge.debugger)
+                            debugger: edge.debugger, imports: ImportJobs(now: admin.now))
         .register(on: router)
     CompatibilityController(
         opener: opener, attributor: attributor, links: links, classifier: edge.classifier, authenticator: authenticator, addresses: addresses,

@@ -55,7 +55,9 @@ struct DashboardPagesBrowserTests {
             (() => { window.__focusables = [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea')]
               .filter(e => !e.disabled && e.offsetParent !== null); window.__reached = new Set();
               document.addEventListener('focusin', e => window.__reached.add(e.target), true);
-              document.activeElement && document.activeElement.blur(); return window.__focusables.length; })()
+              document.activeElement && document.activeElement.blur();
+              // A date field takes a Tab for each of its day, month and year.
+              return window.__focusables.length + 2 * window.__focusables.filter(e => e.type === 'date').length; })()
             """) ?? "0") ?? 0
         for _ in 0..<(count + 2) { try await page.pressTab() }
         let missed = try await page.evaluate("""
@@ -135,7 +137,7 @@ struct DashboardPagesBrowserTests {
                     }
                 }
                 let staticPages = ["/dashboard", "/dashboard?q=nothing-matches", "/dashboard?made=app", "/dashboard/links/new", "/dashboard/attribution",
-                                   "/dashboard/settings", "/dashboard/webhooks", "/dashboard/keys", "/dashboard/audit"]
+                                   "/dashboard/settings", "/dashboard/webhooks", "/dashboard/keys", "/dashboard/audit", "/dashboard/import"]
                 try await walk("signed out", ["/dashboard/sign-in", "/dashboard/invitations/not-a-token"], shots: ["/dashboard/sign-in": "sign-in"])
 
                 // An app without links, signed in with its key.
@@ -190,6 +192,26 @@ struct DashboardPagesBrowserTests {
                                                      nextAttemptAt: later.addingTimeInterval(90), failedAt: nil)
                 try await server.store.recordAttempt(deliveryID: "dlv_walk_gone", status: nil, error: String(repeating: "a long error ", count: 30),
                                                      deliveredAt: nil, nextAttemptAt: nil, failedAt: later)
+                // An import started as the form sends it (from the tab that may run script), its page while it runs
+                // and once it is done, with skipped rows.
+                try await checker.goto(base.appendingPathComponent("dashboard/import").absoluteString)
+                let rows = (0..<300).map { "https://example.page.link/walk-\($0),https://example.com/\($0)\\r\\n" }.joined()
+                let job = try await checker.evaluate("""
+                    (async () => { const form = new FormData(document.getElementById('import-form'));
+                      form.set('file', new Blob(['Short link,Deep link\\r\\n\(rows)https://example.page.link/bad,javascript:alert(1)\\r\\n'], {type: 'text/csv'}), 'links.csv');
+                      form.set('domain', document.querySelector('#import-domain option:nth-child(2)').value);
+                      const answer = await fetch('/dashboard/import', {method: 'POST', body: form}); return new URL(answer.url).pathname; })()
+                    """) ?? ""
+                #expect(job.hasPrefix("/dashboard/import/imp_"), "\(job)")
+                try await walk("many links", [job])
+                // A new link's preview, as the form's Preview button shows it.
+                try await page.goto(base.appendingPathComponent("dashboard/links/new").absoluteString)
+                try await page.fill("#destination", "https://example.com/preview")
+                try await page.clickAndWaitForNavigation("#preview-link")
+                var previewed = try await Self.problems(on: page) + Self.unreachableByKeyboard(page).map { "not reached by Tab: \($0)" }
+                if try await page.evaluate("document.getElementById('preview-card') ? 'card' : ''") != "card" { previewed.append("no preview card") }
+                if !previewed.isEmpty { Issue.record("the preview of a new link: \(previewed)") }
+
                 var linkPages: [String] = []
                 for link in [bare, rich, expired, disabled] {
                     linkPages += ["/dashboard/links/\(link.id)", "/dashboard/links/\(link.id)/edit"]
@@ -198,7 +220,8 @@ struct DashboardPagesBrowserTests {
                     "/dashboard?status=disabled&campaign=winter&domain=go.example.com&from=2026-01-01&to=2036-01-01", "/dashboard?status=lost&from=2026-13-01"], shots: [
                     "/dashboard": "links", "/dashboard/links/new": "link-new", "/dashboard/links/\(rich.id)": "link",
                     "/dashboard/links/\(rich.id)/edit": "link-edit", "/dashboard/attribution": "attribution", "/dashboard/settings": "settings",
-                    "/dashboard/keys": "keys", "/dashboard/audit": "audit", "/dashboard/webhooks": "webhooks",
+                    "/dashboard/keys": "keys", "/dashboard/audit": "audit", "/dashboard/webhooks": "webhooks", "/dashboard/import": "import",
+                    job: "import-done",
                 ])
                 // The second page of the list.
                 try await page.goto(base.appendingPathComponent("dashboard").absoluteString)

@@ -59,7 +59,7 @@ struct TeamAccessTests {
             // viewer can forge them).
             let pages: [(String, MemberRole)] = [
                 ("/dashboard", .viewer), ("/dashboard/links/\(link.id)", .viewer), ("/dashboard/attribution", .viewer), ("/dashboard/account", .viewer),
-                ("/dashboard/links/new", .editor), ("/dashboard/links/\(link.id)/edit", .editor),
+                ("/dashboard/links/new", .editor), ("/dashboard/import", .editor), ("/dashboard/links/\(link.id)/edit", .editor),
                 ("/dashboard/settings", .admin), ("/dashboard/webhooks", .admin), ("/dashboard/keys", .admin), ("/dashboard/audit", .admin), ("/dashboard/audit.csv", .admin), ("/dashboard/members", .owner),
             ]
             let forms: [(String, String, MemberRole)] = [

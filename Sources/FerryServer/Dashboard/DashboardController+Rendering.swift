@@ -50,7 +50,7 @@ extension DashboardController {
     }
 
     func html(status: HTTPResponse.Status = .ok, title: String, body: String, viewer: Viewer?, error: String? = nil, notice: String? = nil,
-              imagesFrom: String? = nil) -> Response {
+              imagesFrom: String? = nil, streaming: (@Sendable (String) -> ResponseBody)? = nil) -> Response {
         var values: [String: Any] = ["title": title, "body": body, "signedIn": viewer != nil]
         if let error { values["error"] = error }
         if let notice { values["notice"] = notice }
@@ -79,7 +79,10 @@ extension DashboardController {
         headers[EdgeController.contentTypeOptions] = "nosniff"
         headers[EdgeController.frameOptions] = "DENY"
         headers[EdgeController.referrerPolicy] = "same-origin"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: render("layout", values))))
+        let page = render("layout", values)
+        guard let streaming else { return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page))) }
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"  // a proxy in front passes each part on as it comes
+        return Response(status: status, headers: headers, body: streaming(page))
     }
 
     func redirect(_ location: String, clearing: Bool = false) -> Response {

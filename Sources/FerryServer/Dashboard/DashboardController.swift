@@ -28,6 +28,8 @@ struct DashboardController: Sendable {
     let refitter: AttributionRefitter
     /// Where a link sends each kind of visitor: the link form's preview.
     let debugger: LinkDebugger
+    /// The link imports running or finished on this node.
+    let imports: ImportJobs
 
     static let contentSecurityPolicy = contentSecurityPolicy(imagesFrom: nil)
 
@@ -103,6 +105,16 @@ struct DashboardController: Sendable {
                 }
                 return try await createLink(viewer, form)
             }
+        }
+        group.get("/import") { request, context in try await guarded(request, context, needs: .editLinks) { viewer, _ in importPage(viewer) } }
+        group.post("/import") { request, context in
+            try await guarded(request, context, needs: .editLinks, upload: Self.importMaxBytes) { viewer, form, parts in startImport(viewer, form, parts) }
+        }
+        group.get("/import/:id") { request, context in
+            try await guarded(request, context, needs: .editLinks) { viewer, _ in importJobPage(viewer, try importJob(context, viewer)) }
+        }
+        group.get("/import/:id/skipped.csv") { request, context in
+            try await guarded(request, context, needs: .editLinks) { viewer, _ in importSkippedCSV(try importJob(context, viewer)) }
         }
         group.post("/links/bulk") { request, context in
             try await guarded(request, context, needs: .editLinks) { viewer, form in try await bulkChange(viewer, form) }

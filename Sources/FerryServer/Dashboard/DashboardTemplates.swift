@@ -60,7 +60,7 @@ enum DashboardTemplates {
     static let links = """
         <div class="bar">
           <h1>Links</h1>
-          {{#mayEdit}}<a class="button" href="/dashboard/links/new" id="new-link">New link</a>{{/mayEdit}}
+          {{#mayEdit}}<a class="button" href="/dashboard/links/new" id="new-link">New link</a> <a class="button secondary" href="/dashboard/import" id="import-links">Import CSV</a>{{/mayEdit}}
         </div>
         {{#totals}}<p class="summary">Last 30 days: <strong>{{clicks}}</strong> clicks, <strong>{{uniqueVisitors}}</strong> visitors, <strong>{{installs}}</strong> installs attributed. <span class="muted" id="filtered-summary">Left out: <strong>{{filteredClicks}}</strong> clicks of bots, prefetches and email scanners.</span></p>{{/totals}}
         <form method="get" action="/dashboard" class="filters-form" id="filters" role="search" aria-label="Filter links">
@@ -87,6 +87,7 @@ enum DashboardTemplates {
           <input type="hidden" name="csrf" value="{{csrf}}">
           {{#hidden}}<input type="hidden" name="{{name}}" value="{{value}}">{{/hidden}}
           {{#mayEdit}}<div class="bulk-actions"><button type="submit" name="change" value="disable" id="disable-selected">Disable selected</button> <button type="submit" name="change" value="enable" id="enable-selected">Enable selected</button>{{#filtered}} <button type="submit" name="change" value="disable-matching" id="disable-matching" class="danger">Disable every active link that matches</button> <span class="muted">(up to {{bulkLimit}} at a time)</span>{{/filtered}}</div>{{/mayEdit}}
+          <fieldset class="plain"><legend class="visually-hidden">Links{{#mayEdit}} to change{{/mayEdit}}</legend>
           <table class="list">
             <thead><tr>{{#mayEdit}}<th class="pick"><span class="visually-hidden">Select</span></th>{{/mayEdit}}<th>Short URL</th><th>Destination</th><th>Campaign</th><th>Status</th><th>Created</th></tr></thead>
             <tbody>
@@ -94,6 +95,7 @@ enum DashboardTemplates {
             {{/links}}
             </tbody>
           </table>
+          </fieldset>
         </form>
         {{/hasLinks}}
         {{^hasLinks}}<p class="empty" id="no-links">{{#narrowed}}No links match these filters.{{/narrowed}}{{^narrowed}}No links yet.{{/narrowed}}</p>{{/hasLinks}}
@@ -156,6 +158,58 @@ enum DashboardTemplates {
           {{#hasWarnings}}<ul id="preview-warnings">{{#warnings}}<li class="{{severity}}">{{message}}</li>{{/warnings}}</ul>{{/hasWarnings}}
         </section>
         {{/preview}}
+        """
+
+    static let importForm = """
+        <h1>Import links</h1>
+        <p>Creates the links of a Firebase Dynamic Links export (the CSV of Google Takeout) in this app's <strong>{{environment}}</strong> links. Rows imported before are counted, not made twice, so a file can be imported again; each link made is in the audit log. The same import runs from the command line as <code>ferry import firebase</code> (see docs/migrating.md in Ferry's repository).</p>
+        {{#running}}<p class="notice" role="status">An import of {{fileName}} is running: <a href="/dashboard/import/{{id}}" id="running-import">see how far it got</a>.</p>{{/running}}
+        <form method="post" action="/dashboard/import" enctype="multipart/form-data" class="grid" id="import-form">
+          <input type="hidden" name="csrf" value="{{csrf}}">
+          <label class="wide">The exported CSV file (up to {{maxMiB}} MiB) <input type="file" name="file" id="import-file" accept=".csv,text/csv" required></label>
+          <label>Domain of the links <select name="domain" id="import-domain"><option value="">Each short link's own (one of the app's)</option>{{#domains}}<option value="{{name}}">{{name}}</option>{{/domains}}</select></label>
+          <label class="check"><input type="checkbox" name="dryRun" value="1" id="import-dry-run"> Only check the file: say what would be made, make nothing</label>
+          <div class="wide"><button type="submit" id="start-import">Import</button> <a href="/dashboard">Cancel</a></div>
+        </form>
+        """
+
+    static let importJob = """
+        <h1>{{#running}}Importing {{fileName}}…{{/running}}{{^running}}Import of {{fileName}}{{/running}}</h1>
+        <p class="muted">Started {{started}} by {{startedBy}}{{#dryRun}}; a check only: nothing is made{{/dryRun}}.</p>
+        {{#running}}<p class="muted">This page shows the rows done as they are done, then what the import did. Leaving it does not stop the import.</p>{{/running}}
+        <div class="import-steps" id="import-steps">{{{steps}}}</div>
+        {{{result}}}
+        """
+
+    static let importStep = """
+        {{^counted}}<p class="step">Reading the file…</p>{{/counted}}{{#counted}}<p class="step"><progress max="{{total}}" value="{{done}}" aria-label="Rows imported">{{percent}}%</progress> <span class="import-count">{{done}} of {{total}} rows ({{percent}}%)</span></p>{{/counted}}
+
+        """
+
+    static let importResult = """
+        <h2 id="import-done">{{#failure}}Stopped{{/failure}}{{^failure}}Done{{/failure}}</h2>
+        {{#failure}}<p class="error" role="alert" id="import-failure">{{failure}}</p>{{/failure}}
+        {{#summary}}
+        <ul class="totals" id="import-summary">
+          <li><strong>{{rows}}</strong> rows</li>
+          <li><strong>{{created}}</strong> {{#dryRun}}would be {{/dryRun}}created</li>
+          <li><strong>{{alreadyThere}}</strong> already there</li>
+          <li><strong>{{skipped}}</strong> skipped</li>
+        </ul>
+        {{#hasSkipped}}<h2>Skipped rows</h2>
+        {{#reasons}}<h3><code>{{code}}</code>: {{count}} row(s)</h3>
+        <ul>{{#rows}}<li>Line {{line}}: {{message}}</li>{{/rows}}</ul>
+        {{#hasMore}}<p class="muted">… and {{more}} more.</p>{{/hasMore}}
+        {{/reasons}}
+        <p><a href="/dashboard/import/{{id}}/skipped.csv" id="skipped-csv">Download every skipped row (CSV)</a></p>{{/hasSkipped}}
+        {{#hasNotes}}<h2>Notes</h2><ul id="import-notes">{{#notes}}<li>{{note}} ({{count}} rows)</li>{{/notes}}</ul>{{/hasNotes}}
+        {{/summary}}
+        <p><a href="/dashboard" id="see-links">See the links</a> · <a href="/dashboard/import">Import another file</a></p>
+        """
+
+    static let importGone = """
+        <h1>No such import</h1>
+        <p>Imports are remembered for an hour after they finish, on the server that ran them. The links an import made are in the <a href="/dashboard">links</a> and the audit log; to see its summary again, import the same file again: what is there already is counted, not made twice.</p>
         """
 
     static let link = """
@@ -358,6 +412,9 @@ enum DashboardTemplates {
         button.secondary, .button.secondary { background: #fff; color: var(--accent); }
         button.danger { background: #b91c1c; border-color: #b91c1c; }
         .list .pick { width: 36px; }
+        .import-steps .step:not(:last-child) { display: none; }
+        .import-steps progress { width: 240px; max-width: 60%; vertical-align: middle; }
+        fieldset.plain { border: 0; padding: 0; margin: 0; min-width: 0; }
         .card { display: flex; flex-direction: column; max-width: 520px; background: #fff; border: 1px solid var(--line); border-radius: 10px; overflow: hidden; margin: 8px 0; }
         .card-image { width: 100%; max-height: 272px; object-fit: cover; background: var(--bg); }
         .card-text { display: flex; flex-direction: column; gap: 2px; padding: 10px 14px; }
@@ -423,7 +480,9 @@ enum DashboardTemplates {
     /// The templates, parsed once.
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        for (name, text) in [("layout", layout), ("signIn", signIn), ("links", links), ("linkForm", linkForm), ("link", link), ("settings", settings), ("webhooks", webhooks), ("attribution", attribution)] + teamTemplates {
+        for (name, text) in [("layout", layout), ("signIn", signIn), ("links", links), ("linkForm", linkForm), ("link", link), ("settings", settings), ("webhooks", webhooks), ("attribution", attribution),
+                             ("importForm", importForm), ("importJob", importJob), ("importStep", importStep),
+                             ("importResult", importResult), ("importGone", importGone)] + teamTemplates {
             try library.register(text, named: name)
         }
         return library

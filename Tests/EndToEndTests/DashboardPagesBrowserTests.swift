@@ -18,6 +18,9 @@ struct DashboardPagesBrowserTests {
         (() => {
           const problems = [];
           const bad = (text) => /(^|[^A-Za-z])nil([^A-Za-z]|$)/.test(text) || text.includes('Optional(') || text.includes('{{') || text.includes('}}');
+          // A value left out of a sentence leaves its brackets behind: "attributed: of ()".
+          const blank = document.body.innerText.match(/.{0,40}\\(\\s*\\).{0,20}/);
+          if (blank) problems.push('an empty value: ' + blank[0]);
           if (bad(document.body.innerText)) problems.push('text: ' + document.body.innerText.match(/.{0,40}(nil|Optional\\(|\\{\\{|\\}\\}).{0,40}/)[0]);
           for (const field of document.querySelectorAll('input, textarea, select, option')) {
             for (const value of [field.value, field.getAttribute('placeholder') || '', field.getAttribute('title') || '']) {
@@ -203,7 +206,7 @@ struct DashboardPagesBrowserTests {
                       const answer = await fetch('/dashboard/import', {method: 'POST', body: form}); return new URL(answer.url).pathname; })()
                     """) ?? ""
                 #expect(job.hasPrefix("/dashboard/import/imp_"), "\(job)")
-                try await walk("many links", [job])
+                try await walk("many links", [job], shots: [job: "import-done"])
                 // A new link's preview, as the form's Preview button shows it.
                 try await page.goto(base.appendingPathComponent("dashboard/links/new").absoluteString)
                 try await page.fill("#destination", "https://example.com/preview")
@@ -221,7 +224,6 @@ struct DashboardPagesBrowserTests {
                     "/dashboard": "links", "/dashboard/links/new": "link-new", "/dashboard/links/\(rich.id)": "link",
                     "/dashboard/links/\(rich.id)/edit": "link-edit", "/dashboard/attribution": "attribution", "/dashboard/settings": "settings",
                     "/dashboard/keys": "keys", "/dashboard/audit": "audit", "/dashboard/webhooks": "webhooks", "/dashboard/import": "import",
-                    job: "import-done",
                 ])
                 // The second page of the list.
                 try await page.goto(base.appendingPathComponent("dashboard").absoluteString)

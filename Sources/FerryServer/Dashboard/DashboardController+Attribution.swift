@@ -24,7 +24,7 @@ extension DashboardController {
         let probable = bands.reduce(0, +)
         return [
             "from": report.from, "to": report.to,
-            "clicks": totals.clicks, "installs": totals.installs, "opens": totals.opens, "organic": totals.organicInstalls,
+            "clicks": totals.clicks, "installs": totals.installs, "opens": totals.opens, "organicInstalls": totals.organicInstalls,
             "deterministic": totals.deterministicInstalls, "probabilistic": totals.probabilisticInstalls, "reinstalls": totals.reinstalls,
             "installRate": share(totals.installs, of: totals.clicks), "attributedShare": share(totals.installs, of: firstLaunches),
             "deterministicShare": share(totals.deterministicInstalls, of: totals.installs),

@@ -330,7 +330,7 @@ enum DashboardTemplates {
           <li><strong>{{installs}}</strong> installs attributed <span class="muted">({{installRate}} of clicks)</span></li>
           <li><strong>{{deterministic}}</strong> certain <span class="muted">({{deterministicShare}})</span></li>
           <li><strong>{{probabilistic}}</strong> probable</li>
-          <li><strong>{{organic}}</strong> organic <span class="muted">(first launches without a link; {{attributedShare}} of first launches came from one)</span></li>
+          <li><strong>{{organicInstalls}}</strong> organic <span class="muted">(first launches without a link; {{attributedShare}} of first launches came from one)</span></li>
           <li><strong>{{opens}}</strong> opens by a link</li>
         </ul>
         <figure class="chart-box" id="activity-chart">{{{activityChart}}}<figcaption class="legend"><span class="key clicks"></span> clicks <span class="key installs"></span> installs <span class="key opens"></span> opens</figcaption></figure>

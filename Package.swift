@@ -1,8 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Only FerryKit is a product: an iOS app that adds this repository links the SDK
-// and resolves none of the server's dependencies.
+// The products are the SDK: FerryKit, and FerryLimeLink (the LimeLink SDK's calls on FerryKit, for apps moving from
+// it). An iOS app that adds this repository builds the product it names and nothing of the server: FerryKit alone
+// builds nothing of FerryLimeLink.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
@@ -25,6 +26,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v15), .macCatalyst(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "FerryKit", targets: ["FerryKit"]),
+        .library(name: "FerryLimeLink", targets: ["FerryLimeLink"]),
     ],
     dependencies: [
         // The edge's fast path (Sources/FerryServer/EdgeFastPath.swift) answers clicks ahead of Hummingbird and relies on
@@ -54,6 +56,7 @@ let package = Package(
     targets: [
         .target(name: "FerryAPI", swiftSettings: strict),
         .target(name: "FerryKit", dependencies: ["FerryAPI"], resources: [.copy("PrivacyInfo.xcprivacy")], swiftSettings: strict),
+        .target(name: "FerryLimeLink", dependencies: ["FerryKit"], swiftSettings: strict),
         .target(
             name: "FerryCore",
             dependencies: ["FerryAPI"],
@@ -126,7 +129,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "FerryKit", "FerryServer", "FerryStore", "FerryTestSupport",
+                "FerryKit", "FerryLimeLink", "FerryServer", "FerryStore", "FerryTestSupport",
                 serverProduct("HummingbirdTesting", "hummingbird"),
             ],
             swiftSettings: strict

@@ -41,6 +41,8 @@ struct ConsumerPackageTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let sources = directory.appendingPathComponent("Sources/ExampleApp")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        let limeLinkSources = directory.appendingPathComponent("Sources/LimeLinkApp")
+        try FileManager.default.createDirectory(at: limeLinkSources, withIntermediateDirectories: true)
         let identity = Self.repository.lastPathComponent
         try """
         // swift-tools-version:6.0
@@ -50,7 +52,10 @@ struct ConsumerPackageTests {
             name: "ExampleApp",
             platforms: [.macOS(.v15), .iOS(.v15)],
             dependencies: [.package(path: "\(Self.repository.path)")],
-            targets: [.executableTarget(name: "ExampleApp", dependencies: [.product(name: "FerryKit", package: "\(identity)")])]
+            targets: [
+                .executableTarget(name: "ExampleApp", dependencies: [.product(name: "FerryKit", package: "\(identity)")]),
+                .executableTarget(name: "LimeLinkApp", dependencies: [.product(name: "FerryLimeLink", package: "\(identity)")]),
+            ]
         )
         """.write(to: directory.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         try """
@@ -69,6 +74,15 @@ struct ConsumerPackageTests {
         print(utm.source ?? "-", code.httpStatus ?? 0)
         print(ferry.canHandle(URL(string: "https://go.example.com/summer")!), path.mainPath, path.subPath ?? "-")
         """.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+        // An app moving from the LimeLink SDK: its calls, by their names, from FerryLimeLink alone.
+        try """
+        import FerryLimeLink
+        import Foundation
+
+        let path = parsePathParams(from: URL(string: "https://abc123.go.example.com/link/Spring?test=1")!)
+        let deeper = parsePathParams(from: URL(string: "https://go.example.com/Spring/Offers/Shoes")!)
+        print(path.mainPath, path.subPath ?? "-", deeper.mainPath, deeper.subPath ?? "-", UniversalLink.shared === UniversalLink.shared)
+        """.write(to: limeLinkSources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
 
         let packagePath = ["--package-path", directory.path]
         let resolve = try await Self.swift(["package"] + packagePath + ["resolve"])
@@ -86,16 +100,37 @@ struct ConsumerPackageTests {
         let root = try await Self.swift(["package", "--package-path", Self.repository.path, "--scratch-path", directory.appendingPathComponent("root-scratch").path, "dump-package"])
         #expect(root.status == 0 && root.output.contains("hummingbird-project/hummingbird") && root.output.contains("GRDB.swift"), "\(root.output)")
 
-        let build = try await Self.swift(["build"] + packagePath)
+        let build = try await Self.swift(["build", "--product", "ExampleApp"] + packagePath)
         #expect(build.status == 0, "\(build.output)")
         let run = try await Self.swift(["run", "--skip-build"] + packagePath + ["ExampleApp"])
         #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("newsletter 429\ntrue product 42"), "\(run.output)")
+        // An app that links FerryKit alone compiled nothing of FerryLimeLink (its build folder holds the plan's maps only,
+        // since this package names it for the other app).
+        func compiled(_ module: String) -> [String] {
+            let files = FileManager.default.enumerator(atPath: directory.appendingPathComponent(".build").path)?.compactMap { $0 as? String } ?? []
+            return files.filter { $0.contains(module) && ($0.hasSuffix(".o") || $0.hasSuffix(".swiftmodule") || $0.hasSuffix(".swiftdeps")) }
+        }
+        #expect(!compiled("FerryKit").isEmpty, "the build left no FerryKit objects to compare with")
+        #expect(compiled("FerryLimeLink").isEmpty, "\(compiled("FerryLimeLink").prefix(5))")
+
+        // The LimeLink names are FerryLimeLink's: the app that links it gets LimeLink's answers.
+        let limeLink = try await Self.swift(["build", "--product", "LimeLinkApp"] + packagePath)
+        #expect(limeLink.status == 0, "\(limeLink.output)")
+        #expect(!compiled("FerryLimeLink").isEmpty, "the check of the FerryKit app above looks where FerryLimeLink's objects go")
+        let limeLinkRun = try await Self.swift(["run", "--skip-build"] + packagePath + ["LimeLinkApp"])
+        #expect(limeLinkRun.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("link - Spring Shoes true"), "\(limeLinkRun.output)")
 
         // The server's admin wire types (creating links, webhooks, statistics) are not part of what an app sees.
         try "let request = CreateLinkRequest(destination: \"https://example.com\")\n"
             .write(to: sources.appendingPathComponent("Admin.swift"), atomically: true, encoding: .utf8)
-        let admin = try await Self.swift(["build"] + packagePath)
+        let admin = try await Self.swift(["build", "--product", "ExampleApp"] + packagePath)
         #expect(admin.status != 0 && admin.output.contains("cannot find 'CreateLinkRequest' in scope"), "\(admin.output)")
+        // Nor are LimeLink's names: FerryKit stays free of them.
+        try "let status: () = saveLimeLinkStatus(url: nil, privateKey: \"\")\nlet first = LinkStats.isFirstLaunch()\n"
+            .write(to: sources.appendingPathComponent("Admin.swift"), atomically: true, encoding: .utf8)
+        let names = try await Self.swift(["build", "--product", "ExampleApp"] + packagePath)
+        #expect(names.status != 0 && names.output.contains("cannot find 'saveLimeLinkStatus' in scope") && names.output.contains("cannot find 'LinkStats' in scope"),
+                "\(names.output)")
     }
 }
 #endif

@@ -38,7 +38,8 @@ public func parsePathParams(from url: URL?) -> PathParamResponse {
 // MARK: Statistics
 
 /// Reports that the app was opened by `url`'s link: the link's slug is the path's first segment, the handle its
-/// third (``parsePathParams(from:)``). The first report of an install is its first run, later ones reruns. Nothing
+/// third (``parsePathParams(from:)``). Reports made during the install's first launch are its first run, later ones
+/// reruns; this leaves ``LinkStats/isFirstLaunch()`` to the app, whichever it calls first. Nothing
 /// is sent for a URL without a path.
 ///
 /// `privateKey` is used when it is a Ferry publishable key; any other text (the LimeLink key an app's code still
@@ -47,7 +48,7 @@ public func parsePathParams(from url: URL?) -> PathParamResponse {
 public func saveLimeLinkStatus(url: URL?, privateKey: String) {
     let path = parsePathParams(from: url)
     guard !path.mainPath.isEmpty else { return }
-    let eventType = LinkStats.isFirstLaunch() ? "first_run" : "rerun"
+    let eventType = LinkStats.isInstallsFirstRun ? "first_run" : "rerun"
     Task {
         guard let settings = try? FerryLimeLink.settings() else { return }
         let given = privateKey.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -73,6 +74,22 @@ public final class LinkStats: NSObject {
     #endif
 
     private static let asked = Locked(())
+    private static let launchKey = "limelink.launchSeen"
+    /// Whether this launch is the install's first, decided once per launch from a mark of its own.
+    private static let firstRun = Locked<Bool?>(nil)
+
+    /// Whether the app runs for the first time since it was installed: true for the whole of that launch, false on
+    /// every later one. Unlike ``isFirstLaunch()``, asking changes nothing.
+    static var isInstallsFirstRun: Bool {
+        firstRun.withLock { known in
+            if let known { return known }
+            let storage = FerryLimeLink.storage
+            let first = storage.data(forKey: launchKey) == nil
+            if first { storage.setData(Data([1]), forKey: launchKey) }
+            known = first
+            return first
+        }
+    }
 
     private static func takeFirstLaunch() -> Bool {
         asked.withLock { _ in

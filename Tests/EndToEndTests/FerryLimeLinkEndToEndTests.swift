@@ -9,7 +9,8 @@ import Testing
 
 /// FerryLimeLink: the LimeLink SDK's calls, as seed 002's own samples make them (LimeLinkSeed/), against the real
 /// server on a real port over URLSession.
-@Suite("FerryLimeLink against the real server", .takesTurns)
+// One at a time: FerryLimeLink's settings are the process's.
+@Suite("FerryLimeLink against the real server", .takesTurns, .serialized)
 struct FerryLimeLinkEndToEndTests {
     @Test func theSeedsSamplesRunUnchangedAgainstFerry() async throws {
         let server = try await FerryKitEndToEndTests.Server.make()
@@ -76,6 +77,17 @@ struct FerryLimeLinkEndToEndTests {
             let promoReport = try FerryJSON.makeDecoder().decode(StatsReport.self, from: installs.1)
             #expect(promoReport.totals.installs == 1 && promoReport.events["link_open"] ?? 0 >= 2, "\(promoReport.totals) \(promoReport.events)")
         }
+    }
+
+    @Test func reportingAnOpenLeavesTheFirstLaunchToTheApp() async throws {
+        let storage = InMemoryStorage()
+        try FerryLimeLink.configure(serverURL: URL(string: "http://127.0.0.1:9")!, publishableKey: "fk_live_" + String(repeating: "a", count: 32),
+                                    transport: nil, storage: storage, device: nil)
+        saveLimeLinkStatus(url: URL(string: "https://go.example.com/promo")!, privateKey: "your_private_key")
+        saveLimeLinkStatus(url: URL(string: "https://go.example.com/promo")!, privateKey: "your_private_key")
+        #expect(LinkStats.isFirstLaunch())
+        #expect(!LinkStats.isFirstLaunch() && !LinkStats.isFirstLaunch())
+        #expect(storage.keys.contains("limelink.firstLaunchSeen"))
     }
 
     @Test func pathsAreReadAsLimeLinkReadsThem() {

@@ -127,6 +127,33 @@ struct DashboardImportTests {
         #expect(try await fixture.store.link(domain: "links.example.com", slug: "bulk-1999") != nil)
     }
 
+    @Test func theProgressReachesTheBrowserWhileTheImportRuns() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.remove() }
+        let rows = 3_000
+        let file = "Short link,Deep link\r\n" + (0..<rows).map { "https://example.page.link/live-\($0),https://example.com/\($0)\r\n" }.joined()
+        try await fixture.application().testLive { client in
+            let port = try #require(client.port)
+            let (cookie, csrf) = try #require(try await DashboardTests.signIn(client, key: fixture.secret))
+            let started = try await Self.upload(client, cookie: cookie, body: Self.multipart(csrf: csrf, file: Array(file.utf8), fields: [("domain", "go.example.com")]))
+            let location = try #require(started.headers[.location])
+            // Over a socket, as a browser reads it: the first progress bar comes while links are still being made.
+            let connection = try RawHTTPClient.Connection(port: port)
+            let request = "GET \(location) HTTP/1.1\r\nHost: go.example.com\r\nCookie: ferry_session=\(cookie)\r\nConnection: close\r\n\r\n"
+            _ = try connection.sendWithoutReading(Array(request.utf8), patience: 1_000)
+            _ = try await onItsOwnThread { try connection.readUntil(Array("<progress".utf8)) }
+            let madeThen = try await fixture.store.listLinks(appID: fixture.app.id, environment: .live, limit: rows, after: nil).links.count
+            #expect(madeThen < rows, "the first progress bar came once every link was made")
+            // The rest, to the end (what was read is kept: the whole answer).
+            let whole = try await onItsOwnThread { try connection.sendAndReadUntilClosed([]) }
+            let answer = try RawHTTPClient.parse(whole)
+            #expect(answer.status == 200 && answer.header("Transfer-Encoding") == "chunked" && answer.header("X-Accel-Buffering") == "no")
+            let page = answer.body.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(page.contains("\(rows) of \(rows) rows (100%)") && page.contains("<h2 id=\"import-done\">Done</h2>") && page.hasSuffix("</html>"),
+                    "\(page.suffix(300))")
+        }
+    }
+
     @Test func whatIsNotAnExportIsRefusedBeforeAnythingRuns() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.remove() }

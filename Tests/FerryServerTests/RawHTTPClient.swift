@@ -219,6 +219,24 @@ extension RawHTTPClient {
             return sent
         }
 
+        /// Reads until what was read holds `marker` (an answer sent in parts: a page that streams); all read so far.
+        /// Fails when nothing comes for 10 s or the peer closes first.
+        func readUntil(_ marker: [UInt8]) throws -> [UInt8] {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while received.firstRange(of: marker) == nil {
+                var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&waiting, 1, 10_000) > 0 else { throw Failure(description: "nothing came for 10 s (\(received.count) bytes read)") }
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count == 0 { throw Failure(description: "closed before \(String(decoding: marker, as: UTF8.self)) came") }
+                if count < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                    throw Failure(description: "recv failed (errno \(errno))")
+                }
+                received += buffer[0..<count]
+            }
+            return received
+        }
+
         /// Sends `bytes` while reading whatever comes, until the peer closes; everything read. Fails when nothing
         /// moves either way for 10 s.
         func sendAndReadUntilClosed(_ bytes: ArraySlice<UInt8>) throws -> [UInt8] {

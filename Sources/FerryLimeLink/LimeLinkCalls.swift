@@ -39,8 +39,8 @@ public func parsePathParams(from url: URL?) -> PathParamResponse {
 
 /// Reports that the app was opened by `url`'s link: the link's slug is the path's first segment, the handle its
 /// third (``parsePathParams(from:)``). Reports made during the install's first launch are its first run, later ones
-/// reruns; this leaves ``LinkStats/isFirstLaunch()`` to the app, whichever it calls first. Nothing
-/// is sent for a URL without a path.
+/// reruns, told apart without touching ``LinkStats/isFirstLaunch()``: that answer stays the app's, whichever of the two
+/// it calls first. Nothing is sent for a URL without a path.
 ///
 /// `privateKey` is used when it is a Ferry publishable key; any other text (the LimeLink key an app's code still
 /// carries) gives way to the configured ``FerryLimeLink/publishableKeyInfoKey``. Sent in the background; failures are
@@ -66,10 +66,11 @@ public func saveLimeLinkStatus(url: URL?, privateKey: String) {
 public final class LinkStats: NSObject {
     private static let key = "limelink.firstLaunchSeen"
 
-    /// True the first time it is asked on an install, false every time after (the answer is kept in the app's storage).
     #if canImport(ObjectiveC)
+    /// True the first time it is asked on an install, false every time after (the answer is kept in the app's storage).
     @objc public static func isFirstLaunch() -> Bool { takeFirstLaunch() }
     #else
+    /// True the first time it is asked on an install, false every time after (the answer is kept in the app's storage).
     public static func isFirstLaunch() -> Bool { takeFirstLaunch() }
     #endif
 
@@ -105,23 +106,28 @@ public final class LinkStats: NSObject {
 
 /// Opens the app's links: the app URL a link stands for.
 public final class UniversalLink: NSObject, Sendable {
-    /// The one handler.
     #if canImport(ObjectiveC)
+    /// The one handler.
     @objc public static let shared = UniversalLink()
     #else
+    /// The one handler.
     public static let shared = UniversalLink()
     #endif
 
     override private init() {}
 
+    #if canImport(ObjectiveC)
     /// Asks the server what `url` opens in the app: the link's iOS URL (else its destination) with `url`'s query
     /// carried over, `myapp://product/42?campaign=summer`. Works for `https://go.example.com/{slug}` and for
     /// `https://{any}.go.example.com/link/{slug}`, with or without a query. `completion` is called on the main thread
     /// with the URI, or nil when the URL is no link of the app, the link is gone, or the server cannot be reached.
-    #if canImport(ObjectiveC)
     @objc(handleUniversalLink:completion:)
     public func handleUniversalLink(_ url: URL, completion: @escaping @Sendable (String?) -> Void) { resolve(url, completion) }
     #else
+    /// Asks the server what `url` opens in the app: the link's iOS URL (else its destination) with `url`'s query
+    /// carried over, `myapp://product/42?campaign=summer`. Works for `https://go.example.com/{slug}` and for
+    /// `https://{any}.go.example.com/link/{slug}`, with or without a query. `completion` is called on the main thread
+    /// with the URI, or nil when the URL is no link of the app, the link is gone, or the server cannot be reached.
     public func handleUniversalLink(_ url: URL, completion: @escaping @Sendable (String?) -> Void) { resolve(url, completion) }
     #endif
 
@@ -165,11 +171,9 @@ public final class UniversalLink: NSObject, Sendable {
 
 /// The link clicked before the app was installed.
 public final class DeferredDeepLinkService: NSObject {
-    /// Asks the server for the link this device clicked before installing the app (matched on its screen, system and
-    /// network), and that link's app URI; the server counts the install. Call it on the first launch
-    /// (``LinkStats/isFirstLaunch()``). `completion` is called on the main thread with the URI, or an error whose
-    /// `localizedDescription` says why there is none (no matching click, no network, not configured).
     #if canImport(ObjectiveC)
+    /// The `Result` form below, for Objective-C (`getDeferredDeepLinkWithCompletion:`):
+    /// the URI, or an `NSError` whose `localizedDescription` says why there is none.
     @objc(getDeferredDeepLinkWithCompletion:)
     public static func getDeferredDeepLink(completion: @escaping @Sendable (String?, NSError?) -> Void) {
         getDeferredDeepLink { (result: Result<String, any Error>) in
@@ -181,7 +185,11 @@ public final class DeferredDeepLinkService: NSObject {
     }
     #endif
 
-    /// ``getDeferredDeepLink(completion:)`` with a `Result`.
+    /// Asks the server for the link this device clicked before installing the app (matched on its screen, system and
+    /// network), and that link's app URI; the server counts the install. Call it on the first launch
+    /// (``LinkStats/isFirstLaunch()``). `completion` is called on the main thread with `.success(uri)`, or `.failure`
+    /// with an error whose `localizedDescription` says why there is none (no matching click, no network, not
+    /// configured).
     public static func getDeferredDeepLink(completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
         Task {
             let result = await deferredLink()

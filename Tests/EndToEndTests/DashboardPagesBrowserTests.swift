@@ -76,6 +76,9 @@ struct DashboardPagesBrowserTests {
     /// Whether the page fits a phone's width without scrolling sideways (tables scroll inside their box).
     static let overflowsPhone = "document.documentElement.scrollWidth > window.innerWidth + 1 ? String(document.documentElement.scrollWidth) : ''"
 
+    /// How much of a long page the screenshots show, in CSS pixels from the top (the audit log's is otherwise 5 MB).
+    static let shotHeight = 2_400.0
+
     /// Where the screenshots go: `.build/test-artifacts/dashboard`, and docs/screenshots too with FERRY_UPDATE_SCREENSHOTS=1.
     static var screenshotFolders: [URL] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -120,7 +123,7 @@ struct DashboardPagesBrowserTests {
                         page.clearConsoleErrors()
                         if let name = shots[path] {
                             for folder in Self.screenshotFolders {
-                                try await page.screenshot(to: folder.appendingPathComponent("\(name)-desktop.png").path)
+                                try await page.screenshot(to: folder.appendingPathComponent("\(name)-desktop.png").path, maxHeight: Self.shotHeight)
                             }
                         }
                         found += try await Self.unreachableByKeyboard(page).map { "not reached by Tab: \($0)" }
@@ -133,7 +136,7 @@ struct DashboardPagesBrowserTests {
                         phone.clearConsoleErrors()
                         if let name = shots[path] {
                             for folder in Self.screenshotFolders {
-                                try await phone.screenshot(to: folder.appendingPathComponent("\(name)-phone.png").path)
+                                try await phone.screenshot(to: folder.appendingPathComponent("\(name)-phone.png").path, maxHeight: Self.shotHeight)
                             }
                         }
                         if !found.isEmpty { walked["\(state) \(path)"] = found }

@@ -377,13 +377,14 @@ final class BrowserPage: Sendable {
         }
     }
 
-    /// The page from its top, at most `maxHeight` CSS pixels of it (a long list's first screens: the files stay small).
-    func screenshot(to path: String, maxHeight: Double = 2_400) async throws {
+    /// Writes a PNG of the whole page (beyond the viewport when it is taller) to `path`; with `maxHeight`, of its first
+    /// `maxHeight` CSS pixels only (a long list's first screens, so that committed files stay small).
+    func screenshot(to path: String, maxHeight: Double? = nil) async throws {
         var parameters: [String: JSONValue] = ["format": "png", "captureBeyondViewport": true]
         let metrics = try await send("Page.getLayoutMetrics")
         if let size = metrics["cssContentSize"], let width = size["width"]?.double, let height = size["height"]?.double,
            width > 0, height > 0 {
-            parameters["clip"] = ["x": 0, "y": 0, "width": .number(width.rounded(.up)), "height": .number(min(maxHeight, height.rounded(.up))), "scale": 1]
+            parameters["clip"] = ["x": 0, "y": 0, "width": .number(width.rounded(.up)), "height": .number(min(maxHeight ?? .infinity, height.rounded(.up))), "scale": 1]
         }
         let result = try await send("Page.captureScreenshot", parameters)
         guard let encoded = result["data"]?.string, let png = Data(base64Encoded: encoded) else {
